@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("edgerag: not implemented yet");
+    std::process::exit(2);
+}

@@ -1,0 +1,63 @@
+use super::{Chunk, ChunkConfig, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
+use crate::{ids, lang::Language};
+
+/// Where a chunker decided to cut: a byte span of the file plus what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub chunk_type: ChunkType,
+    pub metadata: ChunkMetadata,
+}
+
+/// Turn pieces (in file order, spans on char boundaries) into finished chunks.
+pub fn assemble(
+    path: &str,
+    text: &str,
+    language: Language,
+    pieces: Vec<Piece>,
+    config: &ChunkConfig,
+) -> Vec<Chunk> {
+    let line_starts = line_starts(text);
+    let line_of = |byte: usize| -> u32 {
+        // Number of line starts at or before `byte` = 1-based line number.
+        line_starts.partition_point(|&s| s <= byte) as u32
+    };
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(index, piece)| {
+            let body = &text[piece.start_byte..piece.end_byte];
+            let start_line = line_of(piece.start_byte);
+            // The last byte of the span decides the end line (a trailing '\n' belongs to its line).
+            let end_line = line_of(piece.end_byte.saturating_sub(1).max(piece.start_byte));
+            let mut metadata = piece.metadata;
+            metadata.span_hash = ids::span_hash(path, start_line, end_line);
+            Chunk {
+                id: ids::chunk_id(body, path, start_line, end_line),
+                text_hash: ids::text_hash(body),
+                path: path.to_string(),
+                language,
+                chunk_type: piece.chunk_type,
+                text: body.to_string(),
+                start_line,
+                end_line,
+                start_byte: piece.start_byte,
+                end_byte: piece.end_byte,
+                chunk_index: index as u32,
+                token_count: config.count_tokens(body) as u32,
+                keywords: Vec::new(),
+                metadata,
+                updated_at: None,
+                version: CHUNK_SCHEMA_VERSION,
+            }
+        })
+        .collect()
+}
+
+/// Byte offsets at which each line starts (line 1 starts at 0).
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()))
+        .collect()
+}

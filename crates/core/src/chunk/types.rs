@@ -1,0 +1,107 @@
+use serde::{Deserialize, Serialize};
+
+use crate::lang::Language;
+
+/// Bumped whenever chunk boundaries or ids can change for the same input; stored with each chunk
+/// so re-indexing can tell old chunks from new ones.
+pub const CHUNK_SCHEMA_VERSION: u32 = 1;
+
+/// One retrievable unit of a file. JSON field names are camelCase and stable (they are the API).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunk {
+    /// BLAKE3 of content + path + start line + end line (see [`crate::ids::chunk_id`]).
+    pub id: String,
+    /// BLAKE3 of the content only.
+    pub text_hash: String,
+    pub path: String,
+    pub language: Language,
+    #[serde(rename = "type")]
+    pub chunk_type: ChunkType,
+    pub text: String,
+    /// 1-based, inclusive.
+    pub start_line: u32,
+    /// 1-based, inclusive.
+    pub end_line: u32,
+    /// Byte offset of the first byte of `text` in the file.
+    pub start_byte: usize,
+    /// Byte offset one past the last byte of `text` in the file.
+    pub end_byte: usize,
+    /// 0-based position within the file.
+    pub chunk_index: u32,
+    pub token_count: u32,
+    /// At most 20, most relevant first.
+    pub keywords: Vec<String>,
+    pub metadata: ChunkMetadata,
+    /// Set by the store that persists the chunk (ISO-8601); `None` from the pure chunker so that
+    /// chunking stays deterministic.
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    pub version: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkMetadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading_level: Option<u8>,
+    /// Headings from the document root down to this chunk's own heading.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heading_path: Vec<String>,
+    /// Heading text (Markdown) or definition name (code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol_name: Option<String>,
+    /// Enclosing definition when a large definition was split at its children.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_symbol: Option<String>,
+    /// See [`crate::ids::span_hash`].
+    pub span_hash: String,
+    /// Lines at the start of this chunk repeated from the previous chunk (0 for the first chunk).
+    pub overlap_lines: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// What a chunk holds. Serialized in kebab-case: `code-function`, `markdown-section`, ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChunkType {
+    MarkdownSection,
+    CodeFunction,
+    CodeMethod,
+    CodeClass,
+    CodeInterface,
+    CodeEnum,
+    CodeType,
+    CodeStruct,
+    CodeTrait,
+    CodeImpl,
+    CodeModule,
+    CodeBlock,
+    TextBlock,
+}
+
+impl ChunkType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkType::MarkdownSection => "markdown-section",
+            ChunkType::CodeFunction => "code-function",
+            ChunkType::CodeMethod => "code-method",
+            ChunkType::CodeClass => "code-class",
+            ChunkType::CodeInterface => "code-interface",
+            ChunkType::CodeEnum => "code-enum",
+            ChunkType::CodeType => "code-type",
+            ChunkType::CodeStruct => "code-struct",
+            ChunkType::CodeTrait => "code-trait",
+            ChunkType::CodeImpl => "code-impl",
+            ChunkType::CodeModule => "code-module",
+            ChunkType::CodeBlock => "code-block",
+            ChunkType::TextBlock => "text-block",
+        }
+    }
+
+    /// True for chunks that hold one named definition.
+    pub fn is_definition(self) -> bool {
+        !matches!(self, ChunkType::MarkdownSection | ChunkType::CodeBlock | ChunkType::TextBlock)
+    }
+}

@@ -1,0 +1,20 @@
+//! edgerag-core: the pure logic of edgerag.
+//!
+//! Data flows one way: source → [`chunk`] → [`Chunk`]s → stores (ports in [`embed`] and
+//! [`vector`]) → search pipeline → response. Nothing in this crate performs I/O or knows about
+//! `worker::Env`; the worker, the CLI and the browser preview supply the platform.
+//!
+//! ```
+//! use edgerag_core::{chunk_text, ChunkConfig};
+//! let chunks = chunk_text("notes.md", "# Title\n\nHello.\n", &ChunkConfig::default());
+//! assert_eq!(chunks[0].start_line, 1);
+//! ```
+
+pub mod chunk;
+pub mod embed;
+pub mod ids;
+pub mod lang;
+pub mod vector;
+
+pub use chunk::{chunk_bytes, chunk_text, Chunk, ChunkConfig, ChunkError, ChunkMetadata, ChunkType};
+pub use lang::Language;

@@ -1,0 +1,1 @@
+//! The edgerag Cloudflare Worker (placeholder until the worker issue lands).
