@@ -14,6 +14,7 @@ pub mod chunk;
 pub mod embed;
 pub mod ids;
 pub mod lang;
+pub mod text;
 pub mod vector;
 
 pub use chunk::{chunk_bytes, chunk_text, Chunk, ChunkConfig, ChunkError, ChunkMetadata, ChunkType};
