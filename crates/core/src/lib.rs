@@ -14,6 +14,7 @@ pub mod chunk;
 pub mod embed;
 pub mod ids;
 pub mod lang;
+pub mod options;
 pub mod text;
 pub mod vector;
 
