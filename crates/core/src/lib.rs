@@ -13,6 +13,8 @@
 pub mod chunk;
 pub mod embed;
 pub mod ids;
+pub mod ignore;
+pub mod keywords;
 pub mod lang;
 pub mod options;
 pub mod text;

@@ -1,5 +1,5 @@
 use super::{Chunk, ChunkConfig, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
-use crate::{ids, lang::Language};
+use crate::{ids, keywords, lang::Language};
 
 /// Where a chunker decided to cut: a byte span of the file plus what it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +46,7 @@ pub fn assemble(
                 end_byte: piece.end_byte,
                 chunk_index: index as u32,
                 token_count: config.count_tokens(body) as u32,
-                keywords: Vec::new(),
+                keywords: keywords::extract(body, language),
                 metadata,
                 updated_at: None,
                 version: CHUNK_SCHEMA_VERSION,

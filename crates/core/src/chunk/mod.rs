@@ -5,12 +5,16 @@
 //! hashes, keywords, token counts — so every chunker gets identical bookkeeping.
 
 mod assemble;
+pub mod code;
 mod config;
+#[doc(hidden)]
+pub mod invariants;
 pub mod lines;
+pub mod markdown;
 mod types;
 
 pub use assemble::{assemble, Piece};
-pub use config::{ChunkConfig, Preset};
+pub use config::{CharsPerToken, ChunkConfig, Preset, TokenCounter, TokenCounterRef};
 pub use types::{Chunk, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
 
 use crate::lang::Language;
@@ -54,6 +58,25 @@ pub fn chunk_bytes(path: &str, bytes: &[u8], config: &ChunkConfig) -> Result<Vec
 /// config forces one. Deterministic: the same `(path, text, config)` always gives the same chunks.
 pub fn chunk_text(path: &str, text: &str, config: &ChunkConfig) -> Vec<Chunk> {
     let language = config.language.unwrap_or_else(|| Language::detect(path));
-    let pieces = lines::chunk(text, config);
+    let pieces = chunk_pieces(text, language, config);
     assemble(path, text, language, pieces, config)
+}
+
+/// Where `text` is cut, before bookkeeping: Markdown → [`markdown::chunk`]; a language with a
+/// syntax-aware chunker → [`code::chunk`]; everything else → [`lines::chunk`]. A UTF-8 byte order
+/// mark is skipped (no chunk contains it); spans are offsets into the full `text`.
+pub fn chunk_pieces(text: &str, language: Language, config: &ChunkConfig) -> Vec<Piece> {
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let body = &text[bom..];
+    let mut pieces = match language {
+        Language::Markdown => markdown::chunk(body, config),
+        _ => code::chunk(body, language, config).unwrap_or_else(|| lines::chunk(body, config)),
+    };
+    if bom > 0 {
+        for piece in &mut pieces {
+            piece.start_byte += bom;
+            piece.end_byte += bom;
+        }
+    }
+    pieces
 }

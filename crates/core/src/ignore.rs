@@ -1,0 +1,1 @@
+//! Which files a repository walk skips (placeholder; the full rules land next).

@@ -1,0 +1,1215 @@
+//! Keywords of a chunk (seed 001): language keywords, identifiers and string literals, at most
+//! [`MAX_KEYWORDS`], most relevant first.
+//!
+//! Terms are lowercased whole (`getUserData` → `getuserdata`); identifiers need ≥ 3 chars and a
+//! letter, string literals 2–50 chars on one line. Relevance, in this order:
+//! 1. **definition headers** — a definition keyword (`function`, `class`, `def`, `fn`, `struct`,
+//!    …), the modifiers before it on its line (`export`, `async`, `pub`, …) and the name after it;
+//!    in text order. In Markdown, the words of heading lines.
+//! 2. **identifiers** — by frequency (compound identifiers such as `camelCase` / `snake_case`
+//!    count double), then first occurrence; English stop words are dropped.
+//! 3. **string literals** (inline code spans in Markdown) — by frequency, then first occurrence.
+//! 4. **other language keywords** (`return`, `const`, …) — by frequency, then first occurrence.
+//! 5. **parts of compound identifiers** already listed (`get`, `user`, `data`) when room is left.
+//!
+//! Comments count for identifiers but not for literals (so apostrophes in prose do not pair up).
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::lang::Language;
+use crate::text::split_identifier;
+
+/// At most this many keywords per chunk.
+pub const MAX_KEYWORDS: usize = 20;
+
+/// Extract the keywords of `text` written in `language` (see the module docs).
+pub fn extract(text: &str, language: Language) -> Vec<String> {
+    let profile = Profile::of(language);
+    let mut scan = Scan::new(&profile);
+    scan.run(text);
+    scan.finish()
+}
+
+/// How a language looks to the scanner.
+struct Profile {
+    keywords: &'static [&'static str],
+    quotes: &'static [u8],
+    line_comment: &'static [&'static str],
+    block_comment: bool,
+    triple_quotes: bool,
+    markdown: bool,
+}
+
+impl Profile {
+    fn of(language: Language) -> Profile {
+        use Language as L;
+        let (keywords, quotes, line_comment, block_comment): (_, &[u8], &[&str], bool) = match language {
+            L::Typescript | L::Tsx | L::Javascript => (JS, b"'\"`", &["//"], true),
+            L::Python => (PY, b"'\"", &["#"], false),
+            L::Rust => (RUST, b"\"", &["//"], true),
+            L::Go => (GO, b"\"`", &["//"], true),
+            L::Java => (JAVA, b"\"", &["//"], true),
+            L::C => (C, b"\"", &["//"], true),
+            L::Cpp => (CPP, b"\"", &["//"], true),
+            L::Csharp => (CS, b"\"", &["//"], true),
+            L::Ruby => (RUBY, b"'\"", &["#"], false),
+            L::Php => (PHP, b"'\"", &["//", "#"], true),
+            L::Kotlin => (KOTLIN, b"\"", &["//"], true),
+            L::Swift => (SWIFT, b"\"", &["//"], true),
+            L::Scala => (SCALA, b"\"", &["//"], true),
+            L::Shell => (SHELL, b"'\"", &["#"], false),
+            L::Sql => (SQL, b"'\"", &["--"], true),
+            L::Json => (&[], b"\"", &[], false),
+            L::Yaml | L::Toml => (&[], b"'\"", &["#"], false),
+            L::Css | L::Scss => (&[], b"'\"", &[], true),
+            L::Xml | L::Html => (&[], b"'\"", &[], false),
+            L::Markdown | L::Text => (&[], b"\"`", &[], false),
+        };
+        Profile {
+            keywords,
+            quotes,
+            line_comment,
+            block_comment,
+            triple_quotes: language == L::Python,
+            markdown: language == L::Markdown,
+        }
+    }
+
+    fn is_keyword(&self, lower: &str) -> bool {
+        self.keywords.binary_search(&lower).is_ok()
+    }
+}
+
+/// Keywords that introduce a named definition: the identifier after one is a definition name.
+fn is_definition_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "function"
+            | "class"
+            | "interface"
+            | "enum"
+            | "type"
+            | "struct"
+            | "trait"
+            | "impl"
+            | "fn"
+            | "def"
+            | "func"
+            | "fun"
+            | "module"
+            | "mod"
+            | "namespace"
+            | "object"
+            | "record"
+            | "union"
+            | "protocol"
+            | "extension"
+            | "typealias"
+            | "actor"
+    )
+}
+
+#[derive(Default)]
+struct Term {
+    first: u32,
+    count: u32,
+    header: bool,
+    literal: bool,
+}
+
+/// FxHash: terms are short and untrusted input cannot hurt a per-chunk map much.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+struct Scan<'t, 'p> {
+    profile: &'p Profile,
+    terms: FxMap<&'t str, Term>,
+    order: u32,
+    /// Identifiers of the current line so far, to mark the modifiers before a definition keyword.
+    line_words: Vec<&'t str>,
+    /// The next identifier is a definition name.
+    expect_name: bool,
+    /// Inside a Markdown heading line.
+    heading: bool,
+}
+
+impl<'t, 'p> Scan<'t, 'p> {
+    fn new(profile: &'p Profile) -> Self {
+        Scan {
+            profile,
+            terms: FxMap::default(),
+            order: 0,
+            line_words: Vec::new(),
+            expect_name: false,
+            heading: false,
+        }
+    }
+
+    fn add(&mut self, key: &'t str, header: bool, literal: bool) {
+        let order = self.order;
+        self.order += 1;
+        let term = self.terms.entry(key).or_insert_with(|| Term { first: order, ..Term::default() });
+        term.count += 1;
+        term.header |= header;
+        term.literal |= literal;
+    }
+
+    fn run(&mut self, text: &'t str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut line_start = true;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if line_start {
+                line_start = false;
+                self.line_words.clear();
+                self.heading = self.profile.markdown && text[i..].trim_start().starts_with('#');
+            }
+            if b == b'\n' {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || (b >= 0x80 && starts_word(text, i)) {
+                let end = word_end(text, i);
+                self.word(&text[i..end]);
+                i = end;
+                continue;
+            }
+            if b.is_ascii_digit() || b >= 0x80 {
+                // A number (possibly `0x1f`, `1e9`) or a non-letter char: skip it whole.
+                i = if b.is_ascii_digit() { word_end(text, i) } else { i + utf8_len(b) };
+                continue;
+            }
+            if let Some(end) = self.comment_end(text, i) {
+                self.words_only(&text[i..end]);
+                line_start = end > i && bytes[end - 1] == b'\n';
+                i = end;
+                continue;
+            }
+            if self.profile.quotes.contains(&b) {
+                i = self.literal(text, i);
+                continue;
+            }
+            i += 1;
+        }
+    }
+
+    /// Comments (and Python docstrings) starting at `i`: where they end.
+    fn comment_end(&self, text: &str, i: usize) -> Option<usize> {
+        let rest = &text[i..];
+        if self.profile.line_comment.iter().any(|p| rest.starts_with(p)) {
+            // Keep the newline for the main loop.
+            return Some(rest.find('\n').map_or(text.len(), |n| i + n));
+        }
+        if self.profile.block_comment && rest.starts_with("/*") {
+            return Some(rest[2..].find("*/").map_or(text.len(), |n| i + 2 + n + 2));
+        }
+        if self.profile.triple_quotes && (rest.starts_with("\"\"\"") || rest.starts_with("'''")) {
+            let quote = &rest[..3];
+            return Some(rest[3..].find(quote).map_or(text.len(), |n| i + 3 + n + 3));
+        }
+        None
+    }
+
+    /// Identifiers of a comment / docstring; no literals, no definition headers.
+    fn words_only(&mut self, text: &'t str) {
+        let mut i = 0;
+        let bytes = text.as_bytes();
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii_alphabetic() || b == b'_' || (b >= 0x80 && starts_word(text, i)) {
+                let end = word_end(text, i);
+                let word = trim_word(&text[i..end]);
+                if word_ok(word) {
+                    self.add(word, false, false);
+                }
+                i = end;
+            } else if b.is_ascii_digit() {
+                i = word_end(text, i);
+            } else {
+                i += if b >= 0x80 { utf8_len(b) } else { 1 };
+            }
+        }
+        self.expect_name = false;
+    }
+
+    fn word(&mut self, raw: &'t str) {
+        let word = trim_word(raw);
+        if word.is_empty() {
+            return;
+        }
+        let keep = word_ok(word);
+        if !self.profile.keywords.is_empty() && is_definition_keyword(word) {
+            // The modifiers before it on this line (`export async function`) join the header.
+            for k in (0..self.line_words.len()).rev() {
+                let w = self.line_words[k];
+                if !self.profile.is_keyword(&w.to_ascii_lowercase()) {
+                    break;
+                }
+                if let Some(t) = self.terms.get_mut(w) {
+                    t.header = true;
+                }
+            }
+            if keep {
+                self.add(word, true, false);
+            }
+            self.expect_name = true;
+        } else if self.expect_name && !self.profile.is_keyword(&word.to_lowercase()) {
+            if keep {
+                self.add(word, true, false);
+            }
+            self.expect_name = false;
+        } else if keep {
+            self.add(word, self.heading, false);
+        }
+        self.line_words.push(word);
+    }
+
+    /// A string literal starting at the quote at `i`: record it if it closes on the same line with
+    /// 2–50 chars inside; returns where scanning resumes.
+    fn literal(&mut self, text: &'t str, i: usize) -> usize {
+        let bytes = text.as_bytes();
+        let quote = bytes[i];
+        let mut j = i + 1;
+        while j < bytes.len() {
+            match bytes[j] {
+                b'\\' if quote != b'`' => j += 2,
+                b'\n' => return i + 1,
+                b if b == quote => {
+                    let content = &text[i + 1..j];
+                    let chars = content.chars().count();
+                    if (2..=50).contains(&chars) && content.trim() == content {
+                        self.add(content, false, true);
+                    }
+                    self.words_only(content);
+                    return j + 1;
+                }
+                _ => j += 1,
+            }
+        }
+        i + 1
+    }
+
+    fn finish(self) -> Vec<String> {
+        let profile = self.profile;
+        // Merge spellings that lowercase alike (`User` / `user`); keep one spelling to split later.
+        struct Merged<'t> {
+            first: u32,
+            count: u32,
+            header: bool,
+            literal: bool,
+            compound: Option<&'t str>,
+        }
+        let mut merged: FxMap<String, Merged<'t>> = FxMap::default();
+        for (key, term) in self.terms {
+            let m = merged.entry(key.to_lowercase()).or_insert(Merged {
+                first: term.first,
+                count: 0,
+                header: false,
+                literal: term.literal,
+                compound: None,
+            });
+            m.first = m.first.min(term.first);
+            m.count += term.count;
+            m.header |= term.header;
+            m.literal &= term.literal;
+            if !term.literal && m.compound.is_none() && is_compound(key) {
+                m.compound = Some(key);
+            }
+        }
+        let mut ranked: Vec<(u8, i64, u32, String, Option<&'t str>)> = Vec::with_capacity(merged.len());
+        for (word, m) in merged {
+            let keyword = !m.literal && profile.is_keyword(&word);
+            if !m.literal && !keyword && !m.header && is_stopword(&word) {
+                continue;
+            }
+            let (tier, weight) = if m.header {
+                (0, 0)
+            } else if m.literal {
+                (2, i64::from(m.count))
+            } else if keyword {
+                (3, i64::from(m.count))
+            } else {
+                (1, i64::from(m.count) * if m.compound.is_some() { 2 } else { 1 })
+            };
+            ranked.push((tier, -weight, m.first, word, if m.literal { None } else { m.compound }));
+        }
+        ranked.sort_unstable();
+        ranked.truncate(MAX_KEYWORDS);
+        let compounds: Vec<&str> = ranked.iter().filter_map(|r| r.4).collect();
+        let mut out: Vec<String> = ranked.into_iter().map(|r| r.3).collect();
+        // Parts of the listed compound identifiers, if room is left.
+        for ident in compounds {
+            for part in split_identifier(ident) {
+                if out.len() >= MAX_KEYWORDS {
+                    return out;
+                }
+                if word_ok(&part) && !is_stopword(&part) && !out.contains(&part) {
+                    out.push(part);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether a non-ASCII char at byte `i` starts an identifier (a letter).
+fn starts_word(text: &str, i: usize) -> bool {
+    text[i..].chars().next().is_some_and(char::is_alphabetic)
+}
+
+/// End of the identifier-like run (letters, digits, `_`, `$`) starting at `i`.
+fn word_end(text: &str, i: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut j = i;
+    while j < bytes.len() {
+        let b = bytes[j];
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            j += 1;
+        } else if b >= 0x80 {
+            match text[j..].chars().next() {
+                Some(c) if c.is_alphanumeric() => j += c.len_utf8(),
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    j
+}
+
+fn utf8_len(first_byte: u8) -> usize {
+    match first_byte {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// `$name` (PHP, shell) is `name`.
+fn trim_word(word: &str) -> &str {
+    word.trim_start_matches('$')
+}
+
+/// ≥ 3 chars with a letter.
+fn word_ok(word: &str) -> bool {
+    word.len() >= 3 && word.chars().nth(2).is_some() && word.chars().any(char::is_alphabetic)
+}
+
+/// `camelCase`, `PascalCase` (two humps), `snake_case`, `kebab-case` or with digits inside.
+fn is_compound(word: &str) -> bool {
+    let w = word.trim_matches('_');
+    if w.contains('_') {
+        return true;
+    }
+    let mut prev_lower = false;
+    for c in w.chars() {
+        if c.is_uppercase() && prev_lower {
+            return true;
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    false
+}
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+const JS: &[&str] = &[
+    "abstract",
+    "any",
+    "as",
+    "async",
+    "await",
+    "boolean",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "constructor",
+    "continue",
+    "debugger",
+    "declare",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "from",
+    "function",
+    "get",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "keyof",
+    "let",
+    "module",
+    "namespace",
+    "never",
+    "new",
+    "null",
+    "number",
+    "object",
+    "of",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "return",
+    "set",
+    "static",
+    "string",
+    "super",
+    "switch",
+    "symbol",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "undefined",
+    "unknown",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
+const PY: &[&str] = &[
+    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else",
+    "except", "false", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "match",
+    "none", "nonlocal", "not", "or", "pass", "raise", "return", "self", "true", "try", "while", "with",
+    "yield",
+];
+const RUST: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "static", "struct", "super", "trait", "true", "type", "union", "unsafe", "use", "where", "while",
+];
+const GO: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+];
+const JAVA: &[&str] = &[
+    "abstract",
+    "assert",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "record",
+    "return",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "try",
+    "void",
+    "volatile",
+    "while",
+];
+const C: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while",
+];
+const CPP: &[&str] = &[
+    "alignas",
+    "alignof",
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "constexpr",
+    "continue",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "nullptr",
+    "operator",
+    "override",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "while",
+];
+const CS: &[&str] = &[
+    "abstract",
+    "as",
+    "async",
+    "await",
+    "base",
+    "bool",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "checked",
+    "class",
+    "const",
+    "continue",
+    "decimal",
+    "default",
+    "delegate",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "event",
+    "explicit",
+    "extern",
+    "false",
+    "finally",
+    "fixed",
+    "float",
+    "for",
+    "foreach",
+    "get",
+    "goto",
+    "if",
+    "implicit",
+    "in",
+    "int",
+    "interface",
+    "internal",
+    "is",
+    "lock",
+    "long",
+    "namespace",
+    "new",
+    "null",
+    "object",
+    "operator",
+    "out",
+    "override",
+    "params",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "record",
+    "ref",
+    "return",
+    "sealed",
+    "set",
+    "short",
+    "sizeof",
+    "static",
+    "string",
+    "struct",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "uint",
+    "ulong",
+    "unchecked",
+    "unsafe",
+    "ushort",
+    "using",
+    "var",
+    "virtual",
+    "void",
+    "volatile",
+    "while",
+];
+const RUBY: &[&str] = &[
+    "alias", "and", "begin", "break", "case", "class", "def", "defined", "do", "else", "elsif", "end",
+    "ensure", "false", "for", "if", "in", "module", "next", "nil", "not", "or", "redo", "rescue", "retry",
+    "return", "self", "super", "then", "true", "undef", "unless", "until", "when", "while", "yield",
+];
+const PHP: &[&str] = &[
+    "abstract",
+    "and",
+    "array",
+    "as",
+    "break",
+    "callable",
+    "case",
+    "catch",
+    "class",
+    "clone",
+    "const",
+    "continue",
+    "declare",
+    "default",
+    "do",
+    "echo",
+    "else",
+    "elseif",
+    "empty",
+    "enum",
+    "extends",
+    "final",
+    "finally",
+    "fn",
+    "for",
+    "foreach",
+    "function",
+    "global",
+    "goto",
+    "if",
+    "implements",
+    "include",
+    "instanceof",
+    "insteadof",
+    "interface",
+    "isset",
+    "list",
+    "match",
+    "namespace",
+    "new",
+    "null",
+    "or",
+    "print",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "require",
+    "return",
+    "static",
+    "switch",
+    "throw",
+    "trait",
+    "try",
+    "unset",
+    "use",
+    "var",
+    "while",
+    "yield",
+];
+const KOTLIN: &[&str] = &[
+    "abstract",
+    "annotation",
+    "as",
+    "break",
+    "by",
+    "catch",
+    "class",
+    "companion",
+    "const",
+    "constructor",
+    "continue",
+    "data",
+    "do",
+    "else",
+    "enum",
+    "false",
+    "final",
+    "finally",
+    "for",
+    "fun",
+    "if",
+    "import",
+    "in",
+    "init",
+    "inline",
+    "interface",
+    "internal",
+    "is",
+    "lateinit",
+    "null",
+    "object",
+    "open",
+    "operator",
+    "out",
+    "override",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "sealed",
+    "super",
+    "suspend",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typealias",
+    "val",
+    "var",
+    "vararg",
+    "when",
+    "while",
+];
+const SWIFT: &[&str] = &[
+    "actor",
+    "as",
+    "associatedtype",
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "continue",
+    "default",
+    "defer",
+    "deinit",
+    "do",
+    "else",
+    "enum",
+    "extension",
+    "fallthrough",
+    "false",
+    "fileprivate",
+    "final",
+    "for",
+    "func",
+    "guard",
+    "if",
+    "import",
+    "in",
+    "init",
+    "inout",
+    "internal",
+    "is",
+    "let",
+    "mutating",
+    "nil",
+    "open",
+    "operator",
+    "override",
+    "private",
+    "protocol",
+    "public",
+    "repeat",
+    "rethrows",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "subscript",
+    "super",
+    "switch",
+    "throw",
+    "throws",
+    "true",
+    "try",
+    "typealias",
+    "var",
+    "where",
+    "while",
+];
+const SCALA: &[&str] = &[
+    "abstract",
+    "case",
+    "catch",
+    "class",
+    "def",
+    "do",
+    "else",
+    "enum",
+    "extends",
+    "false",
+    "final",
+    "finally",
+    "for",
+    "given",
+    "if",
+    "implicit",
+    "import",
+    "lazy",
+    "match",
+    "new",
+    "null",
+    "object",
+    "override",
+    "package",
+    "private",
+    "protected",
+    "return",
+    "sealed",
+    "super",
+    "this",
+    "throw",
+    "trait",
+    "true",
+    "try",
+    "type",
+    "val",
+    "var",
+    "while",
+    "with",
+    "yield",
+];
+const SHELL: &[&str] = &[
+    "case", "declare", "do", "done", "elif", "else", "esac", "export", "fi", "for", "function", "if", "in",
+    "local", "readonly", "return", "select", "then", "until", "while",
+];
+const SQL: &[&str] = &[
+    "alter",
+    "and",
+    "as",
+    "asc",
+    "begin",
+    "by",
+    "case",
+    "create",
+    "delete",
+    "desc",
+    "distinct",
+    "drop",
+    "else",
+    "end",
+    "exists",
+    "from",
+    "group",
+    "having",
+    "in",
+    "index",
+    "inner",
+    "insert",
+    "into",
+    "is",
+    "join",
+    "key",
+    "left",
+    "limit",
+    "not",
+    "null",
+    "on",
+    "or",
+    "order",
+    "outer",
+    "primary",
+    "references",
+    "right",
+    "select",
+    "set",
+    "table",
+    "then",
+    "union",
+    "unique",
+    "update",
+    "values",
+    "view",
+    "when",
+    "where",
+    "with",
+];
+const STOPWORDS: &[&str] = &[
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "and",
+    "any",
+    "are",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "can",
+    "could",
+    "did",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "into",
+    "its",
+    "itself",
+    "just",
+    "more",
+    "most",
+    "much",
+    "must",
+    "not",
+    "now",
+    "off",
+    "once",
+    "only",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "too",
+    "under",
+    "until",
+    "very",
+    "was",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        for list in
+            [JS, PY, RUST, GO, JAVA, C, CPP, CS, RUBY, PHP, KOTLIN, SWIFT, SCALA, SHELL, SQL, STOPWORDS]
+        {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+    }
+
+    #[test]
+    fn seed_001_typescript_signature() {
+        let kw =
+            extract("export async function getUserData(id: string): Promise<User>", Language::Typescript);
+        for want in ["export", "async", "function", "getuserdata", "string", "promise", "user"] {
+            assert!(kw.contains(&want.to_string()), "{want} missing from {kw:?}");
+        }
+        // The definition header comes first, in text order; `id` is too short.
+        assert_eq!(kw[..4], ["export", "async", "function", "getuserdata"]);
+        assert!(!kw.contains(&"id".to_string()));
+        // Split parts follow the whole identifiers.
+        let pos = |w: &str| kw.iter().position(|k| k == w);
+        assert!(pos("get").is_some() && pos("get") > pos("user"));
+    }
+
+    #[test]
+    fn seed_001_class_keywords() {
+        let text = "/**\n * User management service\n */\nexport class UserService {\n    private users: User[] = [];\n\n    addUser(user: User): void {\n        this.users.push(user);\n    }\n\n    findUser(id: string): User | null {\n        return this.users.find(u => u.id === id) || null;\n    }\n}\n";
+        let kw = extract(text, Language::Typescript);
+        for want in ["export", "class", "userservice", "user", "adduser", "finduser"] {
+            assert!(kw.contains(&want.to_string()), "{want} missing from {kw:?}");
+        }
+        assert_eq!(kw[..3], ["export", "class", "userservice"]);
+        assert_eq!(kw[3], "user", "the most frequent identifier follows the header: {kw:?}");
+        assert!(kw.len() <= MAX_KEYWORDS);
+    }
+
+    #[test]
+    fn literals_and_limits() {
+        let kw = extract(r#"let a = "hello world"; let b = 'x'; let c = "ok";"#, Language::Javascript);
+        assert!(kw.contains(&"hello world".to_string()), "{kw:?}");
+        assert!(kw.contains(&"ok".to_string()));
+        assert!(!kw.contains(&"x".to_string()));
+        let many: String = (0..100).map(|i| format!("ident{i} ")).collect();
+        assert_eq!(extract(&many, Language::Text).len(), MAX_KEYWORDS);
+        assert!(extract("", Language::Rust).is_empty());
+    }
+
+    #[test]
+    fn comments_do_not_pair_apostrophes() {
+        let kw = extract("# don't stop, it's fine\nx = 'value'\n", Language::Python);
+        assert!(kw.contains(&"value".to_string()), "{kw:?}");
+        assert!(!kw.iter().any(|k| k.contains(' ')), "{kw:?}");
+    }
+
+    #[test]
+    fn markdown_headings_first_and_stop_words_dropped() {
+        let kw = extract(
+            "## Rate limiting\n\nThe limiter uses `tokenBucket` and the the the.\n",
+            Language::Markdown,
+        );
+        assert_eq!(kw[..2], ["rate", "limiting"]);
+        assert!(kw.contains(&"tokenbucket".to_string()), "{kw:?}");
+        assert!(!kw.contains(&"the".to_string()));
+    }
+
+    #[test]
+    fn rust_definitions_and_unicode() {
+        let kw = extract("pub fn größe_berechnen(x: u32) -> u32 { x }", Language::Rust);
+        assert_eq!(kw[..2], ["pub", "größe_berechnen"]);
+        assert!(kw.contains(&"größe".to_string()));
+    }
+}
