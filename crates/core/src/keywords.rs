@@ -341,7 +341,7 @@ impl<'t, 'p> Scan<'t, 'p> {
         let mut ranked: Vec<(u8, i64, u32, String, Option<&'t str>)> = Vec::with_capacity(merged.len());
         for (word, m) in merged {
             let keyword = !m.literal && profile.is_keyword(&word);
-            if !m.literal && !keyword && !m.header && is_stopword(&word) {
+            if !m.literal && !keyword && is_stopword(&word) {
                 continue;
             }
             let (tier, weight) = if m.header {
