@@ -215,7 +215,15 @@ let again = false;
 function schedule(delay = DEBOUNCE_MS) {
   document.body.dataset.pending = "true";
   clearTimeout(timer);
-  timer = setTimeout(run, delay);
+  timer = setTimeout(() => {
+    timer = 0;
+    run();
+  }, delay);
+}
+
+/** `data-pending` is "false" once nothing is scheduled or running (the browser test waits on it). */
+function settle() {
+  if (!timer && !running) document.body.dataset.pending = "false";
 }
 
 async function run() {
@@ -231,7 +239,7 @@ async function run() {
   } catch (e) {
     el.optionsError.textContent = e.message;
     el.optionsError.hidden = false;
-    document.body.dataset.pending = "false";
+    settle();
     return;
   }
   const optionsJson = JSON.stringify(options);
@@ -261,7 +269,7 @@ async function run() {
     run();
     return;
   }
-  document.body.dataset.pending = "false";
+  settle();
   if (el.compare.checked) compareWithServer();
   if (state.files.length > 1) countOtherFiles(optionsJson);
 }
@@ -469,7 +477,7 @@ function renderList() {
     const kw = c.keywords.length
       ? `<ul class="keywords" aria-label="Keywords">${c.keywords.map((k) => `<li>${escapeHtml(k)}</li>`).join("")}</ul>`
       : "";
-    return `<li class="chunk" data-index="${c.chunkIndex}" data-type="${c.type}" data-start-line="${c.startLine}" data-end-line="${c.endLine}" data-start-byte="${c.startByte}" data-end-byte="${c.endByte}" data-token-count="${c.tokenCount}"${c.chunkIndex === state.selected ? ' aria-current="true"' : ""}>
+    return `<li class="chunk" data-index="${c.chunkIndex}" data-type="${c.type}" data-start-line="${c.startLine}" data-end-line="${c.endLine}" data-start-byte="${c.startByte}" data-end-byte="${c.endByte}" data-token-count="${c.tokenCount}" data-id="${c.id}" data-text-hash="${c.textHash}"${c.chunkIndex === state.selected ? ' aria-current="true"' : ""}>
   <button type="button" class="goto" aria-label="Chunk ${c.chunkIndex}: ${c.type}${label ? ` ${escapeHtml(label)}` : ""}, lines ${c.startLine} to ${c.endLine}. Show in source.">
     <span class="idx">#${c.chunkIndex}</span>
     <span class="type t-${c.type}">${c.type}</span>

@@ -1,0 +1,55 @@
+// Where the browser test finds the page: the built worker running in workerd (the real thing: it
+// serves public/ as static assets and answers POST /v1/chunk), through the worker's e2e harness.
+//
+// EDGERAG_PREVIEW_STATIC=1 serves public/ from a plain node server instead (no /v1/chunk); the test
+// then compares the page with the same wasm run in node and skips the server comparisons. Only for
+// working on the page without building the worker.
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = fileURLToPath(new URL("../..", import.meta.url));
+const publicDir = join(root, "public");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+};
+
+/** @returns {Promise<{url: string, kind: "worker" | "static", close: () => Promise<void>}>} */
+export async function startServer() {
+  if (process.env.EDGERAG_PREVIEW_STATIC === "1") return startStatic();
+  const harness = await import("../e2e/harness.mjs");
+  const worker = await harness.startWorker();
+  return { url: worker.url, kind: "worker", close: () => worker.stop() };
+}
+
+async function startStatic() {
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
+    let file = join(publicDir, path);
+    try {
+      if (req.method !== "GET" && req.method !== "HEAD") throw Object.assign(new Error(), { status: 405 });
+      if ((await stat(file)).isDirectory()) file = join(file, "index.html");
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    } catch (e) {
+      res.writeHead(e.status ?? 404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "static test server" } }));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    kind: "static",
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
