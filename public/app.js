@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const LINE_HEIGHT = 20; // px; must equal --line-height in style.css
+const EDITOR_PAD = 8; // px; the editor's top padding in style.css
 const DEBOUNCE_MS = 120;
 const LIMIT_FIELDS = ["maxTokens", "maxLines", "overlapLines", "docstringLines", "markdownSplitDepth"];
 const IGNORED_DIRS = new Set([".git", ".github", "node_modules", "dist", "build", "target", ".wrangler"]);
@@ -144,8 +145,8 @@ const el = {
   clear: $("clear"),
   source: $("source"),
   shade: $("shade"),
-  shadeInner: $("shade-inner"),
-  bands: $("bands"),
+  numbers: $("numbers"),
+  bars: $("bars"),
   gutter: $("gutter"),
   totals: $("totals"),
   warnings: $("warnings"),
@@ -405,46 +406,49 @@ function renderTotals() {
 }
 
 /** The shading layer behind the textarea: a full-width band per chunk (line granularity), striped
- * bands where consecutive chunks share lines, and a marker wherever a chunk starts or ends inside
- * a line. The layer's text is the source itself, transparent, so markers sit at the right column. */
+ * bands where consecutive chunks share lines, and a red marker wherever a chunk starts or ends
+ * inside a line. Only the lines with such a cut carry text (transparent, to put the marker at the
+ * right column), so the layer stays cheap for megabyte files. */
 function renderShade() {
   const { text, chunks } = state.result;
-  const top = (line) => 8 + (line - 1) * LINE_HEIGHT; // 8px = the editor's top padding
-  const bands = [];
+  const top = (line) => EDITOR_PAD + (line - 1) * LINE_HEIGHT;
+  const html = [];
   for (const c of chunks) {
     const cls = `band ${c.chunkIndex % 2 ? "b" : "a"}${c.chunkIndex === state.selected ? " sel" : ""}`;
-    bands.push(`<div class="${cls}" style="top:${top(c.startLine)}px;height:${(c.endLine - c.startLine + 1) * LINE_HEIGHT}px"></div>`);
+    html.push(`<div class="${cls}" style="top:${top(c.startLine)}px;height:${(c.endLine - c.startLine + 1) * LINE_HEIGHT}px"></div>`);
   }
   for (let i = 1; i < chunks.length; i++) {
     const first = chunks[i].startLine;
     const last = Math.min(chunks[i - 1].endLine, chunks[i].endLine);
     if (first <= last) {
-      bands.push(`<div class="band ov" style="top:${top(first)}px;height:${(last - first + 1) * LINE_HEIGHT}px"></div>`);
+      html.push(`<div class="band ov" style="top:${top(first)}px;height:${(last - first + 1) * LINE_HEIGHT}px"></div>`);
     }
   }
-  el.bands.innerHTML = bands.join("");
-  const cuts = [];
-  for (const c of chunks) {
-    if (!c.cutInsideLine) continue;
-    cuts.push(c.u0, c.u1);
+  const cuts = new Set();
+  for (const c of chunks) if (c.cutInsideLine) cuts.add(c.u0).add(c.u1);
+  for (const u of cuts) {
+    const lineStart = text.lastIndexOf("\n", u - 1) + 1;
+    const after = text.indexOf("\n", u);
+    // A boundary at the very start or end of its line's content is not a cut.
+    if (!/\S/.test(text.slice(lineStart, u)) || !/\S/.test(text.slice(u, after < 0 ? text.length : after))) continue;
+    const line = lineOf(text, lineStart);
+    html.push(`<pre class="cutline" style="top:${top(line)}px">${escapeHtml(text.slice(lineStart, u))}<span class="cut"></span></pre>`);
   }
-  const points = [...new Set(cuts)].filter((u) => u > 0 && u < text.length).sort((a, b) => a - b);
-  const html = [];
-  let at = 0;
-  for (const u of points) {
-    html.push(escapeHtml(text.slice(at, u)), '<span class="cut"></span>');
-    at = u;
-  }
-  html.push(escapeHtml(text.slice(at)));
-  el.shade.innerHTML = html.join("") + "\n";
+  el.shade.innerHTML = html.join("");
+  el.shade.style.width = `${el.source.scrollWidth}px`;
 }
 
+/** 1-based line number of a UTF-16 offset (counting newlines; only used for the few cut lines). */
+function lineOf(text, u) {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < u; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** Gutter: chunk bars for the whole file; line numbers only around the visible window. */
 function renderGutter() {
-  const { text, chunks } = state.result;
-  const lines = Math.max(1, text.split("\n").length);
-  const numbers = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
-  // Lanes so that overlapping chunks sit side by side.
-  const laneEnds = [];
+  const { chunks } = state.result;
+  const laneEnds = []; // lanes so that overlapping chunks sit side by side
   const bars = chunks.map((c) => {
     let lane = laneEnds.findIndex((end) => end < c.startLine);
     if (lane < 0) lane = laneEnds.length;
@@ -454,8 +458,26 @@ function renderGutter() {
     const cls = `bar ${c.chunkIndex % 2 ? "b" : "a"}${c.chunkIndex === state.selected ? " sel" : ""}`;
     return `<span class="${cls}" data-index="${c.chunkIndex}" style="top:${top}px;height:${height}px;left:${lane * 5}px" title="#${c.chunkIndex} ${c.type} L${c.startLine}–${c.endLine}"></span>`;
   });
-  el.gutter.innerHTML = `<pre class="numbers">${numbers}</pre><div class="bars">${bars.join("")}</div>`;
-  syncScroll();
+  el.bars.innerHTML = bars.join("");
+  renderLineNumbers(true);
+}
+
+const NUMBERS_MARGIN = 200; // lines rendered above and below the visible ones
+let numbersRange = [0, 0];
+
+function renderLineNumbers(force = false) {
+  const total = lineCount;
+  const first = Math.floor(el.source.scrollTop / LINE_HEIGHT) + 1;
+  const visible = Math.ceil(el.source.clientHeight / LINE_HEIGHT) + 1;
+  if (!force && first - numbersRange[0] > 20 && numbersRange[1] - (first + visible) > 20) return;
+  if (!force && numbersRange[0] <= 1 && numbersRange[1] >= total) return;
+  const from = Math.max(1, first - NUMBERS_MARGIN);
+  const to = Math.min(total, first + visible + NUMBERS_MARGIN);
+  numbersRange = [from, to];
+  const numbers = [];
+  for (let n = from; n <= to; n++) numbers.push(n);
+  el.numbers.style.top = `${EDITOR_PAD + (from - 1) * LINE_HEIGHT}px`;
+  el.numbers.textContent = numbers.join("\n");
 }
 
 function chunkLabel(c) {
@@ -526,8 +548,9 @@ function renderFileSelect(optionsJson) {
 
 function syncScroll() {
   const { scrollTop, scrollLeft } = el.source;
-  el.shadeInner.style.transform = `translate(${-scrollLeft}px, ${-scrollTop}px)`;
+  el.shade.style.transform = `translate(${-scrollLeft}px, ${-scrollTop}px)`;
   el.gutter.style.transform = `translateY(${-scrollTop}px)`;
+  renderLineNumbers();
 }
 
 function select(index, { scrollSource = false, scrollList = false } = {}) {
@@ -538,7 +561,8 @@ function select(index, { scrollSource = false, scrollList = false } = {}) {
   const li = el.list.querySelector(`li[data-index="${index}"]`);
   li?.setAttribute("aria-current", "true");
   if (scrollList) li?.scrollIntoView({ block: "nearest" });
-  renderShade();
+  for (const band of el.shade.querySelectorAll(".band:not(.ov)")) band.classList.remove("sel");
+  el.shade.querySelectorAll(".band:not(.ov)")[index]?.classList.add("sel");
   for (const bar of el.gutter.querySelectorAll(".bar")) bar.classList.toggle("sel", Number(bar.dataset.index) === index);
   const c = r.chunks[index];
   if (scrollSource && c) {
@@ -621,6 +645,7 @@ function openFile(i) {
   const f = current();
   el.path.value = f.path;
   el.source.value = f.text;
+  lineCount = countLines(f.text);
   el.source.scrollTop = 0;
   el.source.scrollLeft = 0;
   schedule(0);
@@ -757,8 +782,18 @@ function describeDiff(local, server) {
 // Wiring
 // ----------------------------------------------------------------------------------------------
 
+/** Lines in the editor (kept on every input, for the line numbers). */
+let lineCount = 1;
+function countLines(text) {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
 function onSourceInput() {
   current().text = el.source.value;
+  lineCount = countLines(el.source.value);
+  renderLineNumbers(true);
   schedule();
 }
 
@@ -869,6 +904,7 @@ window.addEventListener("drop", async (e) => {
 
 el.path.value = current().path;
 el.source.value = current().text;
+lineCount = countLines(current().text);
 chunker.info.then(
   ({ info }) => {
     state.info = info;

@@ -222,7 +222,7 @@ test("changing a limit re-chunks live, still equal to the server", async () => {
   assert.deepEqual(after, (await expectedChunks("docs/guide.md", text, options)).map(pick));
   // Overlapping neighbours are drawn as striped bands.
   const overlaps = after.filter((c, i) => i > 0 && c.startLine <= after[i - 1].endLine).length;
-  assert.equal(await page.locator("#bands .band.ov").count(), overlaps);
+  assert.equal(await page.locator("#shade .band.ov").count(), overlaps);
 
   // A bad value is caught before chunking, with a message, and nothing changes.
   await page.fill("#overlapLines", "-2");
@@ -310,7 +310,7 @@ test("clicking a chunk scrolls the source to it, and the caret selects its chunk
   assert.equal(await page.getAttribute(`#chunk-list li.chunk[data-index="3"]`, "aria-current"), "true");
   const scrollTop = await page.$eval("#source", (s) => s.scrollTop);
   assert.equal(scrollTop, (target.startLine - 2) * 20);
-  assert.equal(await page.locator("#bands .band.sel").count(), 1);
+  assert.equal(await page.locator("#shade .band.sel").count(), 1);
 
   // Keyboard: arrow keys walk the list.
   await page.keyboard.press("ArrowDown");
