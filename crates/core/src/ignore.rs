@@ -203,9 +203,8 @@ fn parse_line(raw: &str) -> Option<(Pattern, String)> {
     let original = line.clone();
     let mut body = line.as_str();
     let negated = body.starts_with('!');
-    if negated {
-        body = &body[1..];
-    } else if body.starts_with("\\!") || body.starts_with("\\#") {
+    // `!` negates; `\!` and `\#` are a literal first char.
+    if negated || body.starts_with("\\!") || body.starts_with("\\#") {
         body = &body[1..];
     }
     let dir_only = body.ends_with('/');

@@ -1,0 +1,149 @@
+//! `edgerag chunk` end to end: the built binary on a temporary tree with ignored directories,
+//! ignore files, a binary file and a non-UTF-8 file.
+#![allow(clippy::unwrap_used)]
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use edgerag_core::Chunk;
+
+fn tree(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&root);
+    let files: &[(&str, &[u8])] = &[
+        ("README.md", b"# Title\n\nIntro.\n\n## Usage\n\nRun it.\n"),
+        ("notes.txt", b"plain text\n"),
+        ("src/lib.rs", b"pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"),
+        ("image.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00"),
+        ("latin1.txt", b"caf\xe9\n"),
+        ("node_modules/pkg/index.js", b"module.exports = 1;\n"),
+        ("dist/out.js", b"x\n"),
+        (".git/HEAD", b"ref: refs/heads/main\n"),
+        (".gitignore", b"*.log\nsecret/\n"),
+        ("debug.log", b"log line\n"),
+        ("secret/key.txt", b"hunter2\n"),
+        ("docs/.mcpignore", b"draft.md\n"),
+        ("docs/draft.md", b"# Draft\n"),
+        ("docs/guide.md", b"# Guide\n\nText.\n"),
+        ("empty.txt", b""),
+    ];
+    for (path, bytes) in files {
+        let p = root.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+    root
+}
+
+fn edgerag(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_edgerag")).current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn walks_a_tree_with_ignore_rules_and_skips_bad_files() {
+    let root = tree("walk");
+    let out = edgerag(&root, &["chunk", "."]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let chunks: Vec<Chunk> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut paths: Vec<&str> = chunks.iter().map(|c| c.path.as_str()).collect();
+    paths.dedup();
+    assert_eq!(
+        paths,
+        [".gitignore", "README.md", "docs/.mcpignore", "docs/guide.md", "notes.txt", "src/lib.rs"]
+    );
+    for (needle, code) in [
+        ("image.bin", "BINARY_FILE"),
+        ("latin1.txt", "INVALID_UTF8"),
+        ("node_modules", "IGNORED_DIR"),
+        ("dist", "IGNORED_DIR"),
+        (".git", "IGNORED_DIR"),
+        ("debug.log", "IGNORED_PATTERN"),
+        ("secret", "IGNORED_PATTERN"),
+        ("docs/draft.md", "IGNORED_PATTERN"),
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.contains(&format!("skipped {needle}: {code}"))),
+            "{needle} {code}\n{stderr}"
+        );
+    }
+    // The Markdown file is cut by headings, with true lines and every field.
+    let readme: Vec<&Chunk> = chunks.iter().filter(|c| c.path == "README.md").collect();
+    assert_eq!(readme.iter().map(|c| (c.start_line, c.end_line)).collect::<Vec<_>>(), [(1, 3), (5, 7)]);
+    assert_eq!(readme[1].metadata.heading_path, ["Title", "Usage"]);
+    let line = edgerag(&root, &["chunk", "README.md"]).stdout;
+    let json: serde_json::Value =
+        serde_json::from_slice(line.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    for field in [
+        "id",
+        "textHash",
+        "path",
+        "language",
+        "type",
+        "text",
+        "startLine",
+        "endLine",
+        "startByte",
+        "endByte",
+        "chunkIndex",
+        "tokenCount",
+        "keywords",
+        "metadata",
+        "updatedAt",
+        "version",
+    ] {
+        assert!(json.get(field).is_some(), "{field} missing from {json}");
+    }
+}
+
+#[test]
+fn explicit_files_missing_paths_and_formats() {
+    let root = tree("formats");
+    // A missing path is reported, not fatal; an explicitly named ignored file is still chunked.
+    let out = edgerag(&root, &["chunk", "missing.md", "debug.log", "--format", "json", "--stats"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("skipped missing.md: NOT_FOUND"), "{stderr}");
+    assert!(stderr.contains("1 files, 1 chunks"), "{stderr}");
+    let chunks: Vec<Chunk> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].path, "debug.log");
+
+    let out = edgerag(&root, &["chunk", "--format=table", "README.md"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.lines().next().unwrap().starts_with("LOCATION"), "{table}");
+    assert!(table.contains("README.md:5-7") && table.contains("Title > Usage"), "{table}");
+
+    let out = edgerag(&root, &["chunk", "empty.txt", "--format", "json"]);
+    assert_eq!(serde_json::from_slice::<Vec<Chunk>>(&out.stdout).unwrap().len(), 0);
+
+    // Limits from the command line reach the chunker.
+    let long: String = (0..50).map(|i| format!("line {i}\n")).collect();
+    fs::write(root.join("long.txt"), long).unwrap();
+    let out = edgerag(&root, &["chunk", "long.txt", "--max-lines", "10", "--overlap", "0"]);
+    let chunks: Vec<Chunk> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(chunks.len(), 5);
+    assert!(chunks.iter().all(|c| c.end_line - c.start_line < 10));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let root = tree("usage");
+    for args in [
+        &["chunk"][..],
+        &["chunk", ".", "--format", "xml"],
+        &["chunk", ".", "--max-lines", "many"],
+        &["chunk", ".", "--preset", "huge"],
+        &["chunk", ".", "--nope"],
+        &["frobnicate"],
+        &[],
+    ] {
+        let out = edgerag(&root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+    assert!(edgerag(&root, &["--help"]).status.success());
+    assert!(edgerag(&root, &["chunk", "--help"]).status.success());
+}
