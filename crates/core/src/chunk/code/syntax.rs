@@ -1,0 +1,608 @@
+//! The syntax-aware chunker: split-then-merge over a tree-sitter tree.
+//!
+//! 1. **Units.** The children of a node become units: whole lines (rows) with a role. Definitions
+//!    take the doc comments / attributes directly above them (up to `docstring_lines`, or a whole
+//!    longer block when everything still fits); children that share a row are fused, so chunks
+//!    always hold whole lines.
+//! 2. **Split.** A unit over the limits is split at its members: a definition at its body (its
+//!    methods become chunks with `parent_symbol`, its header and fields a chunk of its own), plain
+//!    code at its children. Modules / namespaces are always split. Where no structure is left (one
+//!    giant statement, a minified line), [`split_span`] cuts by lines and inside lines.
+//! 3. **Merge.** Within one level, neighbouring plain code, one-line definitions and closing
+//!    tokens are merged up to the limits; other definitions always stand alone. A merged group is
+//!    typed by the single definition it holds, else by the enclosing definition, else `code-block`.
+//!
+//! Every non-blank line of the input ends up in exactly one piece (or in several overlapping ones
+//! where [`split_span`] cuts with overlap); pieces are in file order, trimmed of blank lines.
+use std::cell::RefCell;
+
+use tree_sitter::{Node, Parser};
+
+use super::grammar::{Def, Grammar, Role};
+use crate::chunk::config::count_chars;
+use crate::chunk::lines::split_span;
+use crate::chunk::{ChunkConfig, ChunkMetadata, ChunkType, Piece, TokenCounter};
+
+/// Deepest nesting of split definitions / code we follow before cutting by lines instead (keeps
+/// the recursion bounded on pathological input; real code never gets near it).
+const MAX_DEPTH: usize = 64;
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Pieces for `text` parsed with `grammar`, or `None` if the parser could not run.
+pub(crate) fn chunk(text: &str, grammar: &Grammar, config: &ChunkConfig) -> Option<Vec<Piece>> {
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.try_borrow_mut().ok()?;
+        parser.set_language(&(grammar.language)()).ok()?;
+        parser.parse(text, None)
+    })?;
+    let chunker = Chunker::new(text, grammar, config);
+    let root = tree.root_node();
+    let units = chunker.units_of(root, None, None);
+    let mut atoms = Vec::with_capacity(units.len());
+    for unit in units {
+        chunker.expand(unit, None, 0, &mut atoms);
+    }
+    Some(chunker.merge(atoms, None))
+}
+
+/// The enclosing definition while its members are chunked.
+struct Scope {
+    chunk_type: ChunkType,
+    name: Option<String>,
+    parent: Option<String>,
+    /// Functions directly inside are methods.
+    type_like: bool,
+}
+
+impl Scope {
+    fn of(def: &Def<'_>, outer: Option<&Scope>) -> Scope {
+        let chunk_type = method_if(def.chunk_type, outer);
+        Scope {
+            chunk_type,
+            name: def.name.clone(),
+            parent: def.parent.clone().or_else(|| outer.and_then(|s| s.name.clone())),
+            type_like: matches!(
+                chunk_type,
+                ChunkType::CodeClass
+                    | ChunkType::CodeStruct
+                    | ChunkType::CodeInterface
+                    | ChunkType::CodeTrait
+                    | ChunkType::CodeImpl
+                    | ChunkType::CodeEnum
+            ),
+        }
+    }
+}
+
+fn method_if(chunk_type: ChunkType, scope: Option<&Scope>) -> ChunkType {
+    match (chunk_type, scope) {
+        (ChunkType::CodeFunction, Some(s)) if s.type_like => ChunkType::CodeMethod,
+        (t, _) => t,
+    }
+}
+
+#[derive(Clone)]
+enum Kind<'t> {
+    /// A definition; `tiny` when the definition itself (without docs) is one line.
+    Def(Def<'t>, bool),
+    /// Plain code; `node` is gone when units were fused or cut; `transparent` units are always
+    /// split into their members.
+    Code { node: Option<Node<'t>>, transparent: bool },
+    /// A comment / attribute not (yet) attached to a definition.
+    Prefix,
+    /// Anonymous tokens only (`}`, `end`, `);`).
+    Token,
+}
+
+impl Kind<'_> {
+    /// Which kind wins when units on one row are fused.
+    fn weight(&self) -> u8 {
+        match self {
+            Kind::Token => 0,
+            Kind::Prefix => 1,
+            Kind::Code { .. } | Kind::Def(..) => 2,
+        }
+    }
+}
+
+/// Rows `first..=last` (0-based, inclusive) with a role.
+#[derive(Clone)]
+struct Unit<'t> {
+    first: usize,
+    last: usize,
+    kind: Kind<'t>,
+}
+
+enum Atom<'t> {
+    /// Fits the limits; may be merged with neighbours.
+    Unit(Unit<'t>),
+    /// Already cut (a split definition or a span split by lines); never merged.
+    Fixed(Vec<Piece>),
+}
+
+struct Group<'t> {
+    first: usize,
+    last: usize,
+    mergeable: bool,
+    defs: usize,
+    def: Option<Def<'t>>,
+}
+
+struct Chunker<'a> {
+    text: &'a str,
+    grammar: &'a Grammar,
+    config: &'a ChunkConfig,
+    /// Byte offset where each row starts.
+    line_starts: Vec<usize>,
+    /// Chars before each row (for the default chars/4 token estimate).
+    chars_before: Vec<usize>,
+    max_lines: usize,
+    max_tokens: usize,
+    max_chars: usize,
+    counter: Option<&'a dyn TokenCounter>,
+}
+
+impl<'a> Chunker<'a> {
+    fn new(text: &'a str, grammar: &'a Grammar, config: &'a ChunkConfig) -> Self {
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        let mut chars_before = Vec::with_capacity(text.len() / 32 + 1);
+        let counter = config.token_counter.custom();
+        line_starts.push(0);
+        chars_before.push(0);
+        let bytes = text.as_bytes();
+        let mut chars = 0;
+        let mut from = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' {
+                if counter.is_none() {
+                    chars += count_chars(&bytes[from..=i]);
+                }
+                from = i + 1;
+                line_starts.push(i + 1);
+                chars_before.push(chars);
+            }
+        }
+        let max_tokens = config.token_limit();
+        Chunker {
+            text,
+            grammar,
+            config,
+            line_starts,
+            chars_before,
+            max_lines: config.line_limit(),
+            max_tokens,
+            max_chars: max_tokens.saturating_mul(4),
+            counter,
+        }
+    }
+
+    // ---- rows and spans -------------------------------------------------------------------
+
+    fn rows(&self, node: Node<'_>) -> (usize, usize) {
+        let start = node.start_position();
+        let end = node.end_position();
+        // A node ending right after a newline ends on the previous row.
+        let last = if end.column == 0 && end.row > start.row { end.row - 1 } else { end.row };
+        (start.row, last)
+    }
+
+    fn row_start(&self, row: usize) -> usize {
+        self.line_starts.get(row).copied().unwrap_or(self.text.len())
+    }
+
+    /// End of `row` including its newline.
+    fn row_end(&self, row: usize) -> usize {
+        self.line_starts.get(row + 1).copied().unwrap_or(self.text.len())
+    }
+
+    fn row_of(&self, byte: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= byte).saturating_sub(1)
+    }
+
+    fn is_blank_row(&self, row: usize) -> bool {
+        self.text[self.row_start(row)..self.row_end(row)].trim().is_empty()
+    }
+
+    /// The byte span of rows `first..=last` without leading / trailing blank lines and trailing
+    /// whitespace; `None` when the rows are all blank.
+    fn span(&self, first: usize, last: usize) -> Option<(usize, usize)> {
+        let mut first = first;
+        while first <= last && self.is_blank_row(first) {
+            first += 1;
+        }
+        if first > last {
+            return None;
+        }
+        let start = self.row_start(first);
+        let end = start + self.text[start..self.row_end(last)].trim_end().len();
+        Some((start, end))
+    }
+
+    fn chars_at(&self, byte: usize) -> usize {
+        let row = self.row_of(byte);
+        self.chars_before[row] + count_chars(&self.text.as_bytes()[self.line_starts[row]..byte])
+    }
+
+    fn fits_span(&self, start: usize, end: usize) -> bool {
+        if end <= start {
+            return true;
+        }
+        if self.row_of(end - 1) - self.row_of(start) + 1 > self.max_lines {
+            return false;
+        }
+        match self.counter {
+            None => {
+                end - start <= self.max_chars || self.chars_at(end) - self.chars_at(start) <= self.max_chars
+            }
+            Some(counter) => counter.count(&self.text[start..end]) <= self.max_tokens,
+        }
+    }
+
+    fn fits(&self, first: usize, last: usize) -> bool {
+        self.span(first, last).is_none_or(|(start, end)| self.fits_span(start, end))
+    }
+
+    // ---- units --------------------------------------------------------------------------------
+
+    /// Units for the children of `node`. `cover` is the row range the units must cover: rows
+    /// above the children become a head unit (the part of a definition before its body: docs,
+    /// decorators, signature), rows below them a closing unit.
+    ///
+    /// The children of `inline` (a child of `node`: a definition's body) are itemized in its
+    /// place, so that comments before the body attach to a first member inside it.
+    fn units_of<'t>(
+        &self,
+        node: Node<'t>,
+        cover: Option<(usize, usize)>,
+        inline: Option<Node<'t>>,
+    ) -> Vec<Unit<'t>> {
+        let mut items: Vec<Unit<'t>> = Vec::with_capacity(node.child_count() as usize + 2);
+        let mut cursor = node.walk();
+        let mut inlined = false;
+        if cursor.goto_first_child() {
+            loop {
+                let child = cursor.node();
+                if !inlined && inline.is_some_and(|b| b.id() == child.id()) && cursor.goto_first_child() {
+                    inlined = true;
+                    continue;
+                }
+                if child.end_byte() > child.start_byte() {
+                    let (first, last) = self.rows(child);
+                    let kind = if !child.is_named() {
+                        Kind::Token
+                    } else if child.is_error() {
+                        // Code that did not parse: split it like a container, so that the
+                        // definitions the parser still recognised inside get their own chunks.
+                        Kind::Code { node: Some(child), transparent: true }
+                    } else {
+                        match (self.grammar.classify)(child, self.text) {
+                            Role::Def(def) => {
+                                let (f, l) = self.rows(def.node);
+                                let tiny = f == l && first == last;
+                                Kind::Def(def, tiny)
+                            }
+                            Role::Prefix => Kind::Prefix,
+                            Role::Transparent => Kind::Code { node: Some(child), transparent: true },
+                            Role::Code => Kind::Code { node: Some(child), transparent: false },
+                        }
+                    };
+                    self.push_item(&mut items, Unit { first, last, kind });
+                }
+                if !cursor.goto_next_sibling() {
+                    // Back out of an inlined body to continue with its parent's siblings.
+                    if inlined {
+                        inlined = false;
+                        if cursor.goto_parent() && cursor.goto_next_sibling() {
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        let Some((first, last)) = cover else {
+            return items;
+        };
+        let top = items.first().map_or(last + 1, |u| u.first);
+        let bottom = items.last().map_or(last + 1, |u| u.last + 1);
+        if first >= top && bottom > last {
+            return items;
+        }
+        let mut units = Vec::with_capacity(items.len() + 2);
+        if first < top {
+            units.push(Unit { first, last: top - 1, kind: Kind::Code { node: None, transparent: false } });
+        }
+        for item in items {
+            self.push_item(&mut units, item);
+        }
+        if bottom <= last {
+            self.push_item(&mut units, Unit { first: bottom, last, kind: Kind::Token });
+        }
+        units
+    }
+
+    /// Appends `item`: attaches the doc comments / attributes above a definition, fuses units
+    /// that share a row.
+    fn push_item<'t>(&self, units: &mut Vec<Unit<'t>>, mut item: Unit<'t>) {
+        if matches!(item.kind, Kind::Def(..)) {
+            self.attach_prefixes(units, &mut item);
+        }
+        if let Some(prev) = units.last_mut() {
+            if item.first <= prev.last {
+                prev.last = prev.last.max(item.last);
+                let (a, b) = (prev.kind.weight(), item.kind.weight());
+                prev.kind = if a > b {
+                    prev.kind.clone()
+                } else if b > a {
+                    item.kind
+                } else if a == 2 {
+                    Kind::Code { node: None, transparent: false }
+                } else {
+                    prev.kind.clone()
+                };
+                return;
+            }
+        }
+        units.push(item);
+    }
+
+    /// Moves the contiguous comments / attributes at the end of `units` into `def` (see the module
+    /// docs for the `docstring_lines` rule).
+    fn attach_prefixes<'t>(&self, units: &mut Vec<Unit<'t>>, def: &mut Unit<'t>) {
+        let mut k = units.len();
+        let mut top = def.first;
+        while k > 0 && matches!(units[k - 1].kind, Kind::Prefix) && units[k - 1].last + 1 >= top {
+            top = units[k - 1].first;
+            k -= 1;
+        }
+        if k == units.len() {
+            return;
+        }
+        let block_first = units[k].first;
+        let limit = self.config.docstring_lines;
+        let attach_first = if def.first - block_first <= limit || self.fits(block_first, def.last) {
+            block_first
+        } else {
+            def.first - limit
+        };
+        while units.len() > k {
+            let Some(last) = units.last_mut() else { break };
+            if last.first >= attach_first {
+                units.pop();
+            } else {
+                if last.last >= attach_first {
+                    last.last = attach_first - 1;
+                }
+                break;
+            }
+        }
+        def.first = def.first.min(attach_first);
+    }
+
+    /// Members of `node` covering rows `first..=last`: the units of the first node, from `node`
+    /// (with `inline`, its body, itemized in place) down through its largest child, that has at
+    /// least two of them.
+    fn members<'t>(
+        &self,
+        node: Node<'t>,
+        first: usize,
+        last: usize,
+        inline: Option<Node<'t>>,
+    ) -> Vec<Unit<'t>> {
+        let mut current = node;
+        let mut inline = inline;
+        loop {
+            let units = self.units_of(current, Some((first, last)), inline.take());
+            if units.len() >= 2 {
+                return units;
+            }
+            let mut cursor = current.walk();
+            let largest = current
+                .children(&mut cursor)
+                .map(|c| (self.rows(c), c))
+                .filter(|((f, l), _)| l > f)
+                .max_by_key(|((f, l), c)| (l - f, std::cmp::Reverse(c.start_byte())));
+            match largest {
+                Some((_, child)) => current = child,
+                None => return units,
+            }
+        }
+    }
+
+    /// The body of a definition: its `body` field, else its largest multi-row named child.
+    fn body_of<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        if let Some(body) = node.child_by_field_name("body") {
+            return Some(body);
+        }
+        let mut cursor = node.walk();
+        let largest = node
+            .named_children(&mut cursor)
+            .map(|c| (self.rows(c), c))
+            .filter(|((f, l), _)| l > f)
+            .max_by_key(|((f, l), c)| (l - f, std::cmp::Reverse(c.start_byte())))
+            .map(|(_, c)| c);
+        largest
+    }
+
+    // ---- split ------------------------------------------------------------------------------
+
+    fn expand<'t>(&self, unit: Unit<'t>, scope: Option<&Scope>, depth: usize, out: &mut Vec<Atom<'t>>) {
+        match &unit.kind {
+            Kind::Def(def, _) => {
+                let always_split = def.chunk_type == ChunkType::CodeModule;
+                if !always_split && self.fits(unit.first, unit.last) {
+                    out.push(Atom::Unit(unit));
+                    return;
+                }
+                let inner = Scope::of(def, scope);
+                let members = if depth < MAX_DEPTH {
+                    let body = self.body_of(def.node);
+                    self.members(def.node, unit.first, unit.last, body)
+                } else {
+                    Vec::new()
+                };
+                if members.len() < 2 {
+                    self.keep_or_cut(unit, &inner_typing(&inner), out);
+                    return;
+                }
+                let mut atoms = Vec::with_capacity(members.len());
+                for member in members {
+                    self.expand(member, Some(&inner), depth + 1, &mut atoms);
+                }
+                out.push(Atom::Fixed(self.merge(atoms, Some(&inner))));
+            }
+            Kind::Code { node: Some(node), transparent } => {
+                if !transparent && self.fits(unit.first, unit.last) {
+                    out.push(Atom::Unit(unit));
+                    return;
+                }
+                let members = if depth < MAX_DEPTH {
+                    self.members(*node, unit.first, unit.last, None)
+                } else {
+                    Vec::new()
+                };
+                if members.len() < 2 {
+                    self.keep_or_cut(unit, &scope_typing(scope), out);
+                    return;
+                }
+                for member in members {
+                    self.expand(member, scope, depth + 1, out);
+                }
+            }
+            _ => self.keep_or_cut(unit, &scope_typing(scope), out),
+        }
+    }
+
+    fn keep_or_cut<'t>(&self, unit: Unit<'t>, typing: &(ChunkType, ChunkMetadata), out: &mut Vec<Atom<'t>>) {
+        if self.fits(unit.first, unit.last) {
+            out.push(Atom::Unit(unit));
+        } else if let Some((start, end)) = self.span(unit.first, unit.last) {
+            out.push(Atom::Fixed(split_span(self.text, start, end, typing.0, &typing.1, self.config)));
+        }
+    }
+
+    // ---- merge ------------------------------------------------------------------------------
+
+    fn merge(&self, atoms: Vec<Atom<'_>>, scope: Option<&Scope>) -> Vec<Piece> {
+        let mut out: Vec<Piece> = Vec::with_capacity(atoms.len());
+        let mut group: Option<Group<'_>> = None;
+        for atom in atoms {
+            let unit = match atom {
+                Atom::Fixed(pieces) => {
+                    self.flush(group.take(), scope, &mut out);
+                    out.extend(pieces);
+                    continue;
+                }
+                Atom::Unit(unit) => unit,
+            };
+            match unit.kind {
+                Kind::Token => {
+                    if let Some(g) = group.as_mut() {
+                        if self.fits(g.first, unit.last) {
+                            g.last = unit.last;
+                            continue;
+                        }
+                    } else if let Some(piece) = out.last_mut() {
+                        // Closing tokens after a split definition go with its last piece.
+                        if let Some((_, end)) = self.span(unit.first, unit.last) {
+                            if end > piece.end_byte && self.fits_span(piece.start_byte, end) {
+                                piece.end_byte = end;
+                                continue;
+                            }
+                        }
+                    }
+                    self.flush(group.take(), scope, &mut out);
+                    group = Some(Group {
+                        first: unit.first,
+                        last: unit.last,
+                        mergeable: true,
+                        defs: 0,
+                        def: None,
+                    });
+                }
+                Kind::Def(def, false) => {
+                    self.flush(group.take(), scope, &mut out);
+                    group = Some(Group {
+                        first: unit.first,
+                        last: unit.last,
+                        mergeable: false,
+                        defs: 1,
+                        def: Some(def),
+                    });
+                }
+                kind => {
+                    let def = match kind {
+                        Kind::Def(def, _) => Some(def),
+                        _ => None,
+                    };
+                    if let Some(g) = group.as_mut() {
+                        if g.mergeable && self.fits(g.first, unit.last) {
+                            g.last = unit.last;
+                            if let Some(def) = def {
+                                g.defs += 1;
+                                g.def.get_or_insert(def);
+                            }
+                            continue;
+                        }
+                    }
+                    self.flush(group.take(), scope, &mut out);
+                    let defs = usize::from(def.is_some());
+                    group = Some(Group { first: unit.first, last: unit.last, mergeable: true, defs, def });
+                }
+            }
+        }
+        self.flush(group, scope, &mut out);
+        out
+    }
+
+    fn flush(&self, group: Option<Group<'_>>, scope: Option<&Scope>, out: &mut Vec<Piece>) {
+        let Some(group) = group else { return };
+        let Some((start, end)) = self.span(group.first, group.last) else { return };
+        let (chunk_type, metadata) = match (group.defs, &group.def) {
+            (1, Some(def)) => (
+                method_if(def.chunk_type, scope),
+                ChunkMetadata {
+                    symbol_name: def.name.clone(),
+                    parent_symbol: def.parent.clone().or_else(|| scope.and_then(|s| s.name.clone())),
+                    ..ChunkMetadata::default()
+                },
+            ),
+            (0, _) => scope_typing(scope),
+            _ => (
+                ChunkType::CodeBlock,
+                ChunkMetadata {
+                    parent_symbol: scope.and_then(|s| s.name.clone()),
+                    ..ChunkMetadata::default()
+                },
+            ),
+        };
+        if self.fits_span(start, end) {
+            out.push(Piece { start_byte: start, end_byte: end, chunk_type, metadata });
+        } else {
+            out.extend(split_span(self.text, start, end, chunk_type, &metadata, self.config));
+        }
+    }
+}
+
+/// Type and metadata of code directly inside `scope` (a definition's header, fields, pieces of
+/// its body) — or `code-block` at the top level.
+fn scope_typing(scope: Option<&Scope>) -> (ChunkType, ChunkMetadata) {
+    match scope {
+        Some(s) => inner_typing(s),
+        None => (ChunkType::CodeBlock, ChunkMetadata::default()),
+    }
+}
+
+fn inner_typing(scope: &Scope) -> (ChunkType, ChunkMetadata) {
+    (
+        scope.chunk_type,
+        ChunkMetadata {
+            symbol_name: scope.name.clone(),
+            parent_symbol: scope.parent.clone(),
+            ..ChunkMetadata::default()
+        },
+    )
+}
