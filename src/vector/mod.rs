@@ -1,0 +1,115 @@
+//! Vector indexes for the worker: Cloudflare Vectorize when a `VECTORIZE` binding exists, else the
+//! exact local index in D1 (`local_vectors` on binding `DB`). `VECTOR_INDEX=local|vectorize`
+//! forces one. Both implement [`edgerag_core::vector::VectorIndex`] and run the shared suite
+//! ([`edgerag_core::vector::testing`]); the local one runs it in workerd through [`test_routes`].
+use edgerag_core::vector::{VectorError, VectorIndex};
+use wasm_bindgen::JsValue;
+use worker::Env;
+
+mod local;
+pub mod test_routes;
+mod vectorize;
+mod vectorize_sys;
+
+pub use local::LocalD1Index;
+pub use vectorize::VectorizeIndex;
+
+/// The Vectorize binding name.
+pub const VECTORIZE_BINDING: &str = "VECTORIZE";
+
+/// Which index this deployment uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Vectorize,
+    LocalD1,
+}
+
+impl IndexKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexKind::Vectorize => "vectorize",
+            IndexKind::LocalD1 => "local-d1",
+        }
+    }
+}
+
+fn vectorize_binding(env: &Env) -> Option<JsValue> {
+    js_sys::Reflect::get(env, &JsValue::from_str(VECTORIZE_BINDING))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// Vectorize if bound (unless `VECTOR_INDEX=local`), else local.
+pub fn index_kind(env: &Env) -> Result<IndexKind, VectorError> {
+    let forced = crate::embed::env_string(env, "VECTOR_INDEX").filter(|v| !v.trim().is_empty());
+    match forced.as_deref().map(str::trim) {
+        Some("local") | Some("local-d1") => Ok(IndexKind::LocalD1),
+        Some("vectorize") if vectorize_binding(env).is_none() => Err(VectorError::Invalid(format!(
+            "VECTOR_INDEX=vectorize but there is no `{VECTORIZE_BINDING}` binding"
+        ))),
+        Some("vectorize") => Ok(IndexKind::Vectorize),
+        Some(other) => {
+            Err(VectorError::Invalid(format!("VECTOR_INDEX must be local or vectorize, not {other:?}")))
+        }
+        None if vectorize_binding(env).is_some() => Ok(IndexKind::Vectorize),
+        None => Ok(IndexKind::LocalD1),
+    }
+}
+
+/// The vector index of this deployment, sized to the configured embedder's dimensions.
+pub fn vector_index_from_env(env: &Env) -> Result<Box<dyn VectorIndex>, VectorError> {
+    let dims = crate::embed::embedder_config(env)
+        .map_err(|e| VectorError::Invalid(format!("embedder configuration: {e}")))?
+        .dims();
+    vector_index_with_dims(env, dims)
+}
+
+/// The vector index of this deployment for vectors of `dims` dimensions.
+pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIndex>, VectorError> {
+    match index_kind(env)? {
+        IndexKind::Vectorize => {
+            let binding = vectorize_binding(env)
+                .ok_or_else(|| VectorError::Invalid(format!("no `{VECTORIZE_BINDING}` binding")))?;
+            Ok(Box::new(VectorizeIndex::new(binding, dims)))
+        }
+        IndexKind::LocalD1 => {
+            let db = env.d1(crate::embed::DB_BINDING).map_err(|e| {
+                VectorError::Backend(format!(
+                    "the local index needs the D1 binding `{}`: {e}",
+                    crate::embed::DB_BINDING
+                ))
+            })?;
+            Ok(Box::new(LocalD1Index::new(db, dims)))
+        }
+    }
+}
+
+/// `{kind, dims, binding}` for `/health`, or `{error}`.
+pub fn describe(env: &Env) -> serde_json::Value {
+    let dims = crate::embed::embedder_config(env).map(|c| c.dims()).ok();
+    match index_kind(env) {
+        Ok(kind) => serde_json::json!({
+            "kind": kind.as_str(),
+            "dims": dims,
+            "binding": match kind { IndexKind::Vectorize => VECTORIZE_BINDING, IndexKind::LocalD1 => crate::embed::DB_BINDING },
+        }),
+        Err(e) => serde_json::json!({ "error": e }),
+    }
+}
+
+/// A BLOB parameter for D1 (an `ArrayBuffer`; D1 stores it as a blob).
+pub(crate) fn blob(bytes: &[u8]) -> JsValue {
+    js_sys::Uint8Array::from(bytes).buffer().into()
+}
+
+/// Now as ISO-8601 UTC (D1 timestamps).
+pub(crate) fn now_iso() -> String {
+    js_sys::Date::new_0().to_iso_string().into()
+}
+
+/// Another handle on the same D1 database (`D1Database` is not `Clone` in workers-rs 0.8).
+pub(crate) fn clone_db(db: &worker::D1Database) -> worker::D1Database {
+    use wasm_bindgen::JsCast;
+    let value: &JsValue = db.as_ref();
+    value.clone().unchecked_into()
+}

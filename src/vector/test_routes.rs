@@ -1,0 +1,269 @@
+//! Test-only routes for the vector index and embedder, served only when the worker runs with
+//! `EDGERAG_TEST_ROUTES=1` (the e2e harness and the benchmarks set it; production never does):
+//!
+//! | route | body | does |
+//! | --- | --- | --- |
+//! | `POST /__test/vectors/suite` | `{prefix?}` | runs the shared VectorIndex suite on the local D1 index |
+//! | `POST /__test/vectors/load` | `{namespace, count, dims, seed?, start?}` | upserts `count` deterministic random unit vectors |
+//! | `POST /__test/vectors/query` | `{namespace, dims, queries, topK?, seed?, filter?}` | runs queries, returns per-query ms |
+//! | `POST /__test/vectors/clear` | `{namespace}` | deletes a namespace's local vectors |
+//! | `POST /__test/vectors/nearest` | `{namespace, text, topK?, filter?}` | embeds `text` with the configured embedder and queries |
+//! | `POST /__test/embed` | `{texts}` | embeds through the D1 cache, returns vectors and cache stats |
+use edgerag_core::vector::testing::run_suite;
+use edgerag_core::vector::{VectorFilter, VectorIndex, VectorMetadata, VectorQuery, VectorRecord};
+use serde::Deserialize;
+use worker::{Env, Request, Response};
+
+use super::LocalD1Index;
+
+/// Whether test routes are on (`EDGERAG_TEST_ROUTES=1`).
+pub fn enabled(env: &Env) -> bool {
+    crate::embed::env_string(env, "EDGERAG_TEST_ROUTES")
+        .is_some_and(|v| v.trim() == "1" || v.trim() == "true")
+}
+
+/// Handles a test route; `None` when the path is not one of ours or test routes are off.
+pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Response>> {
+    let path = req.path();
+    if !path.starts_with("/__test/") || !enabled(env) {
+        return None;
+    }
+    let body: serde_json::Value = match req.text().await {
+        Ok(t) if t.trim().is_empty() => serde_json::json!({}),
+        Ok(t) => match serde_json::from_str(&t) {
+            Ok(v) => v,
+            Err(e) => return Some(error(400, "INVALID_JSON", &e.to_string())),
+        },
+        Err(e) => return Some(error(400, "INVALID_REQUEST", &e.to_string())),
+    };
+    let result = match path.as_str() {
+        "/__test/vectors/suite" => suite(env, body).await,
+        "/__test/vectors/load" => load(env, body).await,
+        "/__test/vectors/query" => query(env, body).await,
+        "/__test/vectors/clear" => clear(env, body).await,
+        "/__test/vectors/nearest" => nearest(env, body).await,
+        "/__test/embed" => embed(env, body).await,
+        _ => return None,
+    };
+    Some(match result {
+        Ok(v) => Response::from_json(&v),
+        Err((status, code, message)) => error(status, code, &message),
+    })
+}
+
+type RouteResult = Result<serde_json::Value, (u16, &'static str, String)>;
+
+fn error(status: u16, code: &str, message: &str) -> worker::Result<Response> {
+    Response::from_json(&serde_json::json!({"error": {"code": code, "message": message}}))
+        .map(|r| r.with_status(status))
+}
+
+fn bad(e: impl std::fmt::Display) -> (u16, &'static str, String) {
+    (400, "INVALID_REQUEST", e.to_string())
+}
+
+fn failed(code: &'static str, e: impl std::fmt::Display) -> (u16, &'static str, String) {
+    (500, code, e.to_string())
+}
+
+fn db(env: &Env) -> Result<worker::D1Database, (u16, &'static str, String)> {
+    env.d1(crate::embed::DB_BINDING).map_err(|e| failed("NO_DB", e))
+}
+
+/// Bytes of wasm linear memory: it only grows, so this is the peak heap of this isolate so far.
+fn wasm_memory_bytes() -> Option<u64> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        Some(core::arch::wasm32::memory_size(0) as u64 * 65536)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        None
+    }
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+async fn suite(env: &Env, body: serde_json::Value) -> RouteResult {
+    let prefix = body.get("prefix").and_then(|p| p.as_str()).unwrap_or("suite").to_string();
+    let db = db(env)?;
+    let started = now_ms();
+    let report = run_suite(|dims| LocalD1Index::new(super::clone_db(&db), dims), &prefix).await;
+    let mut v = serde_json::to_value(&report).map_err(|e| failed("INTERNAL", e))?;
+    v["ms"] = serde_json::json!(now_ms() - started);
+    Ok(v)
+}
+
+/// xorshift64*: deterministic vectors for loads and queries.
+struct Rng(u64);
+impl Rng {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        ((x >> 11) as f64 / (1u64 << 53) as f64) as f32 * 2.0 - 1.0
+    }
+    fn unit(&mut self, dims: usize) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..dims).map(|_| self.next_f32()).collect();
+        let n = edgerag_core::vector::topk::norm(&v);
+        if n > 0.0 {
+            v.iter_mut().for_each(|x| *x /= n);
+        }
+        v
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoadBody {
+    namespace: String,
+    count: usize,
+    dims: usize,
+    #[serde(default = "one")]
+    seed: u64,
+    #[serde(default)]
+    start: usize,
+}
+
+fn one() -> u64 {
+    1
+}
+
+const LANGS: [&str; 5] = ["rust", "python", "typescript", "go", "markdown"];
+
+async fn load(env: &Env, body: serde_json::Value) -> RouteResult {
+    let b: LoadBody = serde_json::from_value(body).map_err(bad)?;
+    if b.count > 5_000 || b.dims == 0 || b.dims > edgerag_core::vector::MAX_DIMS {
+        return Err(bad("count ≤ 5000 per call, dims in 1..=1536"));
+    }
+    let index = LocalD1Index::new(db(env)?, b.dims);
+    let mut rng = Rng(b.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(b.start as u64) | 1);
+    let records: Vec<VectorRecord> = (b.start..b.start + b.count)
+        .map(|i| VectorRecord {
+            id: format!("vec-{i:08}"),
+            values: rng.unit(b.dims),
+            metadata: VectorMetadata {
+                path: format!("dir{}/file{}.txt", i % 20, i),
+                language: LANGS[i % LANGS.len()].to_string(),
+                chunk_type: "text".into(),
+                symbol: None,
+                start_line: 1,
+                end_line: 10,
+                chunk_hash: format!("{i:064x}"),
+                tags: if i % 10 == 0 { vec!["ten".into()] } else { vec![] },
+            },
+        })
+        .collect();
+    let started = now_ms();
+    index.upsert(&b.namespace, &records).await.map_err(|e| failed(e.code(), e))?;
+    Ok(
+        serde_json::json!({"inserted": records.len(), "ms": now_ms() - started, "wasmMemoryBytes": wasm_memory_bytes()}),
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct QueryBody {
+    namespace: String,
+    dims: usize,
+    #[serde(default = "one_usize")]
+    queries: usize,
+    #[serde(default = "ten")]
+    top_k: usize,
+    #[serde(default = "one")]
+    seed: u64,
+    #[serde(default)]
+    filter: VectorFilter,
+}
+
+fn one_usize() -> usize {
+    1
+}
+fn ten() -> usize {
+    10
+}
+
+async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
+    let b: QueryBody = serde_json::from_value(body).map_err(bad)?;
+    if b.queries == 0 || b.queries > 200 {
+        return Err(bad("queries must be in 1..=200"));
+    }
+    let index = LocalD1Index::new(db(env)?, b.dims);
+    let mut rng = Rng(b.seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let memory_before = wasm_memory_bytes();
+    let mut ms = Vec::with_capacity(b.queries);
+    let mut last = Vec::new();
+    for _ in 0..b.queries {
+        let q = VectorQuery { vector: rng.unit(b.dims), top_k: b.top_k, filter: b.filter.clone() };
+        let started = now_ms();
+        last = index.query(&b.namespace, &q).await.map_err(|e| failed(e.code(), e))?;
+        ms.push(now_ms() - started);
+    }
+    Ok(serde_json::json!({
+        "ms": ms,
+        "lastMatches": last.iter().map(|m| serde_json::json!({"id": m.id, "score": m.score})).collect::<Vec<_>>(),
+        "wasmMemoryBytesBefore": memory_before,
+        "wasmMemoryBytes": wasm_memory_bytes(),
+    }))
+}
+
+async fn clear(env: &Env, body: serde_json::Value) -> RouteResult {
+    let namespace =
+        body.get("namespace").and_then(|n| n.as_str()).ok_or_else(|| bad("namespace is required"))?;
+    let db = db(env)?;
+    let result = db
+        .prepare("DELETE FROM local_vectors WHERE namespace = ?1")
+        .bind(&[namespace.into()])
+        .map_err(|e| failed("D1", e))?
+        .run()
+        .await
+        .map_err(|e| failed("D1", e))?;
+    let changes = result.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0);
+    Ok(serde_json::json!({"deleted": changes}))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NearestBody {
+    namespace: String,
+    text: String,
+    #[serde(default = "ten")]
+    top_k: usize,
+    #[serde(default)]
+    filter: VectorFilter,
+}
+
+async fn nearest(env: &Env, body: serde_json::Value) -> RouteResult {
+    let b: NearestBody = serde_json::from_value(body).map_err(bad)?;
+    let embedder = crate::embed::cached_embedder_from_env(env).map_err(|e| failed(e.code(), e))?;
+    let vectors = edgerag_core::embed::Embedder::embed(&embedder, std::slice::from_ref(&b.text))
+        .await
+        .map_err(|e| failed(e.code(), e))?;
+    let vector = vectors.into_iter().next().ok_or_else(|| failed("EMBED", "no vector"))?;
+    let index = super::vector_index_from_env(env).map_err(|e| failed(e.code(), e))?;
+    let matches = index
+        .query(&b.namespace, &VectorQuery { vector, top_k: b.top_k, filter: b.filter })
+        .await
+        .map_err(|e| failed(e.code(), e))?;
+    Ok(serde_json::json!({ "matches": matches, "index": index.kind() }))
+}
+
+async fn embed(env: &Env, body: serde_json::Value) -> RouteResult {
+    let texts: Vec<String> = body
+        .get("texts")
+        .cloned()
+        .map(serde_json::from_value)
+        .transpose()
+        .map_err(bad)?
+        .ok_or_else(|| bad("texts is required"))?;
+    let embedder = crate::embed::embedder_from_env(env).map_err(|e| failed(e.code(), e))?;
+    let cache = crate::embed::embedding_cache_from_env(env).map_err(|e| failed(e.code(), e))?;
+    let info = edgerag_core::embed::Embedder::info(&embedder);
+    match edgerag_core::embed::embed_cached(&embedder, &cache, &texts).await {
+        Ok((vectors, stats)) => Ok(serde_json::json!({"vectors": vectors, "stats": stats, "embedder": info})),
+        Err(e) => Err((502, e.code(), e.to_string())),
+    }
+}
