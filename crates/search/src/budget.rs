@@ -1,0 +1,48 @@
+//! Context-window budget: keep matches in order while their tokens fit `maxContextTokens`;
+//! the first match is always kept, even alone over the budget.
+use crate::candidate::Candidate;
+
+/// Trim to the budget. Returns the kept matches and how many were dropped.
+pub fn apply(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidate>, usize) {
+    let total = candidates.len();
+    let mut used: u64 = 0;
+    let mut kept = Vec::with_capacity(total);
+    for c in candidates {
+        let t = u64::from(c.tokens());
+        if !kept.is_empty() && used + t > u64::from(max_tokens) {
+            break;
+        }
+        used += t;
+        kept.push(c);
+    }
+    let dropped = total - kept.len();
+    (kept, dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::candidate;
+    use edgerag_core::ChunkType;
+
+    fn sized(tokens: usize) -> Candidate {
+        candidate("a.rs", ChunkType::CodeBlock, &"x".repeat(tokens * 4), 1.0)
+    }
+
+    #[test]
+    fn trims_at_the_budget_and_keeps_at_least_one() {
+        let (kept, dropped) = apply(vec![sized(100), sized(100), sized(100)], 256);
+        assert_eq!((kept.len(), dropped), (2, 1));
+        let (kept, dropped) = apply(vec![sized(5000), sized(10)], 256);
+        assert_eq!((kept.len(), dropped), (1, 1));
+        let (kept, dropped) = apply(Vec::new(), 256);
+        assert_eq!((kept.len(), dropped), (0, 0));
+    }
+
+    #[test]
+    fn stops_at_the_first_match_that_does_not_fit() {
+        // Order is relevance: a smaller later match never jumps over a dropped better one.
+        let (kept, _) = apply(vec![sized(200), sized(100), sized(10)], 256);
+        assert_eq!(kept.len(), 1);
+    }
+}

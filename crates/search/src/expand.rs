@@ -1,0 +1,217 @@
+//! Deterministic query analysis and expansion (no LLM needed, always available):
+//! identifier splitting (`getUserData` → `get user data`), identifier synthesis from words
+//! (`parse config file` → `parseConfigFile parse_config_file`), path / extension hints, the
+//! languages a query names, and whether it asks about tests.
+use edgerag_core::text::split_identifier;
+use edgerag_core::Language;
+use serde::Serialize;
+
+use crate::query::{is_stopword, tokenize};
+
+/// What the query itself tells the post-processing modules.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryAnalysis {
+    /// Languages named in the query (`in python`, `.rs`, `TypeScript`) plus the language filter.
+    pub languages: Vec<Language>,
+    /// Path fragments named in the query (`src/auth`, `session.ts`).
+    pub path_hints: Vec<String>,
+    /// The query is about tests (`test`, `spec`, `unit test`): test files are not penalized.
+    pub wants_tests: bool,
+}
+
+/// Analyse a query (languages from `filter_languages` are included).
+pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
+    let mut languages: Vec<Language> = filter_languages.to_vec();
+    let mut path_hints = Vec::new();
+    let mut wants_tests = false;
+    for raw in query.split_whitespace() {
+        let token = raw.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')' | '?' | '!'));
+        let token = token.trim_end_matches('.');
+        if token.is_empty() {
+            continue;
+        }
+        let lower = token.to_lowercase();
+        if matches!(lower.as_str(), "test" | "tests" | "testing" | "spec" | "specs" | "unittest" | "pytest") {
+            wants_tests = true;
+        }
+        // A path or a file name with a known extension.
+        let looks_like_file = lower.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) && Language::detect(&lower) != Language::Text
+                || (stem.is_empty() && Language::from_name(ext).is_some())
+        });
+        if token.contains('/') || looks_like_file {
+            if let Some(ext) = lower.rsplit_once('.').map(|(_, e)| e) {
+                let lang = Language::detect(&format!("x.{ext}"));
+                if lang != Language::Text && !languages.contains(&lang) {
+                    languages.push(lang);
+                }
+            }
+            let hint = token.trim_start_matches("./").trim_start_matches('*').trim_start_matches('/');
+            if hint.len() > 1 && !hint.starts_with('.') && !path_hints.contains(&hint.to_string()) {
+                path_hints.push(hint.to_string());
+            }
+            continue;
+        }
+        if let Some(lang) = language_word(&lower) {
+            if !languages.contains(&lang) {
+                languages.push(lang);
+            }
+        }
+    }
+    QueryAnalysis { languages, path_hints, wants_tests }
+}
+
+/// A word that names a language. Ambiguous English words (`go`, `c`, `rust` is fine) need a
+/// less ambiguous spelling (`golang`).
+fn language_word(lower: &str) -> Option<Language> {
+    match lower {
+        "python" | "py" => Some(Language::Python),
+        "rust" => Some(Language::Rust),
+        "typescript" | "ts" => Some(Language::Typescript),
+        "tsx" => Some(Language::Tsx),
+        "javascript" | "js" | "node" | "nodejs" => Some(Language::Javascript),
+        "golang" => Some(Language::Go),
+        "java" => Some(Language::Java),
+        "kotlin" => Some(Language::Kotlin),
+        "c++" | "cpp" => Some(Language::Cpp),
+        "c#" | "csharp" => Some(Language::Csharp),
+        "ruby" => Some(Language::Ruby),
+        "php" => Some(Language::Php),
+        "swift" => Some(Language::Swift),
+        "scala" => Some(Language::Scala),
+        "markdown" | "readme" | "docs" | "documentation" => Some(Language::Markdown),
+        "sql" => Some(Language::Sql),
+        "bash" | "shell" => Some(Language::Shell),
+        _ => None,
+    }
+}
+
+/// The query with compound identifiers split: `where is getUserData` →
+/// `where is get user data`. `None` when nothing was split.
+pub fn split_identifiers_form(query: &str) -> Option<String> {
+    let mut changed = false;
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(|w| {
+            let parts = split_identifier(w);
+            if parts.len() > 1 && w.chars().any(|c| c.is_alphabetic()) {
+                changed = true;
+                parts.join(" ")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    changed.then(|| words.join(" "))
+}
+
+/// Content words (no function words), lowercase, in order.
+pub fn content_words(query: &str) -> Vec<String> {
+    tokenize(query).filter(|t| t.chars().count() > 1 && !is_stopword(t)).collect()
+}
+
+/// Code spellings of adjacent content words: `parse config file` →
+/// `parseConfig configFile parseConfigFile parse_config config_file parse_config_file`.
+/// `None` when the query has fewer than two content words.
+pub fn identifier_forms(query: &str) -> Option<String> {
+    let words = content_words(query);
+    if words.len() < 2 {
+        return None;
+    }
+    let mut forms: Vec<String> = Vec::new();
+    for n in [2usize, 3] {
+        for window in words.windows(n).take(6) {
+            if window.iter().any(|w| w.chars().all(|c| c.is_ascii_digit())) {
+                continue;
+            }
+            let camel: String = window
+                .iter()
+                .enumerate()
+                .map(|(i, w)| if i == 0 { w.clone() } else { capitalize(w) })
+                .collect();
+            let snake = window.join("_");
+            for form in [camel, snake] {
+                if !forms.contains(&form) {
+                    forms.push(form);
+                }
+            }
+        }
+    }
+    (!forms.is_empty()).then(|| forms.join(" "))
+}
+
+fn capitalize(w: &str) -> String {
+    let mut c = w.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Deterministic sub-queries for multi-query without an LLM, distinct from the query and from
+/// each other, at most `n - 1` of them: the identifier-split form, the keyword form with
+/// synthesized identifiers, and the content words alone.
+pub fn deterministic_subqueries(query: &str, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let words = content_words(query);
+    let mut candidates = Vec::new();
+    if let Some(split) = split_identifiers_form(query) {
+        candidates.push(split);
+    }
+    if let Some(forms) = identifier_forms(query) {
+        candidates.push(format!("{} {forms}", words.join(" ")));
+    }
+    if !words.is_empty() {
+        candidates.push(words.join(" "));
+    }
+    for c in candidates {
+        if out.len() + 1 >= n {
+            break;
+        }
+        if c != query && !out.contains(&c) && !c.trim().is_empty() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_languages_paths_and_tests() {
+        let a = analyse("how does src/auth/session.ts refresh tokens in TypeScript?", &[]);
+        assert_eq!(a.languages, [Language::Typescript]);
+        assert_eq!(a.path_hints, ["src/auth/session.ts"]);
+        assert!(!a.wants_tests);
+        let a = analyse("python tests for the *.rs parser", &[Language::Go]);
+        assert_eq!(a.languages, [Language::Go, Language::Python, Language::Rust]);
+        assert!(a.wants_tests);
+        assert_eq!(analyse("let's go to the store.", &[]).languages, []);
+        assert_eq!(analyse("e.g. this, i.e. that", &[]).path_hints, Vec::<String>::new());
+    }
+
+    #[test]
+    fn identifier_splitting_and_synthesis() {
+        assert_eq!(split_identifiers_form("where is getUserData used").as_deref(), Some("where is get user data used"));
+        assert_eq!(split_identifiers_form("plain words"), None);
+        assert_eq!(
+            identifier_forms("how to parse the config file").as_deref(),
+            Some("parseConfig parse_config configFile config_file parseConfigFile parse_config_file")
+        );
+        assert_eq!(identifier_forms("retry"), None);
+    }
+
+    #[test]
+    fn subqueries_are_distinct_and_bounded() {
+        let q = "how does getUserData cache results";
+        let subs = deterministic_subqueries(q, 3);
+        assert_eq!(subs.len(), 2);
+        assert_eq!(subs[0], "how does get user data cache results");
+        assert!(subs[1].starts_with("getuserdata cache results"), "{subs:?}");
+        assert!(deterministic_subqueries(q, 1).is_empty());
+        assert!(deterministic_subqueries("retry", 3).is_empty());
+    }
+}

@@ -1,0 +1,252 @@
+//! In-memory implementations of the stores: [`MemoryStore`] (a [`KeywordIndex`] with the exact
+//! BM25 formula of SQLite FTS5, and a [`ChunkStore`]) and [`MemoryCatalog`]. They back native
+//! tests, the CLI's offline mode and the retrieval benchmark; the D1 implementations in the
+//! worker run the same queries in SQL.
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+use edgerag_core::text::fts_document;
+use edgerag_core::Chunk;
+
+use crate::error::PortError;
+use crate::ports::{
+    ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo, NeighborRange,
+    ScoredKey, SymbolFamily,
+};
+use crate::query::{tokenize, BM25_B, BM25_K1, BM25_WEIGHTS};
+
+#[derive(Debug)]
+struct Doc {
+    record: ChunkRecord,
+    /// Tokens in all columns together (FTS5's `xColumnSize(-1)`).
+    len: u32,
+    live: bool,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    docs: Vec<Doc>,
+    by_key: HashMap<ChunkKey, usize>,
+    /// term → (doc, per-column term frequency).
+    postings: BTreeMap<String, Vec<(usize, [u32; 3])>>,
+    live_docs: usize,
+    total_tokens: u64,
+}
+
+/// Chunks in memory with an FTS5-equivalent BM25 index over
+/// `(fts_document(chunk), path, symbol_name)`.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    inner: RefCell<Inner>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Insert or replace chunks of a namespace (by chunk id).
+    pub fn upsert(&self, namespace: &str, chunks: impl IntoIterator<Item = Chunk>, tags: &[String]) {
+        for chunk in chunks {
+            self.upsert_record(ChunkRecord { namespace: namespace.to_string(), chunk, tags: tags.to_vec() });
+        }
+    }
+
+    pub fn upsert_record(&self, record: ChunkRecord) {
+        let key = ChunkKey::new(&record.namespace, &record.chunk.id);
+        self.remove(&key);
+        let mut inner = self.inner.borrow_mut();
+        let doc_id = inner.docs.len();
+        let columns = [
+            fts_document(&record.chunk),
+            record.chunk.path.clone(),
+            record.chunk.metadata.symbol_name.clone().unwrap_or_default(),
+        ];
+        let mut freqs: HashMap<String, [u32; 3]> = HashMap::new();
+        let mut len = 0;
+        for (col, text) in columns.iter().enumerate() {
+            for token in tokenize(text) {
+                freqs.entry(token).or_default()[col] += 1;
+                len += 1;
+            }
+        }
+        for (term, tf) in freqs {
+            inner.postings.entry(term).or_default().push((doc_id, tf));
+        }
+        inner.docs.push(Doc { record, len, live: true });
+        inner.by_key.insert(key, doc_id);
+        inner.live_docs += 1;
+        inner.total_tokens += u64::from(len);
+    }
+
+    /// Remove one chunk (postings are dropped lazily: dead docs are skipped).
+    pub fn remove(&self, key: &ChunkKey) -> bool {
+        let mut inner = self.inner.borrow_mut();
+        let Some(doc_id) = inner.by_key.remove(key) else { return false };
+        let len = inner.docs[doc_id].len;
+        inner.docs[doc_id].live = false;
+        inner.live_docs -= 1;
+        inner.total_tokens -= u64::from(len);
+        true
+    }
+
+    /// Every live chunk of a namespace.
+    pub fn records(&self, namespace: &str) -> Vec<ChunkRecord> {
+        let inner = self.inner.borrow();
+        inner.docs.iter().filter(|d| d.live && d.record.namespace == namespace).map(|d| d.record.clone()).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner.borrow().live_docs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl KeywordIndex for MemoryStore {
+    async fn search(&self, query: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+        let inner = self.inner.borrow();
+        if query.terms.is_empty() || inner.live_docs == 0 || query.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let n_rows = inner.live_docs as f64;
+        let avgdl = inner.total_tokens as f64 / n_rows;
+        let mut scores: HashMap<usize, f64> = HashMap::new();
+        for term in &query.terms {
+            // Per phrase: weighted frequency in each doc (all matching tokens for a prefix).
+            let mut freq: HashMap<usize, f64> = HashMap::new();
+            let mut add = |postings: &Vec<(usize, [u32; 3])>| {
+                for (doc, tf) in postings {
+                    if inner.docs[*doc].live {
+                        let f: f64 = tf.iter().zip(BM25_WEIGHTS).map(|(t, w)| f64::from(*t) * w).sum();
+                        *freq.entry(*doc).or_default() += f;
+                    }
+                }
+            };
+            if term.prefix {
+                for (_, postings) in inner.postings.range(term.text.clone()..).take_while(|(k, _)| k.starts_with(&term.text)) {
+                    add(postings);
+                }
+            } else if let Some(postings) = inner.postings.get(&term.text) {
+                add(postings);
+            }
+            let hits = freq.len() as f64;
+            if hits == 0.0 {
+                continue;
+            }
+            let mut idf = ((n_rows - hits + 0.5) / (hits + 0.5)).ln();
+            if idf <= 0.0 {
+                idf = 1e-6;
+            }
+            for (doc, f) in freq {
+                let d = f64::from(inner.docs[doc].len);
+                let s = idf * (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * d / avgdl));
+                *scores.entry(doc).or_default() += s;
+            }
+        }
+        let matcher = query.filters.matcher();
+        let mut hits: Vec<ScoredKey> = scores
+            .into_iter()
+            .filter_map(|(doc, score)| {
+                let r = &inner.docs[doc].record;
+                (query.namespaces.contains(&r.namespace) && matcher.matches(&r.chunk.path, r.chunk.language, &r.tags))
+                    .then(|| ScoredKey { key: ChunkKey::new(&r.namespace, &r.chunk.id), score: score as f32 })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        hits.truncate(query.limit);
+        Ok(hits)
+    }
+}
+
+fn sorted(mut records: Vec<ChunkRecord>) -> Vec<ChunkRecord> {
+    records.sort_by(|a, b| {
+        (a.namespace.as_str(), a.chunk.path.as_str(), a.chunk.chunk_index).cmp(&(
+            b.namespace.as_str(),
+            b.chunk.path.as_str(),
+            b.chunk.chunk_index,
+        ))
+    });
+    records
+}
+
+#[async_trait::async_trait(?Send)]
+impl ChunkStore for MemoryStore {
+    async fn get(&self, keys: &[ChunkKey]) -> Result<Vec<ChunkRecord>, PortError> {
+        let inner = self.inner.borrow();
+        Ok(keys.iter().filter_map(|k| inner.by_key.get(k).map(|&d| inner.docs[d].record.clone())).collect())
+    }
+
+    async fn neighbors(&self, ranges: &[NeighborRange]) -> Result<Vec<ChunkRecord>, PortError> {
+        let inner = self.inner.borrow();
+        let found = inner
+            .docs
+            .iter()
+            .filter(|d| d.live)
+            .filter(|d| {
+                ranges.iter().any(|r| {
+                    d.record.namespace == r.namespace
+                        && d.record.chunk.path == r.path
+                        && (r.from_index..=r.to_index).contains(&d.record.chunk.chunk_index)
+                })
+            })
+            .map(|d| d.record.clone())
+            .collect();
+        Ok(sorted(found))
+    }
+
+    async fn families(&self, families: &[SymbolFamily], limit: usize) -> Result<Vec<ChunkRecord>, PortError> {
+        let inner = self.inner.borrow();
+        let mut out = Vec::new();
+        for f in families {
+            let members: Vec<ChunkRecord> = sorted(
+                inner
+                    .docs
+                    .iter()
+                    .filter(|d| d.live && d.record.namespace == f.namespace && d.record.chunk.path == f.path)
+                    .filter(|d| {
+                        let m = &d.record.chunk.metadata;
+                        m.parent_symbol.as_deref() == Some(f.symbol.as_str())
+                            || m.symbol_name.as_deref() == Some(f.symbol.as_str())
+                    })
+                    .map(|d| d.record.clone())
+                    .collect(),
+            );
+            out.extend(members.into_iter().take(limit));
+        }
+        Ok(sorted(out))
+    }
+}
+
+/// A fixed list of namespaces.
+#[derive(Debug, Default)]
+pub struct MemoryCatalog {
+    pub namespaces: RefCell<Vec<NamespaceInfo>>,
+}
+
+impl MemoryCatalog {
+    pub fn new(namespaces: Vec<NamespaceInfo>) -> Self {
+        MemoryCatalog { namespaces: RefCell::new(namespaces) }
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl NamespaceCatalog for MemoryCatalog {
+    async fn list(&self) -> Result<Vec<NamespaceInfo>, PortError> {
+        Ok(self.namespaces.borrow().clone())
+    }
+}
+
+/// Run a future whose ports never wait on I/O (the in-memory ones) to completion.
+pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}

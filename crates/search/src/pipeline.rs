@@ -1,0 +1,603 @@
+//! The search service: runs the modules in order over the ports and builds the v4 response.
+//!
+//! sanitizer → scope (owner/name autofill) → profile → guard → query transformers → analysis and
+//! deterministic expansions → sub-queries → hybrid retrieval per sub-query (vector + BM25,
+//! weighted RRF, minScore) → multi-query merge → code-aware rerank → heuristic rerank →
+//! cross-encoder → parent/child → topK → neighbour expansion → context budget → response.
+//!
+//! [`SearchPipeline::execute`] is the core (a query + a resolved plan → ranked candidates); the
+//! benchmark drives it directly with plan variants. [`SearchPipeline::run`] adds the contract
+//! around it.
+use std::collections::HashMap;
+
+use edgerag_core::embed::Embedder;
+use edgerag_core::vector::{VectorFilter, VectorIndex, VectorQuery};
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+
+use crate::candidate::{Candidate, RetrievalTrace};
+use crate::error::{PortError, SearchError};
+use crate::expand::{analyse, deterministic_subqueries, QueryAnalysis};
+use crate::filters::SearchFilters;
+use crate::fusion::{fuse, FusionParams};
+use crate::guard::{resolve, ResolvedPlan};
+use crate::ports::{
+    ChunkKey, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery, NamespaceCatalog,
+    Reranker, ScoredKey,
+};
+use crate::profile::{NeighborStrategy, ProfileRegistry};
+use crate::query::{fts5_expression, keyword_terms, TermOptions};
+use crate::request::{SearchMode, Turn};
+use crate::response::{
+    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug, SearchResponse,
+    TemplateValues,
+};
+use crate::sanitize::{resolve_scope, sanitize};
+use crate::{budget, multi_query, neighbors, parent_child, rerank, transform};
+
+/// Largest topK a vector index accepts (Vectorize's limit).
+const VECTOR_TOP_K_LIMIT: usize = 100;
+
+/// Everything the pipeline reads through. Optional ports switch their modules off.
+#[derive(Clone, Copy)]
+pub struct SearchServices<'a> {
+    pub keyword: &'a dyn KeywordIndex,
+    pub chunks: &'a dyn ChunkStore,
+    pub catalog: &'a dyn NamespaceCatalog,
+    pub embedder: Option<&'a dyn Embedder>,
+    pub vectors: Option<&'a dyn VectorIndex>,
+    pub generator: Option<&'a dyn Generator>,
+    pub reranker: Option<&'a dyn Reranker>,
+    pub clock: &'a dyn Clock,
+    pub events: &'a dyn EventSink,
+}
+
+/// Input of [`SearchPipeline::execute`].
+#[derive(Debug, Clone)]
+pub struct ExecuteInput<'a> {
+    pub query: &'a str,
+    pub conversation: &'a [Turn],
+    pub namespaces: Vec<String>,
+    pub filters: &'a SearchFilters,
+    pub plan: &'a ResolvedPlan,
+}
+
+/// Output of [`SearchPipeline::execute`]: final candidates plus how they were made.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub candidates: Vec<Candidate>,
+    /// Candidates retrieval produced before post-processing (0 ⇒ `noResults`).
+    pub retrieved: usize,
+    pub sub_queries: Vec<String>,
+    pub keyword_query: Option<String>,
+    pub applied_modules: Vec<String>,
+    pub warnings: Vec<String>,
+    pub rerank_applied: bool,
+    pub timings: Vec<ModuleTiming>,
+}
+
+pub struct SearchPipeline<'a> {
+    pub services: SearchServices<'a>,
+    pub profiles: &'a ProfileRegistry,
+    /// Problems found in the profile configuration, repeated in every response.
+    pub config_warnings: &'a [String],
+}
+
+struct Timer<'c> {
+    clock: &'c dyn Clock,
+    last: f64,
+    start: f64,
+    timings: Vec<ModuleTiming>,
+}
+
+impl<'c> Timer<'c> {
+    fn new(clock: &'c dyn Clock) -> Self {
+        let now = clock.now_ms();
+        Timer { clock, last: now, start: now, timings: Vec::new() }
+    }
+
+    /// Close the current module's interval.
+    fn lap(&mut self, module: &str) {
+        let now = self.clock.now_ms();
+        self.timings.push(ModuleTiming { module: module.to_string(), ms: round_ms(now - self.last) });
+        self.last = now;
+    }
+
+    fn total(&self) -> f64 {
+        round_ms(self.clock.now_ms() - self.start)
+    }
+}
+
+fn round_ms(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+/// One sub-query's retrieval result.
+struct Retrieved {
+    fused: Vec<crate::fusion::Fused>,
+    vector_error: Option<String>,
+    keyword_error: Option<String>,
+    vector_ran: bool,
+    keyword_ran: bool,
+    vector_ms: f64,
+    keyword_ms: f64,
+}
+
+impl<'a> SearchPipeline<'a> {
+    /// The full tool: raw JSON body in, v4 response out.
+    pub async fn run(&self, mode: SearchMode, body: &Value) -> Result<SearchResponse, SearchError> {
+        let s = &self.services;
+        let mut timer = Timer::new(s.clock);
+        let mut request = sanitize(mode, body, self.profiles)?;
+        timer.lap("input.sanitizer");
+        let catalog = s.catalog.list().await.map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
+        let scope = resolve_scope(&mut request, &catalog)?;
+        timer.lap("input.scope");
+
+        let mut warnings: Vec<String> = self.config_warnings.to_vec();
+        warnings.append(&mut request.warnings);
+        let profile = self
+            .profiles
+            .get(&request.profile)
+            .ok_or_else(|| SearchError::invalid(format!("profile `{}` does not exist", request.profile)))?;
+        let (plan, events) = resolve(&request.profile, profile);
+        for e in &events {
+            s.events.event("rag_parameter_guard", json!({"profile": e.profile, "field": e.field, "requested": e.requested, "applied": e.applied}));
+            warnings.push(e.warning());
+        }
+        let mut applied_modules = vec![format!("profile:{}", plan.profile)];
+        if !events.is_empty() {
+            applied_modules.push("guard.clamp".into());
+        }
+        timer.lap("guard");
+
+        let generation = &plan.settings.generation;
+        let allow_empty = request.allow_empty_context.unwrap_or(generation.allow_empty_context);
+        let template = request.instructions_template.clone().unwrap_or_else(|| generation.instructions_template.clone());
+
+        let mut outcome = Outcome::default();
+        let no_results_reason;
+        if scope.namespaces.is_empty() {
+            no_results_reason = Some(NoResultsReason::IndexNotReady);
+            if !allow_empty && !(mode == SearchMode::SimpleGlobal) {
+                return Err(SearchError::IndexNotReady {
+                    message: format!("repository {}/{} has no READY index yet", scope.repo_owner, scope.repo_name),
+                });
+            }
+            if mode == SearchMode::SimpleGlobal {
+                warnings.push("no repository has been indexed yet; nothing was searched".into());
+            }
+        } else {
+            let namespaces = scope.namespaces.iter().map(|n| n.id()).collect();
+            let input = ExecuteInput {
+                query: &request.raw_query,
+                conversation: &request.conversation,
+                namespaces,
+                filters: &request.filters,
+                plan: &plan,
+            };
+            outcome = self.execute(input).await?;
+            no_results_reason = outcome.candidates.is_empty().then_some(NoResultsReason::ContextNotFound);
+            if outcome.candidates.is_empty() && !allow_empty {
+                return Err(SearchError::ContextNotFound { profile: plan.profile.clone() });
+            }
+        }
+        applied_modules.append(&mut outcome.applied_modules);
+        warnings.append(&mut outcome.warnings);
+        timer.timings.append(&mut outcome.timings);
+        timer.last = s.clock.now_ms();
+
+        let matches: Vec<_> = outcome.candidates.iter().map(|c| to_match(c, &outcome.sub_queries)).collect();
+        let prompt = augmented_prompt(&request.raw_query, &matches, generation.max_snippet_lines);
+        let instructions = render_instructions(
+            &template,
+            &TemplateValues {
+                raw_query: &request.raw_query,
+                repo_owner: &scope.repo_owner,
+                repo_name: &scope.repo_name,
+                locale: &generation.locale,
+                augmented_prompt: &prompt,
+            },
+            &mut Vec::new(), // template warnings were already reported by the sanitizer
+        );
+        timer.lap("response");
+        let context_missing = matches.is_empty();
+        let debug = request.debug.then(|| SearchDebug {
+            sub_queries: outcome.sub_queries.clone(),
+            keyword_query: outcome.keyword_query.clone(),
+            timings: timer.timings.clone(),
+            total_ms: timer.total(),
+            plan: serde_json::to_value(&plan).unwrap_or(Value::Null),
+        });
+        Ok(SearchResponse {
+            matches,
+            rerank_applied: outcome.rerank_applied,
+            augmented_prompt: prompt,
+            instructions,
+            context_missing,
+            no_results: outcome.retrieved == 0,
+            no_results_reason,
+            applied_modules,
+            warnings,
+            repo_owner: scope.repo_owner,
+            repo_name: scope.repo_name,
+            profile: plan.profile,
+            debug,
+        })
+    }
+
+    /// The retrieval and post-processing core.
+    pub async fn execute(&self, input: ExecuteInput<'_>) -> Result<Outcome, SearchError> {
+        let s = &self.services;
+        let settings = &input.plan.settings;
+        let mut out = Outcome::default();
+        let mut timer = Timer::new(s.clock);
+
+        // Pre-retrieval: LLM transformers, then the deterministic analysis.
+        let transformed = transform::transform(input.query, input.conversation, &settings.query_transformers, s.generator).await;
+        out.applied_modules.extend(transformed.applied.iter().cloned());
+        out.warnings.extend(transformed.warnings.iter().cloned());
+        let query = transformed.query;
+        timer.lap("query.transformers");
+
+        let analysis = analyse(&query, &input.filters.languages);
+        let term_options = TermOptions {
+            split_identifiers: settings.retrieval.keyword_identifier_split,
+            stem_prefixes: settings.retrieval.keyword_stemming,
+        };
+        if term_options.split_identifiers && crate::expand::split_identifiers_form(&query).is_some() {
+            out.applied_modules.push("query.identifier-split".into());
+        }
+        if !analysis.path_hints.is_empty() {
+            out.applied_modules.push("query.path-hints".into());
+        }
+
+        // Sub-queries.
+        let mut sub_queries = vec![query.clone()];
+        let wanted = input.plan.queries();
+        if wanted > 1 {
+            let extra = match s.generator {
+                Some(g) => {
+                    let (system, prompt) = multi_query::llm_prompt(&query, wanted - 1);
+                    match g.generate(&GenerateRequest { system, prompt, max_tokens: 300, temperature: 0.3 }).await {
+                        Ok(reply) => multi_query::parse_llm_reply(&reply, &query, wanted - 1),
+                        Err(e) => {
+                            out.warnings.push(format!("multi-query generation failed ({e}); deterministic expansions were used"));
+                            deterministic_subqueries(&query, wanted)
+                        }
+                    }
+                }
+                None => deterministic_subqueries(&query, wanted),
+            };
+            sub_queries.extend(extra);
+        }
+        out.keyword_query = fts5_expression(&keyword_terms(&query, term_options));
+        timer.lap("query.expansion");
+
+        // Query vectors, all sub-queries in one call.
+        let vector_ports = match (s.embedder, s.vectors) {
+            (Some(e), Some(v)) if settings.retrieval.vector_weight > 0.0 => Some((e, v)),
+            _ => None,
+        };
+        let mut query_vectors: Option<Vec<Vec<f32>>> = None;
+        if let Some((embedder, _)) = vector_ports {
+            match embedder.embed(&sub_queries).await {
+                Ok(v) if v.len() == sub_queries.len() => query_vectors = Some(v),
+                Ok(v) => out.warnings.push(format!(
+                    "vector retrieval skipped: the embedder returned {} vectors for {} queries",
+                    v.len(),
+                    sub_queries.len()
+                )),
+                Err(e) => out.warnings.push(format!("vector retrieval skipped: embedding the query failed ({e})")),
+            }
+        } else if settings.retrieval.vector_weight > 0.0 {
+            out.warnings.push("vector retrieval skipped: no embedder / vector index is configured".into());
+        }
+        timer.lap("retrieval.embed");
+
+        // Retrieval per sub-query, concurrently.
+        let fusion = FusionParams {
+            vector_weight: settings.retrieval.vector_weight,
+            keyword_weight: settings.retrieval.keyword_weight,
+            k: settings.retrieval.rrf_k,
+        };
+        let limit = input.plan.retriever_limit();
+        let retrievals = join_all(sub_queries.iter().enumerate().map(|(i, sq)| {
+            let vector = query_vectors.as_ref().and_then(|qv| qv.get(i)).zip(vector_ports.map(|(_, v)| v));
+            self.retrieve(sq, vector, &input, term_options, limit, fusion)
+        }))
+        .await;
+        let vector_ms = retrievals.iter().map(|r| r.vector_ms).fold(0.0, f64::max);
+        let keyword_ms = retrievals.iter().map(|r| r.keyword_ms).fold(0.0, f64::max);
+        timer.lap("retrieval.search");
+        timer.timings.push(ModuleTiming { module: "retrieval.vector".into(), ms: round_ms(vector_ms) });
+        timer.timings.push(ModuleTiming { module: "retrieval.bm25".into(), ms: round_ms(keyword_ms) });
+
+        let vector_ran = retrievals.iter().any(|r| r.vector_ran);
+        let keyword_ran = retrievals.iter().any(|r| r.keyword_ran);
+        let mut errors: Vec<String> = Vec::new();
+        for r in &retrievals {
+            for e in [&r.vector_error, &r.keyword_error].into_iter().flatten() {
+                if !errors.contains(e) {
+                    errors.push(e.clone());
+                }
+            }
+        }
+        if !vector_ran && !keyword_ran && !errors.is_empty() {
+            return Err(SearchError::BackendUnavailable { message: errors.join("; ") });
+        }
+        out.warnings.extend(errors);
+        if vector_ran {
+            out.applied_modules.push("retrieval.vector".into());
+        }
+        if keyword_ran {
+            out.applied_modules.push("retrieval.bm25".into());
+        }
+        if vector_ran && keyword_ran {
+            out.applied_modules.push("retrieval.hybrid-rrf".into());
+        }
+        if sub_queries.len() > 1 {
+            out.applied_modules.push("retrieval.multi-query".into());
+        }
+        if settings.retrieval.min_score > 0.0 {
+            out.applied_modules.push("retrieval.min-score".into());
+        }
+
+        // Chunk bodies for every fused hit, in one lookup.
+        let mut keys: Vec<ChunkKey> = Vec::new();
+        let mut seen_keys: HashMap<ChunkKey, ()> = HashMap::new();
+        for r in &retrievals {
+            for f in &r.fused {
+                if seen_keys.insert(f.key.clone(), ()).is_none() {
+                    keys.push(f.key.clone());
+                }
+            }
+        }
+        let records = if keys.is_empty() {
+            Vec::new()
+        } else {
+            s.chunks.get(&keys).await.map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?
+        };
+        let by_key: HashMap<ChunkKey, _> =
+            records.into_iter().map(|r| (ChunkKey::new(&r.namespace, &r.chunk.id), r)).collect();
+        let matcher = input.filters.matcher();
+        let lists: Vec<Vec<Candidate>> = retrievals
+            .into_iter()
+            .map(|r| {
+                r.fused
+                    .into_iter()
+                    .filter_map(|f| {
+                        let record = by_key.get(&f.key)?;
+                        // Exact filters again: the stores push down what they can.
+                        if !matcher.matches(&record.chunk.path, record.chunk.language, &record.tags) {
+                            return None;
+                        }
+                        let mut c = Candidate::new(record.clone(), f.score);
+                        c.trace = RetrievalTrace {
+                            vector_rank: f.vector_rank,
+                            vector_score: f.vector_score,
+                            keyword_rank: f.keyword_rank,
+                            keyword_score: f.keyword_score,
+                            fused_score: f.score,
+                        };
+                        Some(c)
+                    })
+                    .take(settings.retrieval.top_k_per_query as usize)
+                    .collect()
+            })
+            .collect();
+        timer.lap("retrieval.fetch");
+
+        let mut candidates = multi_query::merge(lists);
+        out.retrieved = candidates.len();
+        timer.lap("retrieval.merge");
+
+        self.post_process(&mut candidates, &query, &analysis, input.plan, &mut out, &mut timer).await;
+        out.sub_queries = sub_queries;
+        out.candidates = candidates;
+        out.timings = timer.timings;
+        Ok(out)
+    }
+
+    async fn retrieve(
+        &self,
+        sub_query: &str,
+        vector: Option<(&Vec<f32>, &dyn VectorIndex)>,
+        input: &ExecuteInput<'_>,
+        term_options: TermOptions,
+        limit: usize,
+        fusion: FusionParams,
+    ) -> Retrieved {
+        let s = &self.services;
+        let settings = &input.plan.settings.retrieval;
+        let vector_future = async {
+            let (values, index) = vector?;
+            let t0 = s.clock.now_ms();
+            let filter = VectorFilter {
+                languages: input.filters.languages.iter().map(|l| l.as_str().to_string()).collect(),
+                path_prefix: input.filters.path_prefix(),
+                tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
+            };
+            let query = VectorQuery { vector: values.clone(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
+            let results = join_all(input.namespaces.iter().map(|ns| index.query(ns, &query))).await;
+            let mut hits: Vec<ScoredKey> = Vec::new();
+            let mut error = None;
+            for (ns, r) in input.namespaces.iter().zip(results) {
+                match r {
+                    Ok(matches) => hits.extend(
+                        matches
+                            .into_iter()
+                            .filter(|m| m.score >= settings.min_vector_similarity)
+                            .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
+                    ),
+                    Err(e) => error = Some(format!("vector search failed in {ns} ({e}); keyword results only")),
+                }
+            }
+            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+            hits.truncate(limit);
+            Some((hits, error, s.clock.now_ms() - t0))
+        };
+        let keyword_future = async {
+            let terms = keyword_terms(sub_query, term_options);
+            if settings.keyword_weight <= 0.0 {
+                return None;
+            }
+            let t0 = s.clock.now_ms();
+            let query = KeywordQuery {
+                namespaces: input.namespaces.clone(),
+                terms,
+                filters: input.filters.clone(),
+                limit,
+            };
+            let r: Result<Vec<ScoredKey>, PortError> = s.keyword.search(&query).await;
+            Some((r, s.clock.now_ms() - t0))
+        };
+        let (v, k) = futures_util::future::join(vector_future, keyword_future).await;
+        let mut out = Retrieved {
+            fused: Vec::new(),
+            vector_error: None,
+            keyword_error: None,
+            vector_ran: false,
+            keyword_ran: false,
+            vector_ms: 0.0,
+            keyword_ms: 0.0,
+        };
+        let vector_hits = v.map(|(hits, error, ms)| {
+            out.vector_ms = ms;
+            out.vector_ran = error.is_none() || !hits.is_empty();
+            out.vector_error = error;
+            hits
+        });
+        let keyword_hits = k.and_then(|(r, ms)| {
+            out.keyword_ms = ms;
+            match r {
+                Ok(h) => {
+                    out.keyword_ran = true;
+                    Some(h)
+                }
+                Err(e) => {
+                    out.keyword_error = Some(format!("keyword search failed ({e}); vector results only"));
+                    None
+                }
+            }
+        });
+        let vector_hits = vector_hits.filter(|_| out.vector_ran);
+        out.fused = fuse(vector_hits.as_deref(), keyword_hits.as_deref(), fusion);
+        if settings.min_score > 0.0 {
+            out.fused.retain(|f| f.score >= settings.min_score);
+        }
+        out
+    }
+
+    async fn post_process(
+        &self,
+        candidates: &mut Vec<Candidate>,
+        query: &str,
+        analysis: &QueryAnalysis,
+        plan: &ResolvedPlan,
+        out: &mut Outcome,
+        timer: &mut Timer<'_>,
+    ) {
+        let s = &self.services;
+        let post = &plan.settings.post_processing;
+        if candidates.is_empty() {
+            return;
+        }
+        if post.code_aware.enabled {
+            out.rerank_applied |= rerank::code_aware(candidates, plan.code_aware_head(), &post.code_aware, analysis);
+            out.applied_modules.push("post.code-aware".into());
+            timer.lap("post.code-aware");
+        }
+        if post.heuristic.enabled {
+            out.rerank_applied |= rerank::heuristic(candidates, post.rerank_top_n as usize, &post.heuristic);
+            out.applied_modules.push("post.heuristic-rerank".into());
+            timer.lap("post.heuristic-rerank");
+        }
+        if post.cross_encoder.enabled {
+            if let Some(reranker) = s.reranker {
+                let n = (post.rerank_top_n as usize).min(candidates.len());
+                let docs: Vec<String> = candidates[..n].iter().map(|c| c.text().to_string()).collect();
+                match reranker.rerank(query, &docs).await {
+                    Ok(scores) if scores.len() == n => {
+                        out.rerank_applied |= rerank::apply_cross_encoder_scores(candidates, &scores, post.cross_encoder.weight);
+                        out.applied_modules.push("post.cross-encoder".into());
+                    }
+                    Ok(scores) => out.warnings.push(format!(
+                        "cross-encoder rerank skipped: {} scores for {n} documents",
+                        scores.len()
+                    )),
+                    Err(e) => out.warnings.push(format!("cross-encoder rerank failed ({e}); skipped")),
+                }
+                timer.lap("post.cross-encoder");
+            }
+        }
+        if post.parent_child.enabled {
+            let families = parent_child::families(candidates);
+            let fetched = if families.is_empty() {
+                Ok(Vec::new())
+            } else {
+                s.chunks.families(&families, post.parent_child.max_children as usize).await
+            };
+            match fetched {
+                Ok(fetched) => {
+                    let (merged, _) = parent_child::apply(
+                        std::mem::take(candidates),
+                        &fetched,
+                        post.parent_child.normalize_scores,
+                        post.parent_child.context_window_chars as usize,
+                    );
+                    *candidates = merged;
+                    out.applied_modules.push("post.parent-child".into());
+                }
+                Err(e) => out.warnings.push(format!(
+                    "parent/child retrieval failed ({e}); document-level results were returned"
+                )),
+            }
+            timer.lap("post.parent-child");
+        }
+        candidates.truncate(plan.settings.retrieval.top_k as usize);
+
+        let (strategy, fallback) = neighbors::effective_strategy(post.neighbor.strategy);
+        if strategy != NeighborStrategy::Off && post.neighbor.limit > 0 {
+            out.warnings.extend(fallback);
+            let lookups = neighbors::lookups(candidates, strategy, post.neighbor.radius);
+            let mut fetched = Vec::new();
+            let mut failed = false;
+            if !lookups.ranges.is_empty() {
+                match s.chunks.neighbors(&lookups.ranges).await {
+                    Ok(r) => fetched.extend(r),
+                    Err(e) => {
+                        failed = true;
+                        out.warnings.push(format!("neighbor expansion failed ({e}); skipped"));
+                    }
+                }
+            }
+            if !lookups.families.is_empty() && !failed {
+                match s.chunks.families(&lookups.families, post.neighbor.limit as usize + 1).await {
+                    Ok(r) => fetched.extend(r),
+                    Err(e) => {
+                        failed = true;
+                        out.warnings.push(format!("neighbor expansion failed ({e}); skipped"));
+                    }
+                }
+            }
+            if !failed {
+                let (expanded, _) = neighbors::insert(
+                    std::mem::take(candidates),
+                    &fetched,
+                    strategy,
+                    post.neighbor.radius,
+                    post.neighbor.limit as usize,
+                );
+                *candidates = expanded;
+                out.applied_modules.push(format!("post.neighbor-expand:{}", strategy.as_str()));
+            }
+            timer.lap("post.neighbor-expand");
+        }
+
+        let (kept, _dropped) = budget::apply(std::mem::take(candidates), post.max_context_tokens);
+        *candidates = kept;
+        out.applied_modules.push("post.context-budget".into());
+        timer.lap("post.context-budget");
+    }
+}

@@ -1,0 +1,251 @@
+//! From a query text to keyword terms, and from terms to a safe FTS5 `MATCH` expression.
+//!
+//! Tokens are cut like FTS5's `unicode61` tokenizer cuts documents (letters and digits; every
+//! other character separates), lowercased and folded. Compound identifiers add their parts
+//! (`getUserData` → `getuserdata`, `get`, `user`, `data`) because the indexed document holds both
+//! forms ([`edgerag_core::text::fts_document`]). Function words are dropped. A light suffix
+//! stemmer turns `parsing` into the prefix term `pars*`, which also finds `parse` and `parser`.
+//! The FTS5 expression only ever contains double-quoted alphanumeric tokens joined by `OR`, so no
+//! user input can reach FTS5's query syntax.
+use serde::{Deserialize, Serialize};
+
+use edgerag_core::text::split_identifier;
+
+/// One keyword term: a lowercase token, optionally matched as a prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct QueryTerm {
+    pub text: String,
+    pub prefix: bool,
+}
+
+/// At most this many terms reach the index (long pasted questions stay cheap).
+pub const MAX_TERMS: usize = 32;
+
+/// BM25 column weights for `chunks_fts (search_text, path, symbol_name)`, used by the D1 query
+/// (`bm25(chunks_fts, 1.0, 2.0, 4.0)`) and the in-memory index alike.
+pub const BM25_WEIGHTS: [f64; 3] = [1.0, 2.0, 4.0];
+/// FTS5's fixed BM25 parameters.
+pub const BM25_K1: f64 = 1.2;
+pub const BM25_B: f64 = 0.75;
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "but", "by", "can", "code", "could", "did", "do", "does", "doing", "done", "each", "find",
+    "for", "from", "function", "get", "gets", "given", "had", "has", "have", "how", "i", "if",
+    "implement", "implementation", "implemented", "in", "into", "is", "it", "its", "just", "me",
+    "method", "my", "of", "on", "or", "our", "please", "should", "show", "so", "some", "than",
+    "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "us", "was",
+    "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
+    "you", "your",
+];
+
+/// Is `word` (lowercase) a function word that carries no retrieval signal?
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// Fold a lowercase char the way `remove_diacritics` does for the common Latin letters.
+fn fold(c: char) -> char {
+    match c {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => 'a',
+        'ç' | 'č' | 'ć' => 'c',
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ě' => 'e',
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => 'i',
+        'ñ' | 'ń' | 'ň' => 'n',
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' => 'o',
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' => 'u',
+        'ý' | 'ÿ' => 'y',
+        'š' | 'ś' => 's',
+        'ž' | 'ź' | 'ż' => 'z',
+        'ř' => 'r',
+        'ď' => 'd',
+        'ť' => 't',
+        'ł' => 'l',
+        c => c,
+    }
+}
+
+/// Tokens as FTS5 `unicode61 remove_diacritics 2` produces them (lowercase, folded).
+pub fn tokenize(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.chars().flat_map(char::to_lowercase).map(fold).collect())
+}
+
+/// A light English stemmer for prefix matching: plural `s`, `ies`, `ing`, `ed` and a final `e`
+/// (`parsing`, `parses`, `parsed`, `parse` → `pars`). `None` when the word is short, not ASCII,
+/// or unchanged.
+pub fn light_stem(word: &str) -> Option<&str> {
+    if word.len() < 5 || !word.is_ascii() || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let mut stem = word;
+    if let Some(s) = stem.strip_suffix("ies") {
+        stem = s;
+    } else if stem.ends_with('s') && !stem.ends_with("ss") && !stem.ends_with("us") && !stem.ends_with("is") {
+        stem = &stem[..stem.len() - 1];
+    }
+    for suffix in ["ing", "ed"] {
+        if let Some(s) = stem.strip_suffix(suffix) {
+            if s.len() >= 3 {
+                stem = s;
+                break;
+            }
+        }
+    }
+    if let Some(s) = stem.strip_suffix('e') {
+        if s.len() >= 3 {
+            stem = s;
+        }
+    }
+    (stem.len() >= 3 && stem.len() < word.len()).then_some(stem)
+}
+
+/// How keyword terms are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TermOptions {
+    /// Add identifier parts (`getUserData` → `get user data`).
+    pub split_identifiers: bool,
+    /// Match stemmed words as prefixes (`parsing` → `pars*`).
+    pub stem_prefixes: bool,
+}
+
+impl Default for TermOptions {
+    fn default() -> Self {
+        TermOptions { split_identifiers: true, stem_prefixes: true }
+    }
+}
+
+/// The keyword terms of a query, in first-occurrence order, deduplicated, ≤ [`MAX_TERMS`].
+pub fn keyword_terms(query: &str, options: TermOptions) -> Vec<QueryTerm> {
+    let mut out: Vec<QueryTerm> = Vec::new();
+    let mut push = |text: String, prefix: bool, out: &mut Vec<QueryTerm>| {
+        if text.is_empty() || out.len() >= MAX_TERMS {
+            return;
+        }
+        // A prefix term subsumes the exact one; keep the more general.
+        if let Some(existing) = out.iter_mut().find(|t| t.text == text) {
+            existing.prefix |= prefix;
+            return;
+        }
+        out.push(QueryTerm { text, prefix });
+    };
+    for raw in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+        if raw.is_empty() {
+            continue;
+        }
+        let parts = if options.split_identifiers { split_identifier(raw) } else { Vec::new() };
+        // The whole token as the tokenizer would index it (`get_user` is two tokens there).
+        for token in tokenize(raw) {
+            let keep_whole = parts.len() > 1 || !is_stopword(&token);
+            if keep_whole && (token.chars().count() > 1 || token.chars().all(|c| c.is_ascii_digit())) {
+                add_word(&token, options, &mut push, &mut out);
+            }
+        }
+        if parts.len() > 1 {
+            for part in parts {
+                for token in tokenize(&part) {
+                    if !is_stopword(&token) && token.chars().count() > 1 {
+                        add_word(&token, options, &mut push, &mut out);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn add_word(
+    token: &str,
+    options: TermOptions,
+    push: &mut impl FnMut(String, bool, &mut Vec<QueryTerm>),
+    out: &mut Vec<QueryTerm>,
+) {
+    match light_stem(token).filter(|_| options.stem_prefixes) {
+        Some(stem) => push(stem.to_string(), true, out),
+        None => push(token.to_string(), false, out),
+    }
+}
+
+/// The FTS5 `MATCH` expression for the terms (`"get" OR "pars"*`), or `None` when empty.
+/// Terms only hold letters and digits (see [`tokenize`]); anything else is dropped defensively.
+pub fn fts5_expression(terms: &[QueryTerm]) -> Option<String> {
+    let parts: Vec<String> = terms
+        .iter()
+        .filter_map(|t| {
+            let clean: String = t.text.chars().filter(|c| c.is_alphanumeric()).collect();
+            (!clean.is_empty()).then(|| if t.prefix { format!("\"{clean}\"*") } else { format!("\"{clean}\"") })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(q: &str) -> Vec<String> {
+        keyword_terms(q, TermOptions::default())
+            .into_iter()
+            .map(|t| if t.prefix { format!("{}*", t.text) } else { t.text })
+            .collect()
+    }
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        let mut sorted = STOPWORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOPWORDS);
+    }
+
+    #[test]
+    fn splits_identifiers_and_drops_function_words() {
+        assert_eq!(texts("how do I getUserData?"), ["getuserdata", "user", "data"]);
+        assert_eq!(texts("parse_config_file"), ["pars*", "config", "file"]);
+        assert_eq!(texts("Parsing the HTTP headers"), ["pars*", "http", "header*"]);
+        assert_eq!(texts("parses parsed parse creates classes status"), ["pars*", "creat*", "class*", "status"]);
+        assert_eq!(texts("café naïve"), ["cafe", "naiv*"]);
+        assert!(texts("the of and").is_empty());
+    }
+
+    #[test]
+    fn stemming_and_prefixes_can_be_turned_off() {
+        let opts = TermOptions { split_identifiers: false, stem_prefixes: false };
+        let t: Vec<_> = keyword_terms("getUserData parsing", opts).into_iter().map(|t| t.text).collect();
+        assert_eq!(t, ["getuserdata", "parsing"]);
+    }
+
+    #[test]
+    fn fts_expression_is_always_safe() {
+        for hostile in [
+            "\" OR 1=1 --",
+            "NEAR(a b)",
+            "col:value",
+            "a AND NOT b",
+            "\"unbalanced",
+            "x* ^y",
+            "{a b}",
+            "'; DROP TABLE chunks; --",
+            "",
+            "***",
+            "\u{0}\u{1}",
+        ] {
+            let terms = keyword_terms(hostile, TermOptions::default());
+            if let Some(expr) = fts5_expression(&terms) {
+                for part in expr.split(" OR ") {
+                    let inner = part.trim_end_matches('*');
+                    assert!(inner.starts_with('"') && inner.ends_with('"'), "{hostile:?} → {expr}");
+                    assert!(inner[1..inner.len() - 1].chars().all(char::is_alphanumeric), "{hostile:?} → {expr}");
+                }
+            }
+        }
+        assert_eq!(fts5_expression(&[]), None);
+    }
+
+    #[test]
+    fn caps_the_number_of_terms() {
+        let long: String = (0..200).map(|i| format!("word{i} ")).collect();
+        assert_eq!(keyword_terms(&long, TermOptions::default()).len(), MAX_TERMS);
+    }
+}

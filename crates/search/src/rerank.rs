@@ -1,0 +1,315 @@
+//! Post-retrieval reordering of the head of the list:
+//! - [`code_aware`]: language bonus, symbol-type priority, path penalties and diversity over the
+//!   head of `ceil(rerankTopN × headMultiplier)`;
+//! - [`heuristic`]: weighted score / span over the top `rerankTopN`;
+//! - [`apply_cross_encoder_scores`]: blends a cross-encoder's scores into the top `rerankTopN`.
+//!
+//! Each returns whether the order changed (→ `rerankApplied`).
+use std::collections::HashMap;
+
+use edgerag_core::{ChunkType, Language};
+
+use crate::candidate::{order_of, sort_by_score, Candidate};
+use crate::expand::QueryAnalysis;
+use crate::profile::{CodeAwareSettings, HeuristicSettings};
+
+/// The symbol kind used by `symbolPriority`.
+pub fn symbol_kind(c: &Candidate) -> &'static str {
+    let chunk = &c.record.chunk;
+    match chunk.chunk_type {
+        ChunkType::CodeClass | ChunkType::CodeStruct | ChunkType::CodeTrait | ChunkType::CodeImpl | ChunkType::CodeModule => {
+            "class"
+        }
+        ChunkType::CodeInterface => "interface",
+        ChunkType::CodeEnum | ChunkType::CodeType => "type",
+        ChunkType::CodeFunction => {
+            if is_public(c) {
+                "function_public"
+            } else {
+                "function"
+            }
+        }
+        ChunkType::CodeMethod => {
+            if is_public(c) {
+                "method_public"
+            } else {
+                "method"
+            }
+        }
+        ChunkType::CodeBlock => "block",
+        ChunkType::MarkdownSection => "doc",
+        ChunkType::TextBlock => {
+            if matches!(chunk.language, Language::Text | Language::Markdown) {
+                "text"
+            } else {
+                "block"
+            }
+        }
+    }
+}
+
+/// Exported / public by the conventions of the chunk's language.
+fn is_public(c: &Candidate) -> bool {
+    let chunk = &c.record.chunk;
+    let symbol = chunk.metadata.symbol_name.as_deref().unwrap_or("");
+    match chunk.language {
+        Language::Python => !symbol.starts_with('_'),
+        Language::Go => symbol.chars().next().is_some_and(char::is_uppercase),
+        _ => chunk
+            .text
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#') && !l.starts_with('*') && !l.starts_with("/*") && !l.starts_with('@'))
+            .take(2)
+            .any(|l| {
+                l.starts_with("pub ")
+                    || l.starts_with("pub(")
+                    || l.starts_with("public ")
+                    || l.starts_with("export ")
+                    || l.contains(" public ")
+            }),
+    }
+}
+
+fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    lower.split('/').any(|seg| matches!(seg, "test" | "tests" | "__tests__" | "spec" | "specs" | "testdata"))
+        || file.starts_with("test_")
+        || file.contains("_test.")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || file.contains("_spec.")
+        || (file.ends_with("test.java") || file.ends_with("tests.cs") || file.ends_with("test.kt"))
+}
+
+/// `prefix` at the start of the path or of any folder in it.
+fn has_prefix_at_any_level(path: &str, prefix: &str) -> bool {
+    path.starts_with(prefix) || path.match_indices('/').any(|(i, _)| path[i + 1..].starts_with(prefix))
+}
+
+/// The multiplier the code-aware step gives one candidate (before diversity).
+pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query: &QueryAnalysis) -> f32 {
+    let chunk = &c.record.chunk;
+    let mut m = 1.0;
+    if query.languages.contains(&chunk.language) {
+        m *= settings
+            .language_bonus
+            .get(chunk.language.as_str())
+            .or_else(|| settings.language_bonus.get("default"))
+            .copied()
+            .unwrap_or(1.0);
+    }
+    m *= settings.symbol_priority.get(symbol_kind(c)).copied().unwrap_or(1.0);
+    let path = chunk.path.as_str();
+    let pp = &settings.path_penalty;
+    let allowed = pp.allow_prefixes.iter().any(|p| path.starts_with(p.as_str()));
+    if !allowed {
+        if pp.deny_prefixes.iter().any(|p| has_prefix_at_any_level(path, p)) {
+            m *= pp.penalty_multiplier;
+        }
+        if !query.wants_tests && is_test_path(path) {
+            m *= pp.test_penalty;
+        }
+    }
+    if query.path_hints.iter().any(|h| path.contains(h.as_str())) {
+        m *= 1.25;
+    }
+    m
+}
+
+/// Reorder the head (`head` candidates): multiply scores, sort, then demote (to the end of the
+/// head) what exceeds `maxPerFile` / `maxPerSymbol`. Candidates beyond the head are untouched.
+pub fn code_aware(candidates: &mut [Candidate], head: usize, settings: &CodeAwareSettings, query: &QueryAnalysis) -> bool {
+    let head = head.min(candidates.len());
+    if head == 0 {
+        return false;
+    }
+    let before = order_of(&candidates[..head]);
+    let slice = &mut candidates[..head];
+    for c in slice.iter_mut() {
+        c.score *= code_aware_multiplier(c, settings, query);
+    }
+    sort_by_score(slice);
+    let div = &settings.diversity;
+    if div.max_per_file > 0 || div.max_per_symbol > 0 {
+        let mut per_file: HashMap<(String, String), u32> = HashMap::new();
+        let mut per_symbol: HashMap<(String, String, String), u32> = HashMap::new();
+        let (mut kept, mut demoted): (Vec<Candidate>, Vec<Candidate>) = (Vec::new(), Vec::new());
+        for c in slice.iter() {
+            let file_key = (c.record.namespace.clone(), c.record.chunk.path.clone());
+            let file_n = per_file.entry(file_key.clone()).or_default();
+            *file_n += 1;
+            let over_file = div.max_per_file > 0 && *file_n > div.max_per_file;
+            let symbol = c.record.chunk.metadata.parent_symbol.clone().or_else(|| c.record.chunk.metadata.symbol_name.clone());
+            let over_symbol = match symbol {
+                Some(s) if div.max_per_symbol > 0 => {
+                    let n = per_symbol.entry((file_key.0, file_key.1, s)).or_default();
+                    *n += 1;
+                    *n > div.max_per_symbol
+                }
+                _ => false,
+            };
+            if over_file || over_symbol {
+                demoted.push(c.clone());
+            } else {
+                kept.push(c.clone());
+            }
+        }
+        kept.extend(demoted);
+        slice.clone_from_slice(&kept);
+    }
+    order_of(&candidates[..head]) != before
+}
+
+/// Span quality in 0..1: full inside the ideal line range, decaying outside it.
+pub fn span_quality(lines: u32, settings: &HeuristicSettings) -> f32 {
+    let lines = lines.max(1) as f32;
+    let (lo, hi) = (settings.ideal_min_lines as f32, settings.ideal_max_lines as f32);
+    if lines < lo {
+        lines / lo
+    } else if lines > hi {
+        hi / lines
+    } else {
+        1.0
+    }
+}
+
+/// Reorder the top `n` by `scoreWeight × score/maxScore + spanWeight × spanQuality` (scores are
+/// rescaled back so later modules see the same range).
+pub fn heuristic(candidates: &mut [Candidate], n: usize, settings: &HeuristicSettings) -> bool {
+    let n = n.min(candidates.len());
+    if n < 2 {
+        return false;
+    }
+    let before = order_of(&candidates[..n]);
+    let slice = &mut candidates[..n];
+    let max = slice.iter().map(|c| c.score).fold(f32::MIN, f32::max).max(f32::EPSILON);
+    let total = (settings.score_weight + settings.span_weight).max(f32::EPSILON);
+    for c in slice.iter_mut() {
+        let (start, end) = c.lines();
+        let span = span_quality(end.saturating_sub(start) + 1, settings);
+        let blended = (settings.score_weight * (c.score / max) + settings.span_weight * span) / total;
+        c.score = blended * max;
+    }
+    sort_by_score(slice);
+    order_of(&candidates[..n]) != before
+}
+
+/// Blend cross-encoder scores (one per candidate of the top `scores.len()`) into the scores:
+/// `weight × sigmoid(rerank) + (1 − weight) × score/maxScore`, rescaled; then sort that head.
+pub fn apply_cross_encoder_scores(candidates: &mut [Candidate], scores: &[f32], weight: f32) -> bool {
+    let n = scores.len().min(candidates.len());
+    if n == 0 {
+        return false;
+    }
+    let before = order_of(&candidates[..n]);
+    let slice = &mut candidates[..n];
+    let max = slice.iter().map(|c| c.score).fold(f32::MIN, f32::max).max(f32::EPSILON);
+    // Reranker scales differ (logits vs probabilities): min-max them within the head.
+    let (lo, hi) = scores[..n].iter().fold((f32::MAX, f32::MIN), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+    for (c, s) in slice.iter_mut().zip(scores) {
+        let r = if hi > lo { (s - lo) / (hi - lo) } else { 0.5 };
+        c.score = (weight * r + (1.0 - weight) * c.score / max) * max;
+    }
+    sort_by_score(slice);
+    order_of(&candidates[..n]) != before
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::profile::Profile;
+    use crate::testutil::candidate;
+
+    fn settings() -> CodeAwareSettings {
+        Profile::balanced().post_processing.code_aware
+    }
+
+    #[test]
+    fn symbol_kinds_and_visibility() {
+        let c = candidate("a.rs", ChunkType::CodeFunction, "pub fn run() {}", 1.0);
+        assert_eq!(symbol_kind(&c), "function_public");
+        let c = candidate("a.rs", ChunkType::CodeFunction, "/// doc\nfn run() {}", 1.0);
+        assert_eq!(symbol_kind(&c), "function");
+        let c = candidate("a.ts", ChunkType::CodeClass, "export class A {}", 1.0);
+        assert_eq!(symbol_kind(&c), "class");
+        let c = candidate("README.md", ChunkType::MarkdownSection, "# x", 1.0);
+        assert_eq!(symbol_kind(&c), "doc");
+        let c = candidate("a.py", ChunkType::TextBlock, "x = 1", 1.0);
+        assert_eq!(symbol_kind(&c), "block");
+    }
+
+    #[test]
+    fn penalizes_generated_vendor_and_tests_unless_asked() {
+        let s = settings();
+        let q = QueryAnalysis::default();
+        let base = candidate("src/a.rs", ChunkType::CodeBlock, "x", 1.0);
+        let gen = candidate("src/generated/a.rs", ChunkType::CodeBlock, "x", 1.0);
+        let vendor = candidate("vendor/lib/a.rs", ChunkType::CodeBlock, "x", 1.0);
+        let test = candidate("tests/a_test.rs", ChunkType::CodeBlock, "x", 1.0);
+        let m = |c: &Candidate, q: &QueryAnalysis| code_aware_multiplier(c, &s, q);
+        assert!((m(&gen, &q) / m(&base, &q) - 0.6).abs() < 1e-6);
+        assert!((m(&vendor, &q) / m(&base, &q) - 0.6).abs() < 1e-6);
+        assert!((m(&test, &q) / m(&base, &q) - 0.85).abs() < 1e-6);
+        let tests_q = QueryAnalysis { wants_tests: true, ..Default::default() };
+        assert_eq!(m(&test, &tests_q), m(&base, &tests_q));
+        let mut allow = s.clone();
+        allow.path_penalty.allow_prefixes = vec!["vendor/lib/".into()];
+        assert_eq!(code_aware_multiplier(&vendor, &allow, &q), code_aware_multiplier(&base, &allow, &q));
+        assert!(is_test_path("pkg/foo_test.go") && is_test_path("src/a.spec.ts") && is_test_path("test_x.py"));
+        assert!(!is_test_path("src/contest.rs") && !is_test_path("src/attestation.rs"));
+    }
+
+    #[test]
+    fn language_bonus_applies_to_the_query_language() {
+        let s = settings();
+        let q = QueryAnalysis { languages: vec![Language::Python], ..Default::default() };
+        let py = candidate("a.py", ChunkType::CodeBlock, "x", 1.0);
+        let rs = candidate("a.rs", ChunkType::CodeBlock, "x", 1.0);
+        assert!((code_aware_multiplier(&py, &s, &q) / code_aware_multiplier(&rs, &s, &q) - 1.15).abs() < 1e-6);
+    }
+
+    #[test]
+    fn reorders_only_the_head_and_enforces_diversity() {
+        let s = settings();
+        let mut cands = vec![
+            candidate("a.rs", ChunkType::CodeBlock, "1", 1.0),
+            candidate("a.rs", ChunkType::CodeBlock, "2", 0.99),
+            candidate("a.rs", ChunkType::CodeBlock, "3", 0.98),
+            candidate("a.rs", ChunkType::CodeBlock, "4", 0.97),
+            candidate("b.rs", ChunkType::CodeBlock, "5", 0.5),
+            candidate("gen/c.rs", ChunkType::CodeBlock, "6", 0.1),
+        ];
+        let changed = code_aware(&mut cands, 5, &s, &QueryAnalysis::default());
+        assert!(changed);
+        let texts: Vec<&str> = cands.iter().map(|c| c.record.chunk.text.as_str()).collect();
+        // The 4th chunk of a.rs is demoted behind b.rs; the candidate outside the head stays last.
+        assert_eq!(texts, ["1", "2", "3", "5", "4", "6"]);
+        assert!(!code_aware(&mut [], 5, &s, &QueryAnalysis::default()));
+    }
+
+    #[test]
+    fn heuristic_prefers_sane_spans_among_close_scores() {
+        let s = Profile::balanced().post_processing.heuristic;
+        let one_line = candidate("a.rs", ChunkType::CodeBlock, "x", 1.0);
+        let body = candidate("b.rs", ChunkType::CodeFunction, &"line\n".repeat(20), 0.99);
+        let mut cands = vec![one_line, body];
+        assert!(heuristic(&mut cands, 2, &s));
+        assert_eq!(cands[0].record.chunk.path, "b.rs");
+        assert!(span_quality(200, &s) < 0.5 && span_quality(10, &s) == 1.0);
+    }
+
+    #[test]
+    fn cross_encoder_blend() {
+        let mut cands = vec![
+            candidate("a.rs", ChunkType::CodeBlock, "a", 1.0),
+            candidate("b.rs", ChunkType::CodeBlock, "b", 0.9),
+            candidate("c.rs", ChunkType::CodeBlock, "c", 0.1),
+        ];
+        assert!(apply_cross_encoder_scores(&mut cands, &[-3.0, 5.0], 0.7));
+        assert_eq!(cands[0].record.chunk.path, "b.rs");
+        assert_eq!(cands[2].record.chunk.path, "c.rs");
+    }
+}

@@ -1,0 +1,828 @@
+//! The input sanitizer: raw request JSON → [`SanitizedRequest`]. It trims, fills defaults,
+//! normalizes languages, globs, profile names and template placeholders, maps known aliases, and
+//! rejects raw tuning parameters and unknown fields. Every automatic fix is reported in
+//! `warnings`. [`resolve_scope`] then fills owner/name from the last READY namespace.
+use edgerag_core::Language;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::SearchError;
+use crate::filters::{compile_glob, SearchFilters};
+use crate::ports::{namespace_id, NamespaceInfo};
+use crate::profile::{normalize_profile_name, ProfileRegistry};
+use crate::request::{SearchMode, Turn};
+
+/// Longest `rawQuery` kept (characters); longer ones are cut with a warning.
+pub const MAX_QUERY_CHARS: usize = 2000;
+/// Conversation kept (characters, most recent first) before the transformers see it.
+pub const MAX_CONVERSATION_CHARS: usize = 32_000;
+pub const MAX_PATH_GLOBS: usize = 20;
+pub const MAX_TAGS: usize = 20;
+pub const MAX_TEMPLATE_CHARS: usize = 8000;
+
+/// Placeholders an instructions template may use.
+pub const PLACEHOLDERS: [&str; 5] = ["rawQuery", "repoOwner", "repoName", "locale", "augmentedPrompt"];
+
+/// Request fields that tune retrieval: owned by profiles, rejected in requests. Compared after
+/// lowercasing and removing `_` / `-`.
+const TUNING_PARAMETERS: &[&str] = &[
+    "topk",
+    "topkperquery",
+    "minscore",
+    "minsimilarity",
+    "threshold",
+    "similaritythreshold",
+    "rerank",
+    "reranktopn",
+    "multiquery",
+    "queries",
+    "maxqueries",
+    "neighborlimit",
+    "neighborradius",
+    "neighborstrategy",
+    "neighbor",
+    "neighbors",
+    "codeaware",
+    "codeawareenabled",
+    "codeawareheadmultiplier",
+    "headmultiplier",
+    "maxcontexttokens",
+    "translateto",
+    "usecompression",
+    "generationlocale",
+    "vectorweight",
+    "keywordweight",
+    "rrfk",
+    "limit",
+    "k",
+    "temperature",
+    "maxtokens",
+];
+
+/// A request after the sanitizer: every value valid, defaults filled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SanitizedRequest {
+    pub mode: SearchMode,
+    /// Explicit repository (repo mode), before autofill.
+    pub owner: Option<String>,
+    pub name: Option<String>,
+    /// Labels (global mode).
+    pub display_owner: Option<String>,
+    pub display_name: Option<String>,
+    pub raw_query: String,
+    /// An existing profile name.
+    pub profile: String,
+    pub conversation: Vec<Turn>,
+    pub filters: SearchFilters,
+    /// Already normalized (`{{query}}` → `{{rawQuery}}`, unknown placeholders removed).
+    pub instructions_template: Option<String>,
+    pub allow_empty_context: Option<bool>,
+    pub debug: bool,
+    pub warnings: Vec<String>,
+}
+
+fn key_norm(k: &str) -> String {
+    k.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+}
+
+/// Sanitize the body of one of the four tools.
+pub fn sanitize(mode: SearchMode, body: &Value, profiles: &ProfileRegistry) -> Result<SanitizedRequest, SearchError> {
+    let obj = body.as_object().ok_or_else(|| SearchError::invalid("the request body must be a JSON object"))?;
+    let mut warnings = Vec::new();
+
+    // Tuning parameters first: the most useful message when someone passes `topK`.
+    let tuning: Vec<&str> =
+        obj.keys().filter(|k| TUNING_PARAMETERS.contains(&key_norm(k).as_str())).map(String::as_str).collect();
+    if !tuning.is_empty() {
+        return Err(SearchError::TuningParameterRejected {
+            fields: tuning.join(", "),
+            profiles: profiles.names().join(", "),
+        });
+    }
+
+    let accepted: &[(&str, &[&str])] = match mode {
+        SearchMode::Simple | SearchMode::SimpleGlobal => &[("rawQuery", &["query"])],
+        SearchMode::Repo => &[
+            ("owner", &["repoOwner"]),
+            ("name", &["repoName"]),
+            ("repo", &[]),
+            ("rawQuery", &["query"]),
+            ("profile", &[]),
+            ("conversationContext", &["history"]),
+            ("filters", &[]),
+            ("instructionsTemplate", &[]),
+            ("allowEmptyContext", &[]),
+            ("debug", &[]),
+        ],
+        SearchMode::Global => &[
+            ("displayRepoOwner", &[]),
+            ("displayRepoName", &[]),
+            ("rawQuery", &["query"]),
+            ("profile", &[]),
+            ("conversationContext", &["history"]),
+            ("filters", &[]),
+            ("instructionsTemplate", &[]),
+            ("allowEmptyContext", &[]),
+            ("debug", &[]),
+        ],
+    };
+    // Fields of the full contract that a narrower tool does not take: ignored with a warning.
+    let foreign: &[&str] = match mode {
+        SearchMode::Simple | SearchMode::SimpleGlobal => &[
+            "owner",
+            "name",
+            "repoOwner",
+            "repoName",
+            "repo",
+            "displayRepoOwner",
+            "displayRepoName",
+            "profile",
+            "conversationContext",
+            "history",
+            "filters",
+            "instructionsTemplate",
+            "allowEmptyContext",
+            "debug",
+        ],
+        SearchMode::Global => &["owner", "name", "repoOwner", "repoName", "repo"],
+        SearchMode::Repo => &["displayRepoOwner", "displayRepoName"],
+    };
+
+    let mut fields = Map::new();
+    for (key, value) in obj {
+        if let Some((canonical, _)) = accepted.iter().find(|(c, aliases)| c == key || aliases.contains(&key.as_str())) {
+            if key != canonical {
+                if obj.contains_key(*canonical) {
+                    warnings.push(format!("`{key}` ignored: `{canonical}` is also given"));
+                    continue;
+                }
+                warnings.push(format!("`{key}` was read as `{canonical}`"));
+            }
+            fields.insert(canonical.to_string(), value.clone());
+        } else if mode == SearchMode::Global && matches!(key.as_str(), "owner" | "repoOwner" | "name" | "repoName") {
+            let label = if key.to_lowercase().contains("owner") { "displayRepoOwner" } else { "displayRepoName" };
+            if !obj.contains_key(label) {
+                warnings.push(format!("`{key}` was read as `{label}` (global search covers every repository)"));
+                fields.insert(label.to_string(), value.clone());
+            } else {
+                warnings.push(format!("`{key}` ignored: global search covers every repository"));
+            }
+        } else if foreign.contains(&key.as_str()) {
+            warnings.push(format!("`{key}` is not accepted by {} and was ignored", mode.tool_name()));
+        } else {
+            let names: Vec<&str> = accepted.iter().map(|(c, _)| *c).collect();
+            return Err(SearchError::UnknownField { field: key.clone(), accepted: names.join(", ") });
+        }
+    }
+
+    let raw_query = sanitize_query(fields.get("rawQuery"), &mut warnings)?;
+
+    let (mut owner, mut name) = (opt_string(&fields, "owner")?, opt_string(&fields, "name")?);
+    if let Some(repo) = opt_string(&fields, "repo")? {
+        match repo.split_once('/') {
+            Some((o, n)) if owner.is_none() && name.is_none() => {
+                owner = Some(o.trim().to_string());
+                name = Some(n.trim().to_string());
+            }
+            Some(_) => warnings.push("`repo` ignored: `owner`/`name` are also given".into()),
+            None => return Err(SearchError::invalid("`repo` must look like `owner/name`")),
+        }
+    }
+    for (field, value) in [("owner", &owner), ("name", &name)] {
+        if let Some(v) = value {
+            validate_repo_part(field, v)?;
+        }
+    }
+    if owner.is_some() != name.is_some() {
+        let (given, missing) = if owner.is_some() { ("owner", "name") } else { ("name", "owner") };
+        return Err(SearchError::invalid(format!("`{given}` is given without `{missing}`; give both or neither")));
+    }
+
+    let display_owner = opt_string(&fields, "displayRepoOwner")?;
+    let display_name = opt_string(&fields, "displayRepoName")?;
+
+    let profile = match opt_string(&fields, "profile")? {
+        None => profiles.default_profile.clone(),
+        Some(p) => {
+            let normalized = normalize_profile_name(&p);
+            if profiles.get(&normalized).is_some() {
+                if normalized != p {
+                    warnings.push(format!("profile `{p}` was read as `{normalized}`"));
+                }
+                normalized
+            } else {
+                warnings.push(format!(
+                    "unknown profile `{p}`; the default profile `{}` was used (available: {})",
+                    profiles.default_profile,
+                    profiles.names().join(", ")
+                ));
+                profiles.default_profile.clone()
+            }
+        }
+    };
+
+    let conversation = sanitize_conversation(fields.get("conversationContext"), &mut warnings)?;
+    let filters = match fields.get("filters") {
+        None | Some(Value::Null) => SearchFilters::default(),
+        Some(v) => sanitize_filters(v, &mut warnings)?,
+    };
+    let instructions_template = match opt_string(&fields, "instructionsTemplate")? {
+        None => None,
+        Some(t) => {
+            let mut t = t;
+            if t.chars().count() > MAX_TEMPLATE_CHARS {
+                t = t.chars().take(MAX_TEMPLATE_CHARS).collect();
+                warnings.push(format!("instructionsTemplate was cut to {MAX_TEMPLATE_CHARS} characters"));
+            }
+            Some(normalize_template(&t, &mut warnings))
+        }
+    };
+    let allow_empty_context = opt_bool(&fields, "allowEmptyContext")?;
+    let debug = opt_bool(&fields, "debug")?.unwrap_or(false);
+
+    Ok(SanitizedRequest {
+        mode,
+        owner,
+        name,
+        display_owner,
+        display_name,
+        raw_query,
+        profile,
+        conversation,
+        filters,
+        instructions_template,
+        allow_empty_context,
+        debug,
+        warnings,
+    })
+}
+
+fn opt_string(fields: &Map<String, Value>, key: &str) -> Result<Option<String>, SearchError> {
+    match fields.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let t = s.trim();
+            Ok((!t.is_empty()).then(|| t.to_string()))
+        }
+        Some(other) => Err(SearchError::invalid(format!("`{key}` must be a string, got {}", type_name(other)))),
+    }
+}
+
+fn opt_bool(fields: &Map<String, Value>, key: &str) -> Result<Option<bool>, SearchError> {
+    match fields.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(SearchError::invalid(format!("`{key}` must be true or false, got {}", type_name(other)))),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn sanitize_query(value: Option<&Value>, warnings: &mut Vec<String>) -> Result<String, SearchError> {
+    let q = match value {
+        None | Some(Value::Null) => return Err(SearchError::EmptyQuery),
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(SearchError::invalid(format!("`rawQuery` must be a string, got {}", type_name(other))))
+        }
+    };
+    // Control characters (other than whitespace) carry nothing for retrieval.
+    let cleaned: String = q.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let collapsed = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.is_empty() {
+        return Err(SearchError::EmptyQuery);
+    }
+    if collapsed.chars().count() > MAX_QUERY_CHARS {
+        warnings.push(format!("rawQuery was cut to {MAX_QUERY_CHARS} characters"));
+        return Ok(collapsed.chars().take(MAX_QUERY_CHARS).collect());
+    }
+    Ok(collapsed)
+}
+
+fn validate_repo_part(field: &str, value: &str) -> Result<(), SearchError> {
+    let ok = value.len() <= 100
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && value != "."
+        && value != "..";
+    if ok {
+        Ok(())
+    } else {
+        Err(SearchError::invalid(format!(
+            "`{field}` must be a repository {field} (letters, digits, `-`, `_`, `.`; at most 100 characters)"
+        )))
+    }
+}
+
+fn sanitize_conversation(value: Option<&Value>, warnings: &mut Vec<String>) -> Result<Vec<Turn>, SearchError> {
+    let mut turns = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::String(s)) => vec![Turn { role: "user".into(), content: s.clone() }],
+        Some(Value::Array(items)) => {
+            let mut turns = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::String(s) => {
+                        let role = if i % 2 == 0 { "user" } else { "assistant" };
+                        turns.push(Turn { role: role.into(), content: s.clone() });
+                    }
+                    Value::Object(o) => {
+                        let content = o.get("content").and_then(Value::as_str).ok_or_else(|| {
+                            SearchError::invalid(format!("conversationContext[{i}].content must be a string"))
+                        })?;
+                        let role = o.get("role").and_then(Value::as_str).unwrap_or("user").trim().to_lowercase();
+                        let role = match role.as_str() {
+                            "user" | "human" => "user",
+                            "assistant" | "ai" | "bot" | "model" => "assistant",
+                            "system" => "system",
+                            other => {
+                                warnings.push(format!("conversationContext[{i}]: role `{other}` was read as `user`"));
+                                "user"
+                            }
+                        };
+                        turns.push(Turn { role: role.into(), content: content.to_string() });
+                    }
+                    other => {
+                        return Err(SearchError::invalid(format!(
+                            "conversationContext[{i}] must be a string or {{role, content}}, got {}",
+                            type_name(other)
+                        )))
+                    }
+                }
+            }
+            turns
+        }
+        Some(other) => {
+            return Err(SearchError::invalid(format!(
+                "`conversationContext` must be a string or a list, got {}",
+                type_name(other)
+            )))
+        }
+    };
+    for t in &mut turns {
+        t.content = t.content.trim().to_string();
+    }
+    turns.retain(|t| !t.content.is_empty());
+    // Keep the most recent turns within the character budget.
+    let mut total = 0;
+    let mut keep = turns.len();
+    for (i, t) in turns.iter().enumerate().rev() {
+        total += t.content.chars().count();
+        if total > MAX_CONVERSATION_CHARS {
+            break;
+        }
+        keep = i;
+    }
+    if keep > 0 {
+        warnings.push(format!("conversationContext: the {keep} oldest turn(s) were dropped to fit the history budget"));
+        turns.drain(..keep);
+    }
+    Ok(turns)
+}
+
+fn string_list(field: &str, value: &Value) -> Result<Vec<String>, SearchError> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::String(s) => Ok(s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.trim().to_string()),
+                other => Err(SearchError::invalid(format!(
+                    "filters.{field} must hold strings, got {}",
+                    type_name(other)
+                ))),
+            })
+            .filter(|r| r.as_ref().map_or(true, |s| !s.is_empty()))
+            .collect(),
+        other => Err(SearchError::invalid(format!(
+            "filters.{field} must be a string or a list of strings, got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+fn sanitize_filters(value: &Value, warnings: &mut Vec<String>) -> Result<SearchFilters, SearchError> {
+    let obj = value.as_object().ok_or_else(|| SearchError::invalid("`filters` must be an object"))?;
+    let mut filters = SearchFilters::default();
+    for (key, v) in obj {
+        let canonical = match key.as_str() {
+            "paths" | "languages" | "tags" => key.as_str(),
+            "path" | "pathGlob" | "glob" | "filePath" => "paths",
+            "language" | "lang" => "languages",
+            "tag" => "tags",
+            other => {
+                return Err(SearchError::UnknownField {
+                    field: format!("filters.{other}"),
+                    accepted: "paths, languages, tags".into(),
+                })
+            }
+        };
+        if canonical != key {
+            warnings.push(format!("filters.{key} was read as filters.{canonical}"));
+        }
+        let items = string_list(canonical, v)?;
+        match canonical {
+            "paths" => {
+                for raw in items {
+                    let cleaned = raw.trim_start_matches("./").trim_start_matches('/').to_string();
+                    if cleaned != raw {
+                        warnings.push(format!("filters.paths: `{raw}` was read as `{cleaned}`"));
+                    }
+                    if cleaned.is_empty() {
+                        continue;
+                    }
+                    if let Err(e) = compile_glob(&cleaned) {
+                        warnings.push(format!("filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"));
+                        continue;
+                    }
+                    if filters.paths.len() >= MAX_PATH_GLOBS {
+                        warnings.push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
+                        break;
+                    }
+                    if !filters.paths.contains(&cleaned) {
+                        filters.paths.push(cleaned);
+                    }
+                }
+            }
+            "languages" => {
+                for raw in items {
+                    match Language::from_name(&raw) {
+                        Some(lang) => {
+                            if lang.as_str() != raw {
+                                warnings.push(format!("filters.languages: `{raw}` was read as `{lang}`"));
+                            }
+                            if !filters.languages.contains(&lang) {
+                                filters.languages.push(lang);
+                            }
+                        }
+                        None => warnings.push(format!("filters.languages: unknown language `{raw}` was ignored")),
+                    }
+                }
+            }
+            _ => {
+                for tag in items {
+                    if filters.tags.len() >= MAX_TAGS {
+                        warnings.push(format!("filters.tags: only the first {MAX_TAGS} tags are used"));
+                        break;
+                    }
+                    if !filters.tags.contains(&tag) {
+                        filters.tags.push(tag);
+                    }
+                }
+            }
+        }
+    }
+    Ok(filters)
+}
+
+/// Normalize an instructions template: `{{query}}` → `{{rawQuery}}`, placeholder names matched
+/// case-insensitively, unknown placeholders removed — each fix warned.
+pub fn normalize_template(template: &str, warnings: &mut Vec<String>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            out.push_str(&rest[open..]);
+            rest = "";
+            break;
+        };
+        let raw = &after[..close];
+        let name = raw.trim();
+        let canonical = if name.eq_ignore_ascii_case("query") {
+            warnings.push("instructionsTemplate: `{{query}}` was replaced by `{{rawQuery}}`".into());
+            Some("rawQuery")
+        } else {
+            PLACEHOLDERS.iter().copied().find(|p| p.eq_ignore_ascii_case(name))
+        };
+        match canonical {
+            Some(p) => {
+                if p != raw && !name.eq_ignore_ascii_case("query") {
+                    warnings.push(format!("instructionsTemplate: `{{{{{raw}}}}}` was read as `{{{{{p}}}}}`"));
+                }
+                out.push_str("{{");
+                out.push_str(p);
+                out.push_str("}}");
+            }
+            None => warnings.push(format!("instructionsTemplate: unknown placeholder `{{{{{raw}}}}}` was removed")),
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where a sanitized request searches.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope {
+    /// Namespaces to search (empty when the named one is not searchable).
+    pub namespaces: Vec<NamespaceInfo>,
+    /// `{{repoOwner}}` / `{{repoName}}`: the repository, or the display labels in global mode.
+    pub repo_owner: String,
+    pub repo_name: String,
+    /// The named repository exists but has no searchable index yet.
+    pub not_ready: bool,
+}
+
+/// Decide which namespaces to search. Fills owner/name from the last READY namespace when
+/// absent (warning), errors `INDEX_NOT_READY` when nothing is READY (except simple-global, which
+/// answers with an empty result labelled `global/global`).
+pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) -> Result<Scope, SearchError> {
+    let mut searchable: Vec<&NamespaceInfo> = catalog.iter().filter(|n| n.is_searchable()).collect();
+    // Latest READY first; ties by id so the choice is deterministic.
+    searchable.sort_by(|a, b| b.ready_at.cmp(&a.ready_at).then_with(|| a.id().cmp(&b.id())));
+    let last = searchable.first().copied();
+    if request.mode.is_global() {
+        let (owner, name) = match (&request.display_owner, &request.display_name, last) {
+            (Some(o), Some(n), _) => (o.clone(), n.clone()),
+            (o, n, Some(l)) => {
+                let owner = o.clone().unwrap_or_else(|| l.owner.clone());
+                let name = n.clone().unwrap_or_else(|| l.name.clone());
+                if request.mode == SearchMode::Global {
+                    request.warnings.push(format!(
+                        "displayRepoOwner/displayRepoName were filled from the last READY repository {owner}/{name}"
+                    ));
+                }
+                (owner, name)
+            }
+            (o, n, None) => {
+                (o.clone().unwrap_or_else(|| "global".into()), n.clone().unwrap_or_else(|| "global".into()))
+            }
+        };
+        if searchable.is_empty() && request.mode == SearchMode::Global {
+            return Err(SearchError::IndexNotReady {
+                message: "no repository index is READY yet; index one (POST /v1/repos or edgerag index) and retry"
+                    .into(),
+            });
+        }
+        return Ok(Scope {
+            namespaces: searchable.into_iter().cloned().collect(),
+            repo_owner: owner,
+            repo_name: name,
+            not_ready: false,
+        });
+    }
+    match (&request.owner, &request.name) {
+        (Some(owner), Some(name)) => {
+            let id = namespace_id(owner, name);
+            let found = catalog.iter().find(|n| n.id() == id || (n.owner.eq_ignore_ascii_case(owner) && n.name.eq_ignore_ascii_case(name)));
+            match found {
+                Some(ns) if ns.is_searchable() => {
+                    if ns.owner != *owner || ns.name != *name {
+                        request.warnings.push(format!("repository {owner}/{name} was read as {}/{}", ns.owner, ns.name));
+                    }
+                    Ok(Scope {
+                        namespaces: vec![ns.clone()],
+                        repo_owner: ns.owner.clone(),
+                        repo_name: ns.name.clone(),
+                        not_ready: false,
+                    })
+                }
+                _ => {
+                    request.warnings.push(format!(
+                        "repository {owner}/{name} has no READY index{}",
+                        if found.is_some() { " yet" } else { "; index it first" }
+                    ));
+                    Ok(Scope { namespaces: Vec::new(), repo_owner: owner.clone(), repo_name: name.clone(), not_ready: true })
+                }
+            }
+        }
+        _ => match last {
+            Some(ns) => {
+                request.warnings.push(format!(
+                    "repoOwner/repoName were filled automatically with {}/{} (the last READY repository)",
+                    ns.owner, ns.name
+                ));
+                request.owner = Some(ns.owner.clone());
+                request.name = Some(ns.name.clone());
+                Ok(Scope {
+                    namespaces: vec![ns.clone()],
+                    repo_owner: ns.owner.clone(),
+                    repo_name: ns.name.clone(),
+                    not_ready: false,
+                })
+            }
+            None => Err(SearchError::IndexNotReady {
+                message: "no repository index is READY yet, so owner/name cannot be filled; index a repository \
+                          (POST /v1/repos or edgerag index), wait for READY, then retry"
+                    .into(),
+            }),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::ports::NamespaceStatus;
+    use serde_json::json;
+
+    fn run(mode: SearchMode, body: Value) -> Result<SanitizedRequest, SearchError> {
+        sanitize(mode, &body, &ProfileRegistry::default())
+    }
+
+    fn ok(body: Value) -> SanitizedRequest {
+        run(SearchMode::Repo, body).unwrap()
+    }
+
+    fn ns(owner: &str, name: &str, status: NamespaceStatus, ready_at: Option<&str>) -> NamespaceInfo {
+        NamespaceInfo {
+            owner: owner.into(),
+            name: name.into(),
+            status,
+            ready_at: ready_at.map(String::from),
+            chunk_count: 1,
+        }
+    }
+
+    #[test]
+    fn minimal_request_gets_defaults_and_no_warnings() {
+        let r = ok(json!({"rawQuery": "  where is the retry   logic\n"}));
+        assert_eq!(r.raw_query, "where is the retry logic");
+        assert_eq!(r.profile, "balanced");
+        assert!(r.filters.is_empty() && r.conversation.is_empty() && !r.debug);
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn rejects_tuning_parameters_with_a_clear_code() {
+        for field in ["topK", "top_k", "minScore", "neighborLimit", "multiQuery", "maxContextTokens", "rerankTopN"] {
+            let e = run(SearchMode::Repo, json!({"rawQuery": "x", field: 5})).unwrap_err();
+            assert_eq!(e.code(), "TUNING_PARAMETER_REJECTED", "{field}");
+            assert_eq!(e.http_status(), 400);
+            assert!(e.to_string().contains(field) && e.to_string().contains("balanced"), "{e}");
+        }
+        // Even in the simple tools.
+        let e = run(SearchMode::Simple, json!({"rawQuery": "x", "topK": 3})).unwrap_err();
+        assert_eq!(e.code(), "TUNING_PARAMETER_REJECTED");
+    }
+
+    #[test]
+    fn rejects_unknown_fields_and_bad_types() {
+        let e = run(SearchMode::Repo, json!({"rawQuery": "x", "colour": "red"})).unwrap_err();
+        assert_eq!(e.code(), "UNKNOWN_FIELD");
+        assert!(e.to_string().contains("colour"));
+        let e = run(SearchMode::Repo, json!({"rawQuery": "x", "filters": {"size": 3}})).unwrap_err();
+        assert_eq!(e.code(), "UNKNOWN_FIELD");
+        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": 3})).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(run(SearchMode::Repo, json!([1])).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "debug": "yes"})).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "a"})).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(
+            run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "../etc", "name": "b"})).unwrap_err().code(),
+            "INVALID_REQUEST"
+        );
+        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "repo": "nope"})).unwrap_err().code(), "INVALID_REQUEST");
+    }
+
+    #[test]
+    fn empty_query_is_an_error() {
+        for body in [json!({}), json!({"rawQuery": null}), json!({"rawQuery": " \n\t "}), json!({"rawQuery": "\u{0}"})] {
+            assert_eq!(run(SearchMode::Repo, body).unwrap_err().code(), "EMPTY_QUERY");
+        }
+    }
+
+    #[test]
+    fn each_fix_is_warned() {
+        // Aliases.
+        let r = ok(json!({"query": "q", "repoOwner": "a", "repoName": "b", "history": "earlier"}));
+        assert_eq!((r.raw_query.as_str(), r.owner.as_deref(), r.name.as_deref()), ("q", Some("a"), Some("b")));
+        assert_eq!(r.conversation.len(), 1);
+        assert_eq!(r.warnings.len(), 4, "{:?}", r.warnings);
+        // An alias next to its canonical field is ignored.
+        let r = ok(json!({"rawQuery": "q", "query": "other"}));
+        assert_eq!(r.raw_query, "q");
+        assert_eq!(r.warnings.len(), 1);
+        // `repo: owner/name`.
+        let r = ok(json!({"rawQuery": "q", "repo": "acme/shop"}));
+        assert_eq!((r.owner.as_deref(), r.name.as_deref()), (Some("acme"), Some("shop")));
+        // Profile spelling and unknown profile.
+        let r = ok(json!({"rawQuery": "q", "profile": " Aggressive "}));
+        assert_eq!(r.profile, "aggressive");
+        assert_eq!(r.warnings.len(), 1);
+        let r = ok(json!({"rawQuery": "q", "profile": "turbo"}));
+        assert_eq!(r.profile, "balanced");
+        assert!(r.warnings[0].contains("unknown profile `turbo`"));
+        // Long query.
+        let r = ok(json!({"rawQuery": "x".repeat(MAX_QUERY_CHARS + 10)}));
+        assert_eq!(r.raw_query.chars().count(), MAX_QUERY_CHARS);
+        assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
+    fn filters_are_normalized() {
+        let r = ok(json!({"rawQuery": "q", "filters": {
+            "language": ["TS", "python", "klingon", "py"],
+            "path": "./src/**/*.ts, /docs/*",
+            "tags": ["api", " api ", ""]
+        }}));
+        assert_eq!(r.filters.languages, [Language::Typescript, Language::Python]);
+        assert_eq!(r.filters.paths, ["src/**/*.ts", "docs/*"]);
+        assert_eq!(r.filters.tags, ["api"]);
+        let w = r.warnings.join("\n");
+        for expected in [
+            "filters.language was read as filters.languages",
+            "`TS` was read as `typescript`",
+            "unknown language `klingon`",
+            "`py` was read as `python`",
+            "filters.path was read as filters.paths",
+            "`./src/**/*.ts` was read as `src/**/*.ts`",
+            "`/docs/*` was read as `docs/*`",
+        ] {
+            assert!(w.contains(expected), "missing {expected:?} in\n{w}");
+        }
+        let r = ok(json!({"rawQuery": "q", "filters": {"paths": ["src/[a"]}}));
+        assert!(r.filters.paths.is_empty());
+        assert!(r.warnings[0].contains("not a valid glob"));
+    }
+
+    #[test]
+    fn conversation_shapes() {
+        let r = ok(json!({"rawQuery": "q", "conversationContext": ["first question", "an answer", "  "]}));
+        assert_eq!(r.conversation.iter().map(|t| t.role.as_str()).collect::<Vec<_>>(), ["user", "assistant"]);
+        let r = ok(json!({"rawQuery": "q", "conversationContext": [{"role": "Human", "content": "hi"}, {"role": "wizard", "content": "x"}]}));
+        assert_eq!(r.conversation[0].role, "user");
+        assert!(r.warnings[0].contains("wizard"));
+        let big = "y".repeat(MAX_CONVERSATION_CHARS - 5);
+        let r = ok(json!({"rawQuery": "q", "conversationContext": ["old turn", "old answer", big]}));
+        assert_eq!(r.conversation.len(), 1);
+        assert!(r.warnings[0].contains("2 oldest"));
+        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "q", "conversationContext": 3})).unwrap_err().code(), "INVALID_REQUEST");
+    }
+
+    #[test]
+    fn template_placeholders() {
+        let mut w = Vec::new();
+        let t = normalize_template("Q: {{query}} in {{ repoOwner }}/{{REPONAME}} {{secret}} {{locale}} {{", &mut w);
+        assert_eq!(t, "Q: {{rawQuery}} in {{repoOwner}}/{{repoName}}  {{locale}} {{");
+        assert_eq!(w.len(), 4, "{w:?}");
+        let r = ok(json!({"rawQuery": "q", "instructionsTemplate": "Use {{augmentedPrompt}}"}));
+        assert_eq!(r.instructions_template.as_deref(), Some("Use {{augmentedPrompt}}"));
+        assert!(r.warnings.is_empty());
+    }
+
+    #[test]
+    fn simple_and_global_take_their_own_fields() {
+        let r = run(SearchMode::Simple, json!({"rawQuery": "q", "profile": "aggressive", "filters": {}})).unwrap();
+        assert_eq!(r.profile, "balanced");
+        assert_eq!(r.warnings.len(), 2);
+        let e = run(SearchMode::Simple, json!({"rawQuery": "q", "nope": 1})).unwrap_err();
+        assert_eq!(e.code(), "UNKNOWN_FIELD");
+        let r = run(SearchMode::Global, json!({"rawQuery": "q", "owner": "me"})).unwrap();
+        assert_eq!(r.display_owner.as_deref(), Some("me"));
+        assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
+    fn scope_autofills_from_the_last_ready_namespace() {
+        let catalog = [
+            ns("a", "old", NamespaceStatus::Ready, Some("2024-01-01T00:00:00Z")),
+            ns("b", "new", NamespaceStatus::Indexing, Some("2024-02-01T00:00:00Z")),
+            ns("c", "never", NamespaceStatus::Indexing, None),
+        ];
+        let mut r = ok(json!({"rawQuery": "q"}));
+        let scope = resolve_scope(&mut r, &catalog).unwrap();
+        assert_eq!((scope.repo_owner.as_str(), scope.repo_name.as_str()), ("b", "new"));
+        assert!(r.warnings[0].contains("filled automatically with b/new"));
+
+        let mut r = ok(json!({"rawQuery": "q", "owner": "c", "name": "never"}));
+        let scope = resolve_scope(&mut r, &catalog).unwrap();
+        assert!(scope.not_ready && scope.namespaces.is_empty());
+
+        let mut r = ok(json!({"rawQuery": "q", "owner": "A", "name": "OLD"}));
+        let scope = resolve_scope(&mut r, &catalog).unwrap();
+        assert_eq!(scope.namespaces[0].id(), "repo:a/old");
+
+        let mut r = ok(json!({"rawQuery": "q"}));
+        let e = resolve_scope(&mut r, &catalog[2..]).unwrap_err();
+        assert_eq!(e.code(), "INDEX_NOT_READY");
+    }
+
+    #[test]
+    fn global_scope_labels() {
+        let catalog = [ns("a", "x", NamespaceStatus::Ready, Some("1")), ns("b", "y", NamespaceStatus::Ready, Some("2"))];
+        let mut r = run(SearchMode::Global, json!({"rawQuery": "q"})).unwrap();
+        let scope = resolve_scope(&mut r, &catalog).unwrap();
+        assert_eq!(scope.namespaces.len(), 2);
+        assert_eq!((scope.repo_owner.as_str(), scope.repo_name.as_str()), ("b", "y"));
+        let mut r = run(SearchMode::SimpleGlobal, json!({"rawQuery": "q"})).unwrap();
+        let scope = resolve_scope(&mut r, &[]).unwrap();
+        assert_eq!((scope.repo_owner.as_str(), scope.repo_name.as_str()), ("global", "global"));
+        assert!(scope.namespaces.is_empty());
+        let mut r = run(SearchMode::Global, json!({"rawQuery": "q"})).unwrap();
+        assert_eq!(resolve_scope(&mut r, &[]).unwrap_err().code(), "INDEX_NOT_READY");
+    }
+}
