@@ -48,7 +48,14 @@ pub struct Candidate {
 
 impl Candidate {
     pub fn new(record: ChunkRecord, score: f32) -> Self {
-        Candidate { record, score, trace: RetrievalTrace::default(), sub_query: None, neighbor_of: None, snippet: None }
+        Candidate {
+            record,
+            score,
+            trace: RetrievalTrace::default(),
+            sub_query: None,
+            neighbor_of: None,
+            snippet: None,
+        }
     }
 
     pub fn key(&self) -> ChunkKey {

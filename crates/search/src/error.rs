@@ -25,7 +25,9 @@ pub enum SearchError {
     #[error("{message}")]
     IndexNotReady { message: String },
     /// `allowEmptyContext=false` and nothing relevant was found.
-    #[error("no indexed context matches the query and the profile `{profile}` does not allow an empty context")]
+    #[error(
+        "no indexed context matches the query and the profile `{profile}` does not allow an empty context"
+    )]
     ContextNotFound { profile: String },
     /// Both retrievers failed (one failing alone degrades with a warning instead).
     #[error("search backends are unavailable: {message}")]

@@ -26,7 +26,8 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
     let mut path_hints = Vec::new();
     let mut wants_tests = false;
     for raw in query.split_whitespace() {
-        let token = raw.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')' | '?' | '!'));
+        let token = raw
+            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')' | '?' | '!'));
         let token = token.trim_end_matches('.');
         if token.is_empty() {
             continue;
@@ -37,7 +38,9 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
         }
         // A path or a file name with a known extension.
         let looks_like_file = lower.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric()) && Language::detect(&lower) != Language::Text
+            !ext.is_empty()
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && Language::detect(&lower) != Language::Text
                 || (stem.is_empty() && Language::from_name(ext).is_some())
         });
         if token.contains('/') || looks_like_file {
@@ -195,7 +198,10 @@ mod tests {
 
     #[test]
     fn identifier_splitting_and_synthesis() {
-        assert_eq!(split_identifiers_form("where is getUserData used").as_deref(), Some("where is get user data used"));
+        assert_eq!(
+            split_identifiers_form("where is getUserData used").as_deref(),
+            Some("where is get user data used")
+        );
         assert_eq!(split_identifiers_form("plain words"), None);
         assert_eq!(
             identifier_forms("how to parse the config file").as_deref(),

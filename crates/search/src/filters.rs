@@ -136,7 +136,12 @@ fn literal_prefix(pattern: &str) -> &str {
 }
 
 fn common_prefix_len(a: &str, b: &str) -> usize {
-    a.char_indices().zip(b.chars()).take_while(|((_, x), y)| x == y).map(|((i, x), _)| i + x.len_utf8()).last().unwrap_or(0)
+    a.char_indices()
+        .zip(b.chars())
+        .take_while(|((_, x), y)| x == y)
+        .map(|((i, x), _)| i + x.len_utf8())
+        .last()
+        .unwrap_or(0)
 }
 
 /// `src/{a,b}/*.{ts,tsx}` → the four plain alternatives (one level of nesting per brace group).
@@ -145,10 +150,7 @@ fn expand_braces(pattern: &str) -> Vec<String> {
     let Some(close_rel) = pattern[open..].find('}') else { return vec![pattern.to_string()] };
     let close = open + close_rel;
     let (head, body, tail) = (&pattern[..open], &pattern[open + 1..close], &pattern[close + 1..]);
-    body.split(',')
-        .flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}")))
-        .take(64)
-        .collect()
+    body.split(',').flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}"))).take(64).collect()
 }
 
 #[cfg(test)]
@@ -172,7 +174,8 @@ mod tests {
 
     #[test]
     fn languages_and_tags_filter() {
-        let f = SearchFilters { languages: vec![Language::Rust], tags: vec!["api".into()], ..Default::default() };
+        let f =
+            SearchFilters { languages: vec![Language::Rust], tags: vec!["api".into()], ..Default::default() };
         let m = f.matcher();
         assert!(m.matches("a.rs", Language::Rust, &["api".into()]));
         assert!(!m.matches("a.rs", Language::Rust, &[]));

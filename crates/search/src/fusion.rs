@@ -70,7 +70,14 @@ pub fn fuse(vector: Option<&[ScoredKey]>, keyword: Option<&[ScoredKey]>, params:
 }
 
 fn empty(key: &ChunkKey) -> Fused {
-    Fused { key: key.clone(), score: 0.0, vector_rank: None, vector_score: None, keyword_rank: None, keyword_score: None }
+    Fused {
+        key: key.clone(),
+        score: 0.0,
+        vector_rank: None,
+        vector_score: None,
+        keyword_rank: None,
+        keyword_score: None,
+    }
 }
 
 #[cfg(test)]
@@ -78,7 +85,10 @@ mod tests {
     use super::*;
 
     fn hits(ids: &[&str]) -> Vec<ScoredKey> {
-        ids.iter().enumerate().map(|(i, id)| ScoredKey { key: ChunkKey::new("ns", *id), score: 10.0 - i as f32 }).collect()
+        ids.iter()
+            .enumerate()
+            .map(|(i, id)| ScoredKey { key: ChunkKey::new("ns", *id), score: 10.0 - i as f32 })
+            .collect()
     }
 
     const EQUAL: FusionParams = FusionParams { vector_weight: 1.0, keyword_weight: 1.0, k: 60.0 };

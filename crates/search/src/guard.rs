@@ -95,7 +95,12 @@ impl Clamp<'_> {
     }
 
     fn push(&mut self, field: &str, requested: Value, applied: Value) {
-        self.events.push(GuardEvent { profile: self.profile.to_string(), field: field.to_string(), requested, applied });
+        self.events.push(GuardEvent {
+            profile: self.profile.to_string(),
+            field: field.to_string(),
+            requested,
+            applied,
+        });
     }
 }
 
@@ -136,10 +141,20 @@ pub fn resolve(profile_name: &str, profile: &Profile) -> (ResolvedPlan, Vec<Guar
     let p = &mut s.post_processing;
     c.int("postProcessing.rerankTopN", &mut p.rerank_top_n, 1, MAX_RERANK_TOP_N);
     let ca = &mut p.code_aware;
-    c.float("postProcessing.codeAware.maxHeadMultiplier", &mut ca.max_head_multiplier, 1.0, MAX_HEAD_MULTIPLIER);
+    c.float(
+        "postProcessing.codeAware.maxHeadMultiplier",
+        &mut ca.max_head_multiplier,
+        1.0,
+        MAX_HEAD_MULTIPLIER,
+    );
     let max_head = ca.max_head_multiplier;
     c.float("postProcessing.codeAware.headMultiplier", &mut ca.head_multiplier, 1.0, max_head);
-    c.float("postProcessing.codeAware.pathPenalty.penaltyMultiplier", &mut ca.path_penalty.penalty_multiplier, 0.0, 1.0);
+    c.float(
+        "postProcessing.codeAware.pathPenalty.penaltyMultiplier",
+        &mut ca.path_penalty.penalty_multiplier,
+        0.0,
+        1.0,
+    );
     c.float("postProcessing.codeAware.pathPenalty.testPenalty", &mut ca.path_penalty.test_penalty, 0.0, 1.0);
     for (kind, m) in ca.symbol_priority.iter_mut() {
         c.float(&format!("postProcessing.codeAware.symbolPriority.{kind}"), m, 0.0, 4.0);
@@ -169,7 +184,12 @@ pub fn resolve(profile_name: &str, profile: &Profile) -> (ResolvedPlan, Vec<Guar
         MAX_CONTEXT_WINDOW_CHARS,
     );
     c.int("postProcessing.parentChild.maxChildren", &mut pc.max_children, 1, 200);
-    c.int("postProcessing.maxContextTokensLimit", &mut p.max_context_tokens_limit, MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS);
+    c.int(
+        "postProcessing.maxContextTokensLimit",
+        &mut p.max_context_tokens_limit,
+        MIN_CONTEXT_TOKENS,
+        MAX_CONTEXT_TOKENS,
+    );
     let limit = p.max_context_tokens_limit;
     c.int("postProcessing.maxContextTokens", &mut p.max_context_tokens, MIN_CONTEXT_TOKENS, limit);
 

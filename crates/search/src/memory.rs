@@ -10,8 +10,8 @@ use edgerag_core::Chunk;
 
 use crate::error::PortError;
 use crate::ports::{
-    ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo, NeighborRange,
-    ScoredKey, SymbolFamily,
+    ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo,
+    NeighborRange, ScoredKey, SymbolFamily,
 };
 use crate::query::{tokenize, BM25_B, BM25_K1, BM25_WEIGHTS};
 
@@ -93,7 +93,12 @@ impl MemoryStore {
     /// Every live chunk of a namespace.
     pub fn records(&self, namespace: &str) -> Vec<ChunkRecord> {
         let inner = self.inner.borrow();
-        inner.docs.iter().filter(|d| d.live && d.record.namespace == namespace).map(|d| d.record.clone()).collect()
+        inner
+            .docs
+            .iter()
+            .filter(|d| d.live && d.record.namespace == namespace)
+            .map(|d| d.record.clone())
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -127,7 +132,9 @@ impl KeywordIndex for MemoryStore {
                 }
             };
             if term.prefix {
-                for (_, postings) in inner.postings.range(term.text.clone()..).take_while(|(k, _)| k.starts_with(&term.text)) {
+                for (_, postings) in
+                    inner.postings.range(term.text.clone()..).take_while(|(k, _)| k.starts_with(&term.text))
+                {
                     add(postings);
                 }
             } else if let Some(postings) = inner.postings.get(&term.text) {
@@ -152,8 +159,9 @@ impl KeywordIndex for MemoryStore {
             .into_iter()
             .filter_map(|(doc, score)| {
                 let r = &inner.docs[doc].record;
-                (query.namespaces.contains(&r.namespace) && matcher.matches(&r.chunk.path, r.chunk.language, &r.tags))
-                    .then(|| ScoredKey { key: ChunkKey::new(&r.namespace, &r.chunk.id), score: score as f32 })
+                (query.namespaces.contains(&r.namespace)
+                    && matcher.matches(&r.chunk.path, r.chunk.language, &r.tags))
+                .then(|| ScoredKey { key: ChunkKey::new(&r.namespace, &r.chunk.id), score: score as f32 })
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));

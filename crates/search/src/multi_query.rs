@@ -54,7 +54,11 @@ pub fn parse_llm_reply(reply: &str, original: &str, n: usize) -> Vec<String> {
             .trim()
             .trim_matches('"')
             .trim();
-        if l.is_empty() || l.len() > 500 || l.eq_ignore_ascii_case(original) || out.iter().any(|o| o.eq_ignore_ascii_case(l)) {
+        if l.is_empty()
+            || l.len() > 500
+            || l.eq_ignore_ascii_case(original)
+            || out.iter().any(|o| o.eq_ignore_ascii_case(l))
+        {
             continue;
         }
         out.push(l.to_string());
@@ -89,6 +93,9 @@ mod tests {
     #[test]
     fn parses_model_replies() {
         let reply = "1. How is retry handled?\n- \"backoff on failure\"\n\nwhere is retry\n  2) How is retry handled?\nextra";
-        assert_eq!(parse_llm_reply(reply, "where is retry", 2), ["How is retry handled?", "backoff on failure"]);
+        assert_eq!(
+            parse_llm_reply(reply, "where is retry", 2),
+            ["How is retry handled?", "backoff on failure"]
+        );
     }
 }

@@ -22,7 +22,10 @@ pub fn effective_strategy(requested: NeighborStrategy) -> (NeighborStrategy, Opt
     match requested {
         NeighborStrategy::CallGraph => (
             NeighborStrategy::Linear,
-            Some("neighbor strategy CALL_GRAPH needs the code graph, which is not built yet; LINEAR was used".into()),
+            Some(
+                "neighbor strategy CALL_GRAPH needs the code graph, which is not built yet; LINEAR was used"
+                    .into(),
+            ),
         ),
         s => (s, None),
     }
@@ -39,7 +42,8 @@ pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -
         let family_symbol = chunk.metadata.parent_symbol.clone();
         match (strategy, family_symbol) {
             (NeighborStrategy::ParentSymbol, Some(symbol)) => {
-                let f = SymbolFamily { namespace: c.record.namespace.clone(), path: chunk.path.clone(), symbol };
+                let f =
+                    SymbolFamily { namespace: c.record.namespace.clone(), path: chunk.path.clone(), symbol };
                 if !out.families.contains(&f) {
                     out.families.push(f);
                 }
@@ -170,6 +174,9 @@ mod tests {
         assert_eq!(s, NeighborStrategy::Linear);
         assert!(w.unwrap().contains("LINEAR"));
         let chunks = file("a.rs", 3);
-        assert_eq!(lookups(&[Candidate::new(chunks[1].clone(), 1.0)], NeighborStrategy::Off, 2), NeighborLookups::default());
+        assert_eq!(
+            lookups(&[Candidate::new(chunks[1].clone(), 1.0)], NeighborStrategy::Off, 2),
+            NeighborLookups::default()
+        );
     }
 }

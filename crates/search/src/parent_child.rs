@@ -19,7 +19,11 @@ pub fn families(candidates: &[Candidate]) -> Vec<SymbolFamily> {
     let mut out: Vec<SymbolFamily> = Vec::new();
     for c in candidates {
         if let Some(symbol) = &c.record.chunk.metadata.parent_symbol {
-            let f = SymbolFamily { namespace: c.record.namespace.clone(), path: c.record.chunk.path.clone(), symbol: symbol.clone() };
+            let f = SymbolFamily {
+                namespace: c.record.namespace.clone(),
+                path: c.record.chunk.path.clone(),
+                symbol: symbol.clone(),
+            };
             if !out.contains(&f) {
                 out.push(f);
             }
@@ -174,13 +178,17 @@ mod tests {
     fn corpus() -> Vec<ChunkRecord> {
         let mut out = Vec::new();
         for i in 0..3u32 {
-            let text: String = (0..5).map(|l| format!("    method{i} line {l} {}\n", "x".repeat(40))).collect();
+            let text: String =
+                (0..5).map(|l| format!("    method{i} line {l} {}\n", "x".repeat(40))).collect();
             let mut c = chunk_at("a.py", ChunkType::CodeMethod, &text, i * 5 + 1, i);
             c.metadata.parent_symbol = Some("Service".into());
             c.metadata.symbol_name = Some(format!("method{i}"));
             out.push(record("ns", c));
         }
-        out.push(record("ns", chunk_at("b.py", ChunkType::CodeFunction, "def helper():\n    return 1\n", 1, 0)));
+        out.push(record(
+            "ns",
+            chunk_at("b.py", ChunkType::CodeFunction, "def helper():\n    return 1\n", 1, 0),
+        ));
         out
     }
 

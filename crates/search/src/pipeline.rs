@@ -22,15 +22,15 @@ use crate::filters::SearchFilters;
 use crate::fusion::{fuse, FusionParams};
 use crate::guard::{resolve, ResolvedPlan};
 use crate::ports::{
-    ChunkKey, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery, NamespaceCatalog,
-    Reranker, ScoredKey,
+    ChunkKey, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery,
+    NamespaceCatalog, Reranker, ScoredKey,
 };
 use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, TermOptions};
 use crate::request::{SearchMode, Turn};
 use crate::response::{
-    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug, SearchResponse,
-    TemplateValues,
+    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug,
+    SearchResponse, TemplateValues,
 };
 use crate::sanitize::{resolve_scope, sanitize};
 use crate::{budget, multi_query, neighbors, parent_child, rerank, transform};
@@ -130,7 +130,8 @@ impl<'a> SearchPipeline<'a> {
         let mut timer = Timer::new(s.clock);
         let mut request = sanitize(mode, body, self.profiles)?;
         timer.lap("input.sanitizer");
-        let catalog = s.catalog.list().await.map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
+        let catalog =
+            s.catalog.list().await.map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
         let scope = resolve_scope(&mut request, &catalog)?;
         timer.lap("input.scope");
 
@@ -153,7 +154,8 @@ impl<'a> SearchPipeline<'a> {
 
         let generation = &plan.settings.generation;
         let allow_empty = request.allow_empty_context.unwrap_or(generation.allow_empty_context);
-        let template = request.instructions_template.clone().unwrap_or_else(|| generation.instructions_template.clone());
+        let template =
+            request.instructions_template.clone().unwrap_or_else(|| generation.instructions_template.clone());
 
         let mut outcome = Outcome::default();
         let no_results_reason;
@@ -161,7 +163,10 @@ impl<'a> SearchPipeline<'a> {
             no_results_reason = Some(NoResultsReason::IndexNotReady);
             if !allow_empty && !(mode == SearchMode::SimpleGlobal) {
                 return Err(SearchError::IndexNotReady {
-                    message: format!("repository {}/{} has no READY index yet", scope.repo_owner, scope.repo_name),
+                    message: format!(
+                        "repository {}/{} has no READY index yet",
+                        scope.repo_owner, scope.repo_name
+                    ),
                 });
             }
             if mode == SearchMode::SimpleGlobal {
@@ -234,7 +239,9 @@ impl<'a> SearchPipeline<'a> {
         let mut timer = Timer::new(s.clock);
 
         // Pre-retrieval: LLM transformers, then the deterministic analysis.
-        let transformed = transform::transform(input.query, input.conversation, &settings.query_transformers, s.generator).await;
+        let transformed =
+            transform::transform(input.query, input.conversation, &settings.query_transformers, s.generator)
+                .await;
         out.applied_modules.extend(transformed.applied.iter().cloned());
         out.warnings.extend(transformed.warnings.iter().cloned());
         let query = transformed.query;
@@ -259,10 +266,15 @@ impl<'a> SearchPipeline<'a> {
             let extra = match s.generator {
                 Some(g) => {
                     let (system, prompt) = multi_query::llm_prompt(&query, wanted - 1);
-                    match g.generate(&GenerateRequest { system, prompt, max_tokens: 300, temperature: 0.3 }).await {
+                    match g
+                        .generate(&GenerateRequest { system, prompt, max_tokens: 300, temperature: 0.3 })
+                        .await
+                    {
                         Ok(reply) => multi_query::parse_llm_reply(&reply, &query, wanted - 1),
                         Err(e) => {
-                            out.warnings.push(format!("multi-query generation failed ({e}); deterministic expansions were used"));
+                            out.warnings.push(format!(
+                                "multi-query generation failed ({e}); deterministic expansions were used"
+                            ));
                             deterministic_subqueries(&query, wanted)
                         }
                     }
@@ -288,7 +300,9 @@ impl<'a> SearchPipeline<'a> {
                     v.len(),
                     sub_queries.len()
                 )),
-                Err(e) => out.warnings.push(format!("vector retrieval skipped: embedding the query failed ({e})")),
+                Err(e) => {
+                    out.warnings.push(format!("vector retrieval skipped: embedding the query failed ({e})"))
+                }
             }
         } else if settings.retrieval.vector_weight > 0.0 {
             out.warnings.push("vector retrieval skipped: no embedder / vector index is configured".into());
@@ -356,7 +370,10 @@ impl<'a> SearchPipeline<'a> {
         let records = if keys.is_empty() {
             Vec::new()
         } else {
-            s.chunks.get(&keys).await.map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?
+            s.chunks
+                .get(&keys)
+                .await
+                .map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?
         };
         let by_key: HashMap<ChunkKey, _> =
             records.into_iter().map(|r| (ChunkKey::new(&r.namespace, &r.chunk.id), r)).collect();
@@ -418,7 +435,8 @@ impl<'a> SearchPipeline<'a> {
                 path_prefix: input.filters.path_prefix(),
                 tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
             };
-            let query = VectorQuery { vector: values.clone(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
+            let query =
+                VectorQuery { vector: values.clone(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
             let results = join_all(input.namespaces.iter().map(|ns| index.query(ns, &query))).await;
             let mut hits: Vec<ScoredKey> = Vec::new();
             let mut error = None;
@@ -430,7 +448,9 @@ impl<'a> SearchPipeline<'a> {
                             .filter(|m| m.score >= settings.min_vector_similarity)
                             .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
                     ),
-                    Err(e) => error = Some(format!("vector search failed in {ns} ({e}); keyword results only")),
+                    Err(e) => {
+                        error = Some(format!("vector search failed in {ns} ({e}); keyword results only"))
+                    }
                 }
             }
             hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
@@ -504,7 +524,8 @@ impl<'a> SearchPipeline<'a> {
             return;
         }
         if post.code_aware.enabled {
-            out.rerank_applied |= rerank::code_aware(candidates, plan.code_aware_head(), &post.code_aware, analysis);
+            out.rerank_applied |=
+                rerank::code_aware(candidates, plan.code_aware_head(), &post.code_aware, analysis);
             out.applied_modules.push("post.code-aware".into());
             timer.lap("post.code-aware");
         }
@@ -519,7 +540,11 @@ impl<'a> SearchPipeline<'a> {
                 let docs: Vec<String> = candidates[..n].iter().map(|c| c.text().to_string()).collect();
                 match reranker.rerank(query, &docs).await {
                     Ok(scores) if scores.len() == n => {
-                        out.rerank_applied |= rerank::apply_cross_encoder_scores(candidates, &scores, post.cross_encoder.weight);
+                        out.rerank_applied |= rerank::apply_cross_encoder_scores(
+                            candidates,
+                            &scores,
+                            post.cross_encoder.weight,
+                        );
                         out.applied_modules.push("post.cross-encoder".into());
                     }
                     Ok(scores) => out.warnings.push(format!(

@@ -160,8 +160,11 @@ pub enum NeighborStrategy {
 impl NeighborStrategy {
     /// Accepts any case and `-`/space for `_` (`parent-symbol`, `Parent Symbol`).
     pub fn parse(s: &str) -> Option<Self> {
-        let n: String =
-            s.trim().chars().map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_uppercase() }).collect();
+        let n: String = s
+            .trim()
+            .chars()
+            .map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_uppercase() })
+            .collect();
         match n.as_str() {
             "OFF" | "NONE" | "DISABLED" => Some(Self::Off),
             "LINEAR" => Some(Self::Linear),
@@ -273,9 +276,16 @@ impl Profile {
                     ]),
                     path_penalty: PathPenaltySettings {
                         allow_prefixes: Vec::new(),
-                        deny_prefixes: ["generated/", "gen/", "vendor/", "third_party/", "node_modules/", "dist/"]
-                            .map(String::from)
-                            .to_vec(),
+                        deny_prefixes: [
+                            "generated/",
+                            "gen/",
+                            "vendor/",
+                            "third_party/",
+                            "node_modules/",
+                            "dist/",
+                        ]
+                        .map(String::from)
+                        .to_vec(),
                         penalty_multiplier: 0.6,
                         test_penalty: 0.85,
                     },
@@ -406,12 +416,15 @@ impl ProfileRegistry {
         let value: serde_json::Value = match serde_json::from_str(raw) {
             Ok(v) => v,
             Err(e) => {
-                warnings.push(format!("search profile configuration is not valid JSON ({e}); using built-in profiles"));
+                warnings.push(format!(
+                    "search profile configuration is not valid JSON ({e}); using built-in profiles"
+                ));
                 return (registry, warnings);
             }
         };
         let Some(obj) = value.as_object() else {
-            warnings.push("search profile configuration must be a JSON object; using built-in profiles".into());
+            warnings
+                .push("search profile configuration must be a JSON object; using built-in profiles".into());
             return (registry, warnings);
         };
         for key in obj.keys() {
@@ -427,8 +440,11 @@ impl ProfileRegistry {
                     .as_object_mut()
                     .and_then(|o| o.remove("extends"))
                     .and_then(|e| e.as_str().map(normalize_profile_name))
-                    .unwrap_or_else(|| if builtin(&name).is_some() { name.clone() } else { "balanced".into() });
-                let Some(base) = registry.profiles.get(&base_name).cloned().or_else(|| builtin(&base_name)) else {
+                    .unwrap_or_else(
+                        || if builtin(&name).is_some() { name.clone() } else { "balanced".into() },
+                    );
+                let Some(base) = registry.profiles.get(&base_name).cloned().or_else(|| builtin(&base_name))
+                else {
                     warnings.push(format!("profile `{name}` extends unknown profile `{base_name}`; ignored"));
                     continue;
                 };
@@ -438,7 +454,8 @@ impl ProfileRegistry {
                     Ok(profile) => {
                         registry.profiles.insert(name, profile);
                     }
-                    Err(e) => warnings.push(format!("profile `{name}` in the configuration is invalid ({e}); ignored")),
+                    Err(e) => warnings
+                        .push(format!("profile `{name}` in the configuration is invalid ({e}); ignored")),
                 }
             }
         }

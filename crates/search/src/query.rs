@@ -29,14 +29,91 @@ pub const BM25_K1: f64 = 1.2;
 pub const BM25_B: f64 = 0.75;
 
 const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "but", "by", "can", "code", "could", "did", "do", "does", "doing", "done", "each", "find",
-    "for", "from", "function", "get", "gets", "given", "had", "has", "have", "how", "i", "if",
-    "implement", "implementation", "implemented", "in", "into", "is", "it", "its", "just", "me",
-    "method", "my", "of", "on", "or", "our", "please", "should", "show", "so", "some", "than",
-    "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "us", "was",
-    "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
-    "you", "your",
+    "a",
+    "about",
+    "after",
+    "all",
+    "also",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "but",
+    "by",
+    "can",
+    "code",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "each",
+    "find",
+    "for",
+    "from",
+    "function",
+    "get",
+    "gets",
+    "given",
+    "had",
+    "has",
+    "have",
+    "how",
+    "i",
+    "if",
+    "implement",
+    "implementation",
+    "implemented",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "just",
+    "me",
+    "method",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "please",
+    "should",
+    "show",
+    "so",
+    "some",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "this",
+    "those",
+    "to",
+    "us",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
 ];
 
 /// Is `word` (lowercase) a function word that carries no retrieval signal?
@@ -175,7 +252,8 @@ pub fn fts5_expression(terms: &[QueryTerm]) -> Option<String> {
         .iter()
         .filter_map(|t| {
             let clean: String = t.text.chars().filter(|c| c.is_alphanumeric()).collect();
-            (!clean.is_empty()).then(|| if t.prefix { format!("\"{clean}\"*") } else { format!("\"{clean}\"") })
+            (!clean.is_empty())
+                .then(|| if t.prefix { format!("\"{clean}\"*") } else { format!("\"{clean}\"") })
         })
         .collect();
     (!parts.is_empty()).then(|| parts.join(" OR "))
@@ -204,7 +282,10 @@ mod tests {
         assert_eq!(texts("how do I getUserData?"), ["getuserdata", "user", "data"]);
         assert_eq!(texts("parse_config_file"), ["pars*", "config", "file"]);
         assert_eq!(texts("Parsing the HTTP headers"), ["pars*", "http", "header*"]);
-        assert_eq!(texts("parses parsed parse creates classes status"), ["pars*", "creat*", "class*", "status"]);
+        assert_eq!(
+            texts("parses parsed parse creates classes status"),
+            ["pars*", "creat*", "class*", "status"]
+        );
         assert_eq!(texts("café naïve"), ["cafe", "naiv*"]);
         assert!(texts("the of and").is_empty());
     }
@@ -236,7 +317,10 @@ mod tests {
                 for part in expr.split(" OR ") {
                     let inner = part.trim_end_matches('*');
                     assert!(inner.starts_with('"') && inner.ends_with('"'), "{hostile:?} → {expr}");
-                    assert!(inner[1..inner.len() - 1].chars().all(char::is_alphanumeric), "{hostile:?} → {expr}");
+                    assert!(
+                        inner[1..inner.len() - 1].chars().all(char::is_alphanumeric),
+                        "{hostile:?} → {expr}"
+                    );
                 }
             }
         }

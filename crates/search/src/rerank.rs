@@ -17,9 +17,11 @@ use crate::profile::{CodeAwareSettings, HeuristicSettings};
 pub fn symbol_kind(c: &Candidate) -> &'static str {
     let chunk = &c.record.chunk;
     match chunk.chunk_type {
-        ChunkType::CodeClass | ChunkType::CodeStruct | ChunkType::CodeTrait | ChunkType::CodeImpl | ChunkType::CodeModule => {
-            "class"
-        }
+        ChunkType::CodeClass
+        | ChunkType::CodeStruct
+        | ChunkType::CodeTrait
+        | ChunkType::CodeImpl
+        | ChunkType::CodeModule => "class",
         ChunkType::CodeInterface => "interface",
         ChunkType::CodeEnum | ChunkType::CodeType => "type",
         ChunkType::CodeFunction => {
@@ -59,7 +61,14 @@ fn is_public(c: &Candidate) -> bool {
             .text
             .lines()
             .map(str::trim_start)
-            .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#') && !l.starts_with('*') && !l.starts_with("/*") && !l.starts_with('@'))
+            .filter(|l| {
+                !l.is_empty()
+                    && !l.starts_with("//")
+                    && !l.starts_with('#')
+                    && !l.starts_with('*')
+                    && !l.starts_with("/*")
+                    && !l.starts_with('@')
+            })
             .take(2)
             .any(|l| {
                 l.starts_with("pub ")
@@ -120,7 +129,12 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
 
 /// Reorder the head (`head` candidates): multiply scores, sort, then demote (to the end of the
 /// head) what exceeds `maxPerFile` / `maxPerSymbol`. Candidates beyond the head are untouched.
-pub fn code_aware(candidates: &mut [Candidate], head: usize, settings: &CodeAwareSettings, query: &QueryAnalysis) -> bool {
+pub fn code_aware(
+    candidates: &mut [Candidate],
+    head: usize,
+    settings: &CodeAwareSettings,
+    query: &QueryAnalysis,
+) -> bool {
     let head = head.min(candidates.len());
     if head == 0 {
         return false;
@@ -141,7 +155,13 @@ pub fn code_aware(candidates: &mut [Candidate], head: usize, settings: &CodeAwar
             let file_n = per_file.entry(file_key.clone()).or_default();
             *file_n += 1;
             let over_file = div.max_per_file > 0 && *file_n > div.max_per_file;
-            let symbol = c.record.chunk.metadata.parent_symbol.clone().or_else(|| c.record.chunk.metadata.symbol_name.clone());
+            let symbol = c
+                .record
+                .chunk
+                .metadata
+                .parent_symbol
+                .clone()
+                .or_else(|| c.record.chunk.metadata.symbol_name.clone());
             let over_symbol = match symbol {
                 Some(s) if div.max_per_symbol > 0 => {
                     let n = per_symbol.entry((file_key.0, file_key.1, s)).or_default();
@@ -258,7 +278,9 @@ mod tests {
         let mut allow = s.clone();
         allow.path_penalty.allow_prefixes = vec!["vendor/lib/".into()];
         assert_eq!(code_aware_multiplier(&vendor, &allow, &q), code_aware_multiplier(&base, &allow, &q));
-        assert!(is_test_path("pkg/foo_test.go") && is_test_path("src/a.spec.ts") && is_test_path("test_x.py"));
+        assert!(
+            is_test_path("pkg/foo_test.go") && is_test_path("src/a.spec.ts") && is_test_path("test_x.py")
+        );
         assert!(!is_test_path("src/contest.rs") && !is_test_path("src/attestation.rs"));
     }
 
@@ -268,7 +290,9 @@ mod tests {
         let q = QueryAnalysis { languages: vec![Language::Python], ..Default::default() };
         let py = candidate("a.py", ChunkType::CodeBlock, "x", 1.0);
         let rs = candidate("a.rs", ChunkType::CodeBlock, "x", 1.0);
-        assert!((code_aware_multiplier(&py, &s, &q) / code_aware_multiplier(&rs, &s, &q) - 1.15).abs() < 1e-6);
+        assert!(
+            (code_aware_multiplier(&py, &s, &q) / code_aware_multiplier(&rs, &s, &q) - 1.15).abs() < 1e-6
+        );
     }
 
     #[test]

@@ -235,7 +235,11 @@ pub struct TemplateValues<'a> {
 
 /// Render an instructions template. The template is normalized first (see
 /// [`crate::sanitize::normalize_template`]; its warnings are returned for the response).
-pub fn render_instructions(template: &str, values: &TemplateValues<'_>, warnings: &mut Vec<String>) -> String {
+pub fn render_instructions(
+    template: &str,
+    values: &TemplateValues<'_>,
+    warnings: &mut Vec<String>,
+) -> String {
     let normalized = crate::sanitize::normalize_template(template, warnings);
     // One pass, so placeholder-like text inside the values is never expanded again.
     let mut out = String::with_capacity(normalized.len() + values.augmented_prompt.len());
@@ -294,11 +298,25 @@ mod tests {
         let c = candidate("src/a.rs", ChunkType::CodeFunction, "fn a() {}\nfn b() {}\n", 0.5);
         let m = to_match(&c, &[]);
         let p = augmented_prompt("what is a", std::slice::from_ref(&m), 1);
-        assert!(p.contains("src/a.rs:1-2") && p.contains("fn a() {}\n…") && p.ends_with("Query: what is a\nAnswer:"));
+        assert!(
+            p.contains("src/a.rs:1-2")
+                && p.contains("fn a() {}\n…")
+                && p.ends_with("Query: what is a\nAnswer:")
+        );
         assert!(augmented_prompt("q", &[], 0).contains("no relevant documents"));
         let mut w = Vec::new();
-        let v = TemplateValues { raw_query: "Q", repo_owner: "o", repo_name: "n", locale: "pt", augmented_prompt: "P" };
-        let s = render_instructions("{{query}}|{{repoOwner}}/{{repoName}}|{{locale}}|{{augmentedPrompt}}|{{x}}", &v, &mut w);
+        let v = TemplateValues {
+            raw_query: "Q",
+            repo_owner: "o",
+            repo_name: "n",
+            locale: "pt",
+            augmented_prompt: "P",
+        };
+        let s = render_instructions(
+            "{{query}}|{{repoOwner}}/{{repoName}}|{{locale}}|{{augmentedPrompt}}|{{x}}",
+            &v,
+            &mut w,
+        );
         assert_eq!(s, "Q|o/n|pt|P|");
         assert_eq!(w.len(), 2);
         let v = TemplateValues { raw_query: "{{repoName}}", ..v };

@@ -87,13 +87,21 @@ fn key_norm(k: &str) -> String {
 }
 
 /// Sanitize the body of one of the four tools.
-pub fn sanitize(mode: SearchMode, body: &Value, profiles: &ProfileRegistry) -> Result<SanitizedRequest, SearchError> {
-    let obj = body.as_object().ok_or_else(|| SearchError::invalid("the request body must be a JSON object"))?;
+pub fn sanitize(
+    mode: SearchMode,
+    body: &Value,
+    profiles: &ProfileRegistry,
+) -> Result<SanitizedRequest, SearchError> {
+    let obj =
+        body.as_object().ok_or_else(|| SearchError::invalid("the request body must be a JSON object"))?;
     let mut warnings = Vec::new();
 
     // Tuning parameters first: the most useful message when someone passes `topK`.
-    let tuning: Vec<&str> =
-        obj.keys().filter(|k| TUNING_PARAMETERS.contains(&key_norm(k).as_str())).map(String::as_str).collect();
+    let tuning: Vec<&str> = obj
+        .keys()
+        .filter(|k| TUNING_PARAMETERS.contains(&key_norm(k).as_str()))
+        .map(String::as_str)
+        .collect();
     if !tuning.is_empty() {
         return Err(SearchError::TuningParameterRejected {
             fields: tuning.join(", "),
@@ -151,7 +159,9 @@ pub fn sanitize(mode: SearchMode, body: &Value, profiles: &ProfileRegistry) -> R
 
     let mut fields = Map::new();
     for (key, value) in obj {
-        if let Some((canonical, _)) = accepted.iter().find(|(c, aliases)| c == key || aliases.contains(&key.as_str())) {
+        if let Some((canonical, _)) =
+            accepted.iter().find(|(c, aliases)| c == key || aliases.contains(&key.as_str()))
+        {
             if key != canonical {
                 if obj.contains_key(*canonical) {
                     warnings.push(format!("`{key}` ignored: `{canonical}` is also given"));
@@ -160,10 +170,14 @@ pub fn sanitize(mode: SearchMode, body: &Value, profiles: &ProfileRegistry) -> R
                 warnings.push(format!("`{key}` was read as `{canonical}`"));
             }
             fields.insert(canonical.to_string(), value.clone());
-        } else if mode == SearchMode::Global && matches!(key.as_str(), "owner" | "repoOwner" | "name" | "repoName") {
-            let label = if key.to_lowercase().contains("owner") { "displayRepoOwner" } else { "displayRepoName" };
+        } else if mode == SearchMode::Global
+            && matches!(key.as_str(), "owner" | "repoOwner" | "name" | "repoName")
+        {
+            let label =
+                if key.to_lowercase().contains("owner") { "displayRepoOwner" } else { "displayRepoName" };
             if !obj.contains_key(label) {
-                warnings.push(format!("`{key}` was read as `{label}` (global search covers every repository)"));
+                warnings
+                    .push(format!("`{key}` was read as `{label}` (global search covers every repository)"));
                 fields.insert(label.to_string(), value.clone());
             } else {
                 warnings.push(format!("`{key}` ignored: global search covers every repository"));
@@ -196,7 +210,9 @@ pub fn sanitize(mode: SearchMode, body: &Value, profiles: &ProfileRegistry) -> R
     }
     if owner.is_some() != name.is_some() {
         let (given, missing) = if owner.is_some() { ("owner", "name") } else { ("name", "owner") };
-        return Err(SearchError::invalid(format!("`{given}` is given without `{missing}`; give both or neither")));
+        return Err(SearchError::invalid(format!(
+            "`{given}` is given without `{missing}`; give both or neither"
+        )));
     }
 
     let display_owner = opt_string(&fields, "displayRepoOwner")?;
@@ -265,7 +281,9 @@ fn opt_string(fields: &Map<String, Value>, key: &str) -> Result<Option<String>, 
             let t = s.trim();
             Ok((!t.is_empty()).then(|| t.to_string()))
         }
-        Some(other) => Err(SearchError::invalid(format!("`{key}` must be a string, got {}", type_name(other)))),
+        Some(other) => {
+            Err(SearchError::invalid(format!("`{key}` must be a string, got {}", type_name(other))))
+        }
     }
 }
 
@@ -273,7 +291,9 @@ fn opt_bool(fields: &Map<String, Value>, key: &str) -> Result<Option<bool>, Sear
     match fields.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(SearchError::invalid(format!("`{key}` must be true or false, got {}", type_name(other)))),
+        Some(other) => {
+            Err(SearchError::invalid(format!("`{key}` must be true or false, got {}", type_name(other))))
+        }
     }
 }
 
@@ -293,7 +313,10 @@ fn sanitize_query(value: Option<&Value>, warnings: &mut Vec<String>) -> Result<S
         None | Some(Value::Null) => return Err(SearchError::EmptyQuery),
         Some(Value::String(s)) => s,
         Some(other) => {
-            return Err(SearchError::invalid(format!("`rawQuery` must be a string, got {}", type_name(other))))
+            return Err(SearchError::invalid(format!(
+                "`rawQuery` must be a string, got {}",
+                type_name(other)
+            )))
         }
     };
     // Control characters (other than whitespace) carry nothing for retrieval.
@@ -323,7 +346,10 @@ fn validate_repo_part(field: &str, value: &str) -> Result<(), SearchError> {
     }
 }
 
-fn sanitize_conversation(value: Option<&Value>, warnings: &mut Vec<String>) -> Result<Vec<Turn>, SearchError> {
+fn sanitize_conversation(
+    value: Option<&Value>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Turn>, SearchError> {
     let mut turns = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::String(s)) => vec![Turn { role: "user".into(), content: s.clone() }],
@@ -339,13 +365,16 @@ fn sanitize_conversation(value: Option<&Value>, warnings: &mut Vec<String>) -> R
                         let content = o.get("content").and_then(Value::as_str).ok_or_else(|| {
                             SearchError::invalid(format!("conversationContext[{i}].content must be a string"))
                         })?;
-                        let role = o.get("role").and_then(Value::as_str).unwrap_or("user").trim().to_lowercase();
+                        let role =
+                            o.get("role").and_then(Value::as_str).unwrap_or("user").trim().to_lowercase();
                         let role = match role.as_str() {
                             "user" | "human" => "user",
                             "assistant" | "ai" | "bot" | "model" => "assistant",
                             "system" => "system",
                             other => {
-                                warnings.push(format!("conversationContext[{i}]: role `{other}` was read as `user`"));
+                                warnings.push(format!(
+                                    "conversationContext[{i}]: role `{other}` was read as `user`"
+                                ));
                                 "user"
                             }
                         };
@@ -383,7 +412,9 @@ fn sanitize_conversation(value: Option<&Value>, warnings: &mut Vec<String>) -> R
         keep = i;
     }
     if keep > 0 {
-        warnings.push(format!("conversationContext: the {keep} oldest turn(s) were dropped to fit the history budget"));
+        warnings.push(format!(
+            "conversationContext: the {keep} oldest turn(s) were dropped to fit the history budget"
+        ));
         turns.drain(..keep);
     }
     Ok(turns)
@@ -392,7 +423,9 @@ fn sanitize_conversation(value: Option<&Value>, warnings: &mut Vec<String>) -> R
 fn string_list(field: &str, value: &Value) -> Result<Vec<String>, SearchError> {
     match value {
         Value::Null => Ok(Vec::new()),
-        Value::String(s) => Ok(s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()),
+        Value::String(s) => {
+            Ok(s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect())
+        }
         Value::Array(items) => items
             .iter()
             .map(|v| match v {
@@ -442,11 +475,14 @@ fn sanitize_filters(value: &Value, warnings: &mut Vec<String>) -> Result<SearchF
                         continue;
                     }
                     if let Err(e) = compile_glob(&cleaned) {
-                        warnings.push(format!("filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"));
+                        warnings.push(format!(
+                            "filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"
+                        ));
                         continue;
                     }
                     if filters.paths.len() >= MAX_PATH_GLOBS {
-                        warnings.push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
+                        warnings
+                            .push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
                         break;
                     }
                     if !filters.paths.contains(&cleaned) {
@@ -465,7 +501,9 @@ fn sanitize_filters(value: &Value, warnings: &mut Vec<String>) -> Result<SearchF
                                 filters.languages.push(lang);
                             }
                         }
-                        None => warnings.push(format!("filters.languages: unknown language `{raw}` was ignored")),
+                        None => {
+                            warnings.push(format!("filters.languages: unknown language `{raw}` was ignored"))
+                        }
                     }
                 }
             }
@@ -515,7 +553,8 @@ pub fn normalize_template(template: &str, warnings: &mut Vec<String>) -> String 
                 out.push_str(p);
                 out.push_str("}}");
             }
-            None => warnings.push(format!("instructionsTemplate: unknown placeholder `{{{{{raw}}}}}` was removed")),
+            None => warnings
+                .push(format!("instructionsTemplate: unknown placeholder `{{{{{raw}}}}}` was removed")),
         }
         rest = &after[close + 2..];
     }
@@ -539,7 +578,10 @@ pub struct Scope {
 /// Decide which namespaces to search. Fills owner/name from the last READY namespace when
 /// absent (warning), errors `INDEX_NOT_READY` when nothing is READY (except simple-global, which
 /// answers with an empty result labelled `global/global`).
-pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) -> Result<Scope, SearchError> {
+pub fn resolve_scope(
+    request: &mut SanitizedRequest,
+    catalog: &[NamespaceInfo],
+) -> Result<Scope, SearchError> {
     let mut searchable: Vec<&NamespaceInfo> = catalog.iter().filter(|n| n.is_searchable()).collect();
     // Latest READY first; ties by id so the choice is deterministic.
     searchable.sort_by(|a, b| b.ready_at.cmp(&a.ready_at).then_with(|| a.id().cmp(&b.id())));
@@ -563,8 +605,9 @@ pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) 
         };
         if searchable.is_empty() && request.mode == SearchMode::Global {
             return Err(SearchError::IndexNotReady {
-                message: "no repository index is READY yet; index one (POST /v1/repos or edgerag index) and retry"
-                    .into(),
+                message:
+                    "no repository index is READY yet; index one (POST /v1/repos or edgerag index) and retry"
+                        .into(),
             });
         }
         return Ok(Scope {
@@ -577,11 +620,15 @@ pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) 
     match (&request.owner, &request.name) {
         (Some(owner), Some(name)) => {
             let id = namespace_id(owner, name);
-            let found = catalog.iter().find(|n| n.id() == id || (n.owner.eq_ignore_ascii_case(owner) && n.name.eq_ignore_ascii_case(name)));
+            let found = catalog.iter().find(|n| {
+                n.id() == id || (n.owner.eq_ignore_ascii_case(owner) && n.name.eq_ignore_ascii_case(name))
+            });
             match found {
                 Some(ns) if ns.is_searchable() => {
                     if ns.owner != *owner || ns.name != *name {
-                        request.warnings.push(format!("repository {owner}/{name} was read as {}/{}", ns.owner, ns.name));
+                        request
+                            .warnings
+                            .push(format!("repository {owner}/{name} was read as {}/{}", ns.owner, ns.name));
                     }
                     Ok(Scope {
                         namespaces: vec![ns.clone()],
@@ -595,7 +642,12 @@ pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) 
                         "repository {owner}/{name} has no READY index{}",
                         if found.is_some() { " yet" } else { "; index it first" }
                     ));
-                    Ok(Scope { namespaces: Vec::new(), repo_owner: owner.clone(), repo_name: name.clone(), not_ready: true })
+                    Ok(Scope {
+                        namespaces: Vec::new(),
+                        repo_owner: owner.clone(),
+                        repo_name: name.clone(),
+                        not_ready: true,
+                    })
                 }
             }
         }
@@ -615,9 +667,10 @@ pub fn resolve_scope(request: &mut SanitizedRequest, catalog: &[NamespaceInfo]) 
                 })
             }
             None => Err(SearchError::IndexNotReady {
-                message: "no repository index is READY yet, so owner/name cannot be filled; index a repository \
+                message:
+                    "no repository index is READY yet, so owner/name cannot be filled; index a repository \
                           (POST /v1/repos or edgerag index), wait for READY, then retry"
-                    .into(),
+                        .into(),
             }),
         },
     }
@@ -659,7 +712,9 @@ mod tests {
 
     #[test]
     fn rejects_tuning_parameters_with_a_clear_code() {
-        for field in ["topK", "top_k", "minScore", "neighborLimit", "multiQuery", "maxContextTokens", "rerankTopN"] {
+        for field in
+            ["topK", "top_k", "minScore", "neighborLimit", "multiQuery", "maxContextTokens", "rerankTopN"]
+        {
             let e = run(SearchMode::Repo, json!({"rawQuery": "x", field: 5})).unwrap_err();
             assert_eq!(e.code(), "TUNING_PARAMETER_REJECTED", "{field}");
             assert_eq!(e.http_status(), 400);
@@ -679,18 +734,34 @@ mod tests {
         assert_eq!(e.code(), "UNKNOWN_FIELD");
         assert_eq!(run(SearchMode::Repo, json!({"rawQuery": 3})).unwrap_err().code(), "INVALID_REQUEST");
         assert_eq!(run(SearchMode::Repo, json!([1])).unwrap_err().code(), "INVALID_REQUEST");
-        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "debug": "yes"})).unwrap_err().code(), "INVALID_REQUEST");
-        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "a"})).unwrap_err().code(), "INVALID_REQUEST");
         assert_eq!(
-            run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "../etc", "name": "b"})).unwrap_err().code(),
+            run(SearchMode::Repo, json!({"rawQuery": "x", "debug": "yes"})).unwrap_err().code(),
             "INVALID_REQUEST"
         );
-        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "x", "repo": "nope"})).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(
+            run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "a"})).unwrap_err().code(),
+            "INVALID_REQUEST"
+        );
+        assert_eq!(
+            run(SearchMode::Repo, json!({"rawQuery": "x", "owner": "../etc", "name": "b"}))
+                .unwrap_err()
+                .code(),
+            "INVALID_REQUEST"
+        );
+        assert_eq!(
+            run(SearchMode::Repo, json!({"rawQuery": "x", "repo": "nope"})).unwrap_err().code(),
+            "INVALID_REQUEST"
+        );
     }
 
     #[test]
     fn empty_query_is_an_error() {
-        for body in [json!({}), json!({"rawQuery": null}), json!({"rawQuery": " \n\t "}), json!({"rawQuery": "\u{0}"})] {
+        for body in [
+            json!({}),
+            json!({"rawQuery": null}),
+            json!({"rawQuery": " \n\t "}),
+            json!({"rawQuery": "\u{0}"}),
+        ] {
             assert_eq!(run(SearchMode::Repo, body).unwrap_err().code(), "EMPTY_QUERY");
         }
     }
@@ -699,7 +770,10 @@ mod tests {
     fn each_fix_is_warned() {
         // Aliases.
         let r = ok(json!({"query": "q", "repoOwner": "a", "repoName": "b", "history": "earlier"}));
-        assert_eq!((r.raw_query.as_str(), r.owner.as_deref(), r.name.as_deref()), ("q", Some("a"), Some("b")));
+        assert_eq!(
+            (r.raw_query.as_str(), r.owner.as_deref(), r.name.as_deref()),
+            ("q", Some("a"), Some("b"))
+        );
         assert_eq!(r.conversation.len(), 1);
         assert_eq!(r.warnings.len(), 4, "{:?}", r.warnings);
         // An alias next to its canonical field is ignored.
@@ -753,20 +827,28 @@ mod tests {
     fn conversation_shapes() {
         let r = ok(json!({"rawQuery": "q", "conversationContext": ["first question", "an answer", "  "]}));
         assert_eq!(r.conversation.iter().map(|t| t.role.as_str()).collect::<Vec<_>>(), ["user", "assistant"]);
-        let r = ok(json!({"rawQuery": "q", "conversationContext": [{"role": "Human", "content": "hi"}, {"role": "wizard", "content": "x"}]}));
+        let r = ok(
+            json!({"rawQuery": "q", "conversationContext": [{"role": "Human", "content": "hi"}, {"role": "wizard", "content": "x"}]}),
+        );
         assert_eq!(r.conversation[0].role, "user");
         assert!(r.warnings[0].contains("wizard"));
         let big = "y".repeat(MAX_CONVERSATION_CHARS - 5);
         let r = ok(json!({"rawQuery": "q", "conversationContext": ["old turn", "old answer", big]}));
         assert_eq!(r.conversation.len(), 1);
         assert!(r.warnings[0].contains("2 oldest"));
-        assert_eq!(run(SearchMode::Repo, json!({"rawQuery": "q", "conversationContext": 3})).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(
+            run(SearchMode::Repo, json!({"rawQuery": "q", "conversationContext": 3})).unwrap_err().code(),
+            "INVALID_REQUEST"
+        );
     }
 
     #[test]
     fn template_placeholders() {
         let mut w = Vec::new();
-        let t = normalize_template("Q: {{query}} in {{ repoOwner }}/{{REPONAME}} {{secret}} {{locale}} {{", &mut w);
+        let t = normalize_template(
+            "Q: {{query}} in {{ repoOwner }}/{{REPONAME}} {{secret}} {{locale}} {{",
+            &mut w,
+        );
         assert_eq!(t, "Q: {{rawQuery}} in {{repoOwner}}/{{repoName}}  {{locale}} {{");
         assert_eq!(w.len(), 4, "{w:?}");
         let r = ok(json!({"rawQuery": "q", "instructionsTemplate": "Use {{augmentedPrompt}}"}));
@@ -776,7 +858,8 @@ mod tests {
 
     #[test]
     fn simple_and_global_take_their_own_fields() {
-        let r = run(SearchMode::Simple, json!({"rawQuery": "q", "profile": "aggressive", "filters": {}})).unwrap();
+        let r = run(SearchMode::Simple, json!({"rawQuery": "q", "profile": "aggressive", "filters": {}}))
+            .unwrap();
         assert_eq!(r.profile, "balanced");
         assert_eq!(r.warnings.len(), 2);
         let e = run(SearchMode::Simple, json!({"rawQuery": "q", "nope": 1})).unwrap_err();
@@ -813,7 +896,10 @@ mod tests {
 
     #[test]
     fn global_scope_labels() {
-        let catalog = [ns("a", "x", NamespaceStatus::Ready, Some("1")), ns("b", "y", NamespaceStatus::Ready, Some("2"))];
+        let catalog = [
+            ns("a", "x", NamespaceStatus::Ready, Some("1")),
+            ns("b", "y", NamespaceStatus::Ready, Some("2")),
+        ];
         let mut r = run(SearchMode::Global, json!({"rawQuery": "q"})).unwrap();
         let scope = resolve_scope(&mut r, &catalog).unwrap();
         assert_eq!(scope.namespaces.len(), 2);

@@ -50,12 +50,27 @@ pub fn detect_language(text: &str) -> &'static str {
     }
     let words: Vec<String> = text.split(|c: char| !c.is_alphabetic()).map(|w| w.to_lowercase()).collect();
     let score = |list: &[&str]| words.iter().filter(|w| list.contains(&w.as_str())).count();
-    let pt = score(&["não", "como", "onde", "função", "é", "uma", "para", "está", "são", "você", "qual", "quais", "do", "da", "dos", "das", "com"]);
-    let es = score(&["cómo", "dónde", "qué", "función", "es", "una", "el", "los", "las", "está", "cuál", "del", "con", "por"]);
-    let fr = score(&["comment", "où", "est", "une", "le", "les", "des", "fonction", "pourquoi", "quelle", "avec", "du"]);
-    let de = score(&["wie", "wo", "ist", "eine", "der", "die", "das", "funktion", "warum", "welche", "mit", "und"]);
-    let en = score(&["how", "where", "what", "is", "the", "a", "an", "does", "which", "why", "function", "with", "and"]);
-    let best = [(pt, "pt"), (es, "es"), (fr, "fr"), (de, "de")].into_iter().max_by_key(|(n, _)| *n).unwrap_or((0, "en"));
+    let pt = score(&[
+        "não", "como", "onde", "função", "é", "uma", "para", "está", "são", "você", "qual", "quais", "do",
+        "da", "dos", "das", "com",
+    ]);
+    let es = score(&[
+        "cómo", "dónde", "qué", "función", "es", "una", "el", "los", "las", "está", "cuál", "del", "con",
+        "por",
+    ]);
+    let fr = score(&[
+        "comment", "où", "est", "une", "le", "les", "des", "fonction", "pourquoi", "quelle", "avec", "du",
+    ]);
+    let de = score(&[
+        "wie", "wo", "ist", "eine", "der", "die", "das", "funktion", "warum", "welche", "mit", "und",
+    ]);
+    let en = score(&[
+        "how", "where", "what", "is", "the", "a", "an", "does", "which", "why", "function", "with", "and",
+    ]);
+    let best = [(pt, "pt"), (es, "es"), (fr, "fr"), (de, "de")]
+        .into_iter()
+        .max_by_key(|(n, _)| *n)
+        .unwrap_or((0, "en"));
     if best.0 > en && best.0 >= 1 {
         best.1
     } else {
@@ -89,7 +104,8 @@ pub fn history_text(turns: &[Turn], max_tokens: u32) -> String {
 fn clean_reply(reply: &str) -> Option<String> {
     let text = reply.trim().trim_matches('"').trim();
     let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
-    let first = first.strip_prefix("Query:").or_else(|| first.strip_prefix("Question:")).unwrap_or(first).trim();
+    let first =
+        first.strip_prefix("Query:").or_else(|| first.strip_prefix("Question:")).unwrap_or(first).trim();
     (!first.is_empty()).then(|| first.chars().take(1000).collect())
 }
 
@@ -103,7 +119,8 @@ pub async fn transform(
     let mut out = TransformOutcome { query: query.to_string(), ..Default::default() };
     if !settings.enabled {
         if !conversation.is_empty() {
-            out.warnings.push("conversationContext was not used: the profile disables query transformers".into());
+            out.warnings
+                .push("conversationContext was not used: the profile disables query transformers".into());
         }
         return out;
     }
@@ -126,7 +143,8 @@ pub async fn transform(
             ));
         }
         if !conversation.is_empty() && settings.compression {
-            out.warnings.push("conversationContext was not used: history compression needs a text model".into());
+            out.warnings
+                .push("conversationContext was not used: history compression needs a text model".into());
         }
         return out;
     };
@@ -137,7 +155,10 @@ pub async fn transform(
             system: "Given a conversation and a follow-up question, rewrite the follow-up as one standalone \
                      question that keeps every name, identifier and file path. Reply with the question only."
                 .into(),
-            prompt: format!("Conversation:\n{history}\n\nFollow-up question: {}\n\nStandalone question:", out.query),
+            prompt: format!(
+                "Conversation:\n{history}\n\nFollow-up question: {}\n\nStandalone question:",
+                out.query
+            ),
             max_tokens: 200,
             temperature: 0.0,
         };
@@ -181,7 +202,9 @@ async fn run_step(generator: &dyn Generator, req: GenerateRequest, module: &str,
                 out.query = q;
                 out.applied.push(module.to_string());
             }
-            None => out.warnings.push(format!("{module} returned an empty reply; the previous query was kept")),
+            None => {
+                out.warnings.push(format!("{module} returned an empty reply; the previous query was kept"))
+            }
         },
         Err(e) => out.warnings.push(format!("{module} failed ({e}); the previous query was kept")),
     }
@@ -239,7 +262,11 @@ mod tests {
     #[test]
     fn runs_compression_rewrite_translation_in_order() {
         let g = Scripted(
-            RefCell::new(vec![Ok("как работает retry в клиенте?".into()), Ok("Query: retry клиент".into()), Ok("client retry".into())]),
+            RefCell::new(vec![
+                Ok("как работает retry в клиенте?".into()),
+                Ok("Query: retry клиент".into()),
+                Ok("client retry".into()),
+            ]),
             RefCell::new(Vec::new()),
         );
         let conv = [turn("user", "расскажи про клиент"), turn("assistant", "клиент делает запросы")];
@@ -251,7 +278,10 @@ mod tests {
 
     #[test]
     fn translation_is_skipped_when_already_in_the_target_language_and_failures_keep_the_query() {
-        let g = Scripted(RefCell::new(vec![Err(PortError::new("generator", "timeout"))]), RefCell::new(Vec::new()));
+        let g = Scripted(
+            RefCell::new(vec![Err(PortError::new("generator", "timeout"))]),
+            RefCell::new(Vec::new()),
+        );
         let out = block_on(transform("where is retry", &[], &settings(), Some(&g)));
         assert_eq!(out.query, "where is retry");
         assert!(out.applied.is_empty());
@@ -261,7 +291,8 @@ mod tests {
 
     #[test]
     fn history_is_bounded_from_the_most_recent_end() {
-        let turns: Vec<Turn> = (0..100).map(|i| turn("user", &format!("message number {i} {}", "x".repeat(50)))).collect();
+        let turns: Vec<Turn> =
+            (0..100).map(|i| turn("user", &format!("message number {i} {}", "x".repeat(50)))).collect();
         let h = history_text(&turns, 64);
         assert!(h.chars().count() <= 64 * 4 + 2);
         assert!(h.contains("message number 99"));
