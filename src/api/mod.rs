@@ -1,0 +1,314 @@
+//! The HTTP API's request and response types. Pure serde + JSON Schema (no worker types), so the
+//! schemas in `schemas/` are generated natively from exactly what the worker (de)serializes.
+//!
+//! Requests reject unknown fields; every response field is camelCase.
+pub mod chunk_schema;
+pub mod schema;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use crate::error::{ErrorBody, ErrorDetail};
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+/// `POST /v1/chunk`: give either `content` (one file, named by `path`) or `files`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChunkRequest {
+    /// Name of `content` (drives language detection). Default `input.txt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileInput>>,
+    /// Chunking options, as the CLI and the preview take them: a `preset` plus any
+    /// `ChunkConfig` field (camelCase), e.g. `{"preset":"compact","overlapLines":0}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<chunk_schema::ChunkOptionsSchema>")]
+    pub options: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileInput {
+    /// Relative path inside the repository (`a/b.rs`); `..`, absolute paths and empty segments
+    /// make the file skipped with a reason.
+    pub path: String,
+    /// UTF-8 text.
+    pub content: String,
+}
+
+/// `POST /v1/repos/{owner}/{name}/index`: fetch the repository's tarball from GitHub.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IndexRequest {
+    /// Branch, tag or commit; the default branch when absent.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+}
+
+/// `POST /v1/repos/{owner}/{name}/files` with `Content-Type: application/json`. (A `.tar.gz` body
+/// is the other form: `Content-Type: application/gzip`, `?replace=true` optional.)
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadRequest {
+    pub files: Vec<FileInput>,
+    /// The upload is the whole repository: indexed files not in it are deleted.
+    #[serde(default)]
+    pub replace: bool,
+    /// Free-form label stored with the namespace (e.g. a commit id).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+}
+
+/// `DELETE /v1/repos/{owner}/{name}/files`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteFilesRequest {
+    pub paths: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /health`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HealthResponse {
+    /// Always `ok` when the worker answers.
+    pub status: String,
+    pub version: String,
+    /// Whether the D1 database answered a trivial query.
+    pub database: bool,
+    pub embedder: Option<EmbedderView>,
+    /// `vectorize` or `local` (the exact D1-backed index).
+    pub vector_index: String,
+}
+
+/// `POST /v1/chunk` response: one entry per input file, in input order.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChunkResponse {
+    pub files: Vec<ChunkedFile>,
+    pub chunk_count: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChunkedFile {
+    pub path: String,
+    pub language: String,
+    #[schemars(with = "Vec<chunk_schema::ChunkSchema>")]
+    pub chunks: Vec<edgerag_core::Chunk>,
+    /// Set when the file could not be chunked (binary, too large); the other files still are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorDetail>,
+}
+
+/// A skipped input and why (`PATH_TRAVERSAL`, `ABSOLUTE_PATH`, `LINK`, `SPECIAL_FILE`,
+/// `FILE_TOO_LARGE`, `BINARY_FILE`, `INVALID_UTF8`, `IGNORED`, `INVALID_PATH`, `NOT_FOUND`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileCounters {
+    /// Files the job has to account for (all of the categories below).
+    pub total: u64,
+    /// Files fully processed (indexed, skipped, unchanged or deleted).
+    pub done: u64,
+    pub added: u64,
+    pub changed: u64,
+    pub unchanged: u64,
+    pub deleted: u64,
+    pub skipped: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChunkCounters {
+    /// Chunks produced for added/changed files.
+    pub total: u64,
+    pub embedded: u64,
+    pub indexed: u64,
+}
+
+/// `last_error` of a job.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobError {
+    pub code: String,
+    pub message: String,
+    /// `fetch`, `chunk`, `embed`, `index` or `request`.
+    pub stage: String,
+    pub attempt: u32,
+    pub at: String,
+}
+
+/// `QUEUED → RUNNING → SUCCEEDED | FAILED`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "QUEUED",
+            JobStatus::Running => "RUNNING",
+            JobStatus::Succeeded => "SUCCEEDED",
+            JobStatus::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobStatus> {
+        Some(match s {
+            "QUEUED" => JobStatus::Queued,
+            "RUNNING" => JobStatus::Running,
+            "SUCCEEDED" => JobStatus::Succeeded,
+            "FAILED" => JobStatus::Failed,
+            _ => return None,
+        })
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, JobStatus::Succeeded | JobStatus::Failed)
+    }
+}
+
+/// `GET /v1/jobs/{id}` and the `job` member of write responses.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobView {
+    pub id: String,
+    pub namespace: String,
+    pub owner: String,
+    pub name: String,
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    /// `github`, `upload` or `delete`.
+    pub source: String,
+    pub status: JobStatus,
+    /// Last stage that ran: `fetch`, `chunk`, `embed`, `index`, `done`.
+    pub stage: Option<String>,
+    /// Highest delivery attempt of any of the job's messages.
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub queued_at: String,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    /// 0–100.
+    pub progress: f64,
+    /// Estimated seconds to completion while RUNNING (from the progress rate so far).
+    pub eta_seconds: Option<f64>,
+    pub files: FileCounters,
+    pub chunks: ChunkCounters,
+    /// Skip count per reason code.
+    pub skipped_by_reason: std::collections::BTreeMap<String, u64>,
+    /// The first skipped files with their reasons (at most 100).
+    pub skipped: Vec<SkippedFile>,
+    pub last_error: Option<JobError>,
+}
+
+/// Response of the write endpoints that start (or join) a job.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobAccepted {
+    pub job: JobView,
+    /// True when the request joined a job that was already QUEUED or RUNNING.
+    pub reused: bool,
+    /// Files in the request (uploads and deletes; 0 for a GitHub fetch, which is staged later).
+    pub received: u64,
+    /// How this request's files were classified.
+    pub staged: FileCounters,
+    /// This request's skipped files.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// `DELETE /v1/repos/{owner}/{name}`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteRepoResponse {
+    pub namespace: String,
+    pub deleted: DeletedCounts,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeletedCounts {
+    pub files: u64,
+    pub chunks: u64,
+    pub vectors: u64,
+    pub jobs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EmbedderView {
+    pub provider: String,
+    pub model: String,
+    pub dims: u32,
+}
+
+/// `GET /v1/repos`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReposResponse {
+    pub repos: Vec<RepoSummary>,
+}
+
+/// `EMPTY`, `INDEXING`, `READY` or `FAILED`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RepoSummary {
+    pub namespace: String,
+    pub owner: String,
+    pub name: String,
+    pub status: String,
+    /// The last job succeeded and none is running: search sees exactly the latest content.
+    pub ready: bool,
+    /// Last time the namespace became READY (`null` if never): it has searchable content.
+    pub ready_at: Option<String>,
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    pub source: Option<String>,
+    pub file_count: u64,
+    pub chunk_count: u64,
+    pub updated_at: String,
+}
+
+/// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status`).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RepoStatusResponse {
+    pub repo: RepoSummary,
+    /// The latest job's status (`null` before the first job).
+    pub status: Option<JobStatus>,
+    pub ready: bool,
+    /// 0–100 of the latest job.
+    pub progress: f64,
+    pub eta_seconds: Option<f64>,
+    pub attempts: u32,
+    pub last_error: Option<JobError>,
+    /// The latest job in full.
+    pub job: Option<JobView>,
+    /// Telemetry of the most recent jobs (newest first, at most 10).
+    pub recent_jobs: Vec<JobView>,
+    /// Model of the vectors stored for this namespace (`null` before the first index).
+    pub embedder: Option<EmbedderView>,
+    /// `vectorize` or `local`.
+    pub vector_index: String,
+}

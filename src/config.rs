@@ -1,0 +1,151 @@
+//! Worker configuration from `wrangler.toml` vars and secrets, read once per invocation.
+//!
+//! | var | default | meaning |
+//! | --- | --- | --- |
+//! | `API_TOKEN` (secret) | unset ⇒ writes refused | bearer token for write endpoints |
+//! | `PUBLIC_READS` | `true` | reads without a token |
+//! | `GITHUB_API_URL` | `https://api.github.com` | GitHub REST base URL (tests use 127.0.0.1) |
+//! | `GITHUB_TOKEN` (secret) | unset | sent as `Authorization: Bearer` to GitHub |
+//! | `MAX_ATTEMPTS` | `5` | deliveries of a stage message before the job fails |
+//! | `RETRY_BASE_DELAY_SECONDS` | `2` | backoff base: `base × 2^(attempt-1)` seconds |
+//! | `MAX_UPLOAD_BYTES` | 32 MiB | largest upload / chunk request body |
+//! | `MAX_TARBALL_BYTES` | 64 MiB | largest GitHub tarball (compressed) |
+//! | `MAX_ARCHIVE_BYTES` | 512 MiB | most bytes unpacked from one archive (gzip-bomb guard) |
+//! | `MAX_FILE_BYTES` | 1 MiB | larger files are skipped (`FILE_TOO_LARGE`) |
+//! | `FILES_PER_MESSAGE` | `25` | files per chunk/embed/index message |
+//! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
+//! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
+use worker::Env;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub api_token: Option<String>,
+    pub public_reads: bool,
+    pub github_api_url: String,
+    pub github_token: Option<String>,
+    pub max_attempts: u32,
+    pub retry_base_delay_seconds: u32,
+    pub max_upload_bytes: usize,
+    pub max_tarball_bytes: usize,
+    pub max_archive_bytes: u64,
+    pub max_file_bytes: usize,
+    pub files_per_message: usize,
+    pub job_stall_seconds: u64,
+    pub deliver_twice: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            api_token: None,
+            public_reads: true,
+            github_api_url: "https://api.github.com".into(),
+            github_token: None,
+            max_attempts: 5,
+            retry_base_delay_seconds: 2,
+            max_upload_bytes: 32 * 1024 * 1024,
+            max_tarball_bytes: 64 * 1024 * 1024,
+            max_archive_bytes: 512 * 1024 * 1024,
+            max_file_bytes: 1024 * 1024,
+            files_per_message: 25,
+            job_stall_seconds: 1800,
+            deliver_twice: false,
+        }
+    }
+}
+
+impl Config {
+    pub fn from_env(env: &Env) -> Config {
+        Config::from_lookup(|name| string_binding(env, name))
+    }
+
+    /// Build from any name → value lookup (the worker's env, or a map in tests).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
+        let d = Config::default();
+        let num = |name: &str, default: u64| -> u64 {
+            get(name).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(default)
+        };
+        let flag = |name: &str, default: bool| -> bool {
+            match get(name).map(|v| v.trim().to_ascii_lowercase()) {
+                Some(v) if ["true", "1", "yes", "on"].contains(&v.as_str()) => true,
+                Some(v) if ["false", "0", "no", "off"].contains(&v.as_str()) => false,
+                _ => default,
+            }
+        };
+        Config {
+            api_token: get("API_TOKEN").filter(|t| !t.is_empty()),
+            public_reads: flag("PUBLIC_READS", d.public_reads),
+            github_api_url: get("GITHUB_API_URL")
+                .filter(|u| !u.is_empty())
+                .map(|u| u.trim_end_matches('/').to_string())
+                .unwrap_or(d.github_api_url),
+            github_token: get("GITHUB_TOKEN").filter(|t| !t.is_empty()),
+            max_attempts: num("MAX_ATTEMPTS", d.max_attempts.into()).clamp(1, 100) as u32,
+            retry_base_delay_seconds: num("RETRY_BASE_DELAY_SECONDS", d.retry_base_delay_seconds.into())
+                .min(3600) as u32,
+            max_upload_bytes: num("MAX_UPLOAD_BYTES", d.max_upload_bytes as u64) as usize,
+            max_tarball_bytes: num("MAX_TARBALL_BYTES", d.max_tarball_bytes as u64) as usize,
+            max_archive_bytes: num("MAX_ARCHIVE_BYTES", d.max_archive_bytes),
+            max_file_bytes: num("MAX_FILE_BYTES", d.max_file_bytes as u64) as usize,
+            files_per_message: num("FILES_PER_MESSAGE", d.files_per_message as u64).clamp(1, 500) as usize,
+            job_stall_seconds: num("JOB_STALL_SECONDS", d.job_stall_seconds).max(1),
+            deliver_twice: flag("DELIVER_TWICE", d.deliver_twice),
+        }
+    }
+
+    /// Delay before the next delivery after `attempt` failed deliveries (1-based), capped at 1 h.
+    pub fn retry_delay_seconds(&self, attempt: u32) -> u32 {
+        let exp = attempt.saturating_sub(1).min(16);
+        self.retry_base_delay_seconds.saturating_mul(1 << exp).min(3600)
+    }
+}
+
+/// A string var or secret from the env (`None` when absent or not a string).
+pub fn string_binding(env: &Env, name: &str) -> Option<String> {
+    js_sys::Reflect::get(env, &wasm_bindgen::JsValue::from_str(name)).ok()?.as_string()
+}
+
+/// True when the env has a binding (object) of that name, e.g. `VECTORIZE`.
+pub fn has_binding(env: &Env, name: &str) -> bool {
+    js_sys::Reflect::get(env, &wasm_bindgen::JsValue::from_str(name))
+        .map(|v| !v.is_undefined() && !v.is_null())
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Config {
+        let map: HashMap<String, String> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = cfg(&[]);
+        assert_eq!((c.max_attempts, c.public_reads, c.api_token.clone()), (5, true, None));
+        let c = cfg(&[
+            ("API_TOKEN", "t"),
+            ("PUBLIC_READS", "false"),
+            ("GITHUB_API_URL", "http://127.0.0.1:9/"),
+            ("RETRY_BASE_DELAY_SECONDS", "0"),
+            ("MAX_ATTEMPTS", "nonsense"),
+        ]);
+        assert_eq!(c.api_token.as_deref(), Some("t"));
+        assert!(!c.public_reads);
+        assert_eq!(c.github_api_url, "http://127.0.0.1:9");
+        assert_eq!(c.max_attempts, 5);
+        assert_eq!(c.retry_delay_seconds(3), 0);
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let c = cfg(&[("RETRY_BASE_DELAY_SECONDS", "2")]);
+        let delays: Vec<u32> = (1..=5).map(|a| c.retry_delay_seconds(a)).collect();
+        assert_eq!(delays, [2, 4, 8, 16, 32]);
+        assert_eq!(c.retry_delay_seconds(40), 3600);
+    }
+}

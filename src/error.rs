@@ -1,0 +1,94 @@
+//! API errors: every failure leaves the worker as `{"error":{"code","message"}}` with a stable
+//! machine-readable code and the right HTTP status. Bad input is always a 4xx; only a broken
+//! dependency (D1, a queue) is a 5xx.
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(400, code, message)
+    }
+
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(404, code, message)
+    }
+
+    pub fn too_large(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(413, code, message)
+    }
+
+    /// A dependency of the worker failed (D1, a queue). Logged with the detail, returned as 500.
+    pub fn internal(context: &str, err: impl std::fmt::Display) -> ApiError {
+        crate::log::error("internal_error", &[("context", context), ("detail", &err.to_string())]);
+        ApiError::new(500, "INTERNAL", format!("{context} failed; see the worker logs"))
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody { error: ErrorDetail { code: self.code.to_string(), message: self.message.clone() } }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// Map a JSON body error to the right code: broken JSON vs. valid JSON of the wrong shape.
+pub fn from_json_error(err: &serde_json::Error) -> ApiError {
+    use serde_json::error::Category;
+    match err.classify() {
+        Category::Syntax | Category::Eof | Category::Io => {
+            ApiError::bad_request("INVALID_JSON", format!("request body is not valid JSON: {err}"))
+        }
+        Category::Data => ApiError::bad_request("INVALID_REQUEST", format!("invalid request: {err}")),
+    }
+}
+
+/// `{"error": {"code", "message"}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorDetail {
+    /// Stable, SCREAMING_SNAKE_CASE (e.g. `UNAUTHORIZED`, `INVALID_JSON`, `REPO_NOT_FOUND`).
+    pub code: String,
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn json_errors_are_classified() {
+        let syntax = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        assert_eq!(from_json_error(&syntax).code, "INVALID_JSON");
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct S {
+            a: u32,
+        }
+        let data = serde_json::from_str::<S>(r#"{"a":1,"b":2}"#).unwrap_err();
+        assert_eq!(from_json_error(&data).code, "INVALID_REQUEST");
+        assert_eq!(from_json_error(&data).status, 400);
+    }
+}

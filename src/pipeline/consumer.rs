@@ -1,0 +1,215 @@
+//! The queue consumer. Exported by hand (instead of `#[event(queue)]`) to read each message's
+//! delivery `attempts`, which workers-rs 0.8 does not expose.
+//!
+//! Per message: run its stage; on success `ack`; on a retryable failure record `last_error` on the
+//! job and `retry` with exponential backoff (`RETRY_BASE_DELAY_SECONDS × 2^(attempt-1)`); on a
+//! permanent failure, or when `attempts` reached `MAX_ATTEMPTS`, fail the job (keeping the error),
+//! send the message to the dead-letter queue and `ack`. The dead-letter queue's own consumer
+//! records what arrives in `dead_letters` and fails the job if something else was still running it.
+// The handlers run only under the wasm32 export; natively they are compiled (and type-checked) only.
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+
+use wasm_bindgen::JsValue;
+use worker::worker_sys::Message as MessageSys;
+
+use super::messages::{DeadLetter, StageMessage, DLQ_BINDING, MESSAGE_VERSION};
+use super::{finish, Ctx, StageError};
+use crate::api::JobError;
+use crate::store::jobs;
+
+/// Queues whose name ends with this are dead-letter queues.
+pub const DLQ_SUFFIX: &str = "-dlq";
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn queue(
+    batch: worker::worker_sys::MessageBatch,
+    env: worker::Env,
+    _ctx: worker::worker_sys::Context,
+) -> Result<JsValue, JsValue> {
+    let queue_name: String = batch.queue().map(String::from).unwrap_or_default();
+    let messages = batch.messages()?;
+    let ctx = match Ctx::new(&env) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            // No database: nothing can be processed; let the platform redeliver.
+            crate::log::error("queue_no_database", &[("error", &e.to_string())]);
+            batch.retry_all(JsValue::null())?;
+            return Ok(JsValue::UNDEFINED);
+        }
+    };
+    for raw in messages.iter() {
+        let message: MessageSys = wasm_bindgen::JsCast::unchecked_into(raw);
+        if queue_name.ends_with(DLQ_SUFFIX) {
+            handle_dead_letter(&ctx, &queue_name, &message).await;
+        } else {
+            handle(&ctx, &queue_name, &message).await;
+        }
+    }
+    Ok(JsValue::UNDEFINED)
+}
+
+fn attempts(message: &MessageSys) -> u32 {
+    js_sys::Reflect::get(message, &JsValue::from_str("attempts"))
+        .ok()
+        .and_then(|v| v.as_f64())
+        .map_or(1, |a| a.max(1.0) as u32)
+}
+
+fn body_json(message: &MessageSys) -> serde_json::Value {
+    message
+        .body()
+        .ok()
+        .and_then(|b| serde_wasm_bindgen::from_value::<serde_json::Value>(b).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+fn ack(message: &MessageSys) {
+    if let Err(e) = message.ack() {
+        crate::log::error("queue_ack_failed", &[("error", &format!("{e:?}"))]);
+    }
+}
+
+fn retry(message: &MessageSys, delay_seconds: u32) {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(
+        &options,
+        &JsValue::from_str("delaySeconds"),
+        &JsValue::from_f64(delay_seconds.into()),
+    );
+    if let Err(e) = message.retry(options.into()) {
+        crate::log::error("queue_retry_failed", &[("error", &format!("{e:?}"))]);
+    }
+}
+
+async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
+    if msg.version() != MESSAGE_VERSION {
+        return Err(StageError::permanent(
+            "UNSUPPORTED_MESSAGE_VERSION",
+            format!("message version {} (this worker reads {MESSAGE_VERSION})", msg.version()),
+        ));
+    }
+    match msg {
+        StageMessage::Fetch(m) => super::fetch::run(ctx, m).await,
+        StageMessage::Chunk(m) => super::chunk::run(ctx, m).await,
+        StageMessage::Embed(m) => super::embed::run(ctx, m).await,
+        StageMessage::Index(m) => super::index::run(ctx, m).await,
+    }
+}
+
+async fn handle(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
+    let attempt = attempts(message);
+    let body = body_json(message);
+    let parsed: Result<StageMessage, _> = serde_json::from_value(body.clone());
+    let (job_id, stage, result) = match &parsed {
+        Ok(msg) => (Some(msg.job_id().to_string()), msg.stage().as_str(), run_stage(ctx, msg).await),
+        Err(e) => (
+            body.get("jobId").and_then(|j| j.as_str()).map(String::from),
+            "unknown",
+            Err(StageError::permanent("INVALID_MESSAGE", format!("undecodable message: {e}"))),
+        ),
+    };
+    let error = match result {
+        Ok(()) => {
+            ack(message);
+            return;
+        }
+        Err(error) => error,
+    };
+    let job_error = JobError {
+        code: error.code.clone(),
+        message: error.message.clone(),
+        stage: stage.into(),
+        attempt,
+        at: crate::time::now_iso(),
+    };
+    let job = match &job_id {
+        Some(id) => jobs::get(&ctx.db, id).await.ok().flatten(),
+        None => None,
+    };
+    let give_up = !error.retryable || attempt >= ctx.cfg.max_attempts;
+    crate::log::warn(
+        "stage_failed",
+        &[
+            ("queue", queue_name),
+            ("job", job_id.as_deref().unwrap_or("")),
+            ("stage", stage),
+            ("attempt", &attempt.to_string()),
+            ("code", &error.code),
+            ("message", &error.message),
+            ("giveUp", &give_up.to_string()),
+        ],
+    );
+    if !give_up {
+        if let Some(job) = &job {
+            let _ = jobs::record_failure(&ctx.db, &job.id, attempt, &job_error).await;
+        }
+        retry(message, ctx.cfg.retry_delay_seconds(attempt));
+        return;
+    }
+    if let Some(job) = &job {
+        if let Err(e) = finish::fail(&ctx.db, &job.id, &job.namespace, &job_error).await {
+            // Could not record the failure: keep the message alive and try again later.
+            crate::log::error("job_fail_failed", &[("job", &job.id), ("error", &e.to_string())]);
+            retry(message, ctx.cfg.retry_delay_seconds(attempt));
+            return;
+        }
+    }
+    let letter = DeadLetter { v: MESSAGE_VERSION, message: body, error: job_error, attempts: attempt };
+    match ctx.env.queue(DLQ_BINDING) {
+        Ok(dlq) => {
+            if let Err(e) = dlq.send(letter).await {
+                crate::log::error("dead_letter_send_failed", &[("error", &e.to_string())]);
+            }
+        }
+        Err(e) => crate::log::error("dead_letter_queue_missing", &[("error", &e.to_string())]),
+    }
+    ack(message);
+}
+
+/// Record a dead letter; fail its job if it is somehow still active (the platform dead-letters
+/// messages on its own when an invocation crashes repeatedly).
+async fn handle_dead_letter(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
+    let body = body_json(message);
+    let attempt = attempts(message);
+    let (inner, error) = match serde_json::from_value::<DeadLetter>(body.clone()) {
+        Ok(letter) => (letter.message, Some(letter.error)),
+        Err(_) => (body.clone(), None),
+    };
+    let job_id = inner.get("jobId").and_then(|j| j.as_str()).map(String::from);
+    let error = error.unwrap_or_else(|| JobError {
+        code: "DEAD_LETTERED".into(),
+        message: "the message exhausted its deliveries without the worker recording an outcome".into(),
+        stage: inner.get("stage").and_then(|s| s.as_str()).unwrap_or("unknown").into(),
+        attempt,
+        at: crate::time::now_iso(),
+    });
+    let recorded = ctx
+        .db
+        .run(
+            "INSERT INTO dead_letters (queue, job_id, body, error, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            &crate::args![
+                queue_name,
+                job_id.as_deref(),
+                &inner.to_string(),
+                &serde_json::to_string(&error).unwrap_or_default(),
+                error.attempt,
+                &crate::time::now_iso()
+            ],
+        )
+        .await;
+    if let Some(id) = &job_id {
+        if let Ok(Some(job)) = jobs::get(&ctx.db, id).await {
+            if job.is_active() {
+                let _ = finish::fail(&ctx.db, &job.id, &job.namespace, &error).await;
+            }
+        }
+    }
+    match recorded {
+        Ok(_) => ack(message),
+        Err(e) => {
+            crate::log::error("dead_letter_record_failed", &[("error", &e.to_string())]);
+            retry(message, 5);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Index stage: for each embedded (or deleted) file of a range, in this order —
+//! 1. upsert the new vectors (ids are chunk ids, so a replay overwrites the same vectors);
+//! 2. delete the vectors of the file's stale chunks (stored in D1 but not produced any more);
+//! 3. one D1 transaction: delete stale chunks (FTS follows by trigger), upsert new chunks and the
+//!    `files` row (or delete it), mark the staging row done.
+//!
+//! A crash between the steps leaves D1 describing the old file; the retry recomputes the same stale
+//! set from D1 and finishes the job. Then the job is completed if nothing else is left.
+use std::collections::{HashMap, HashSet};
+
+use edgerag_core::vector::{VectorMetadata, VectorRecord};
+use edgerag_core::Chunk;
+
+use super::messages::SeqRange;
+use super::{Ctx, StageError};
+use crate::store::chunks::{self, ChunkRow, FileRecord};
+use crate::store::{jobs, staging};
+
+/// Vectors per upsert call (Vectorize accepts up to 1000).
+const UPSERT_BATCH: usize = 500;
+
+pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
+    let Some(job) = jobs::get(&ctx.db, &msg.job_id).await? else { return Ok(()) };
+    if !job.is_active() {
+        return Ok(());
+    }
+    jobs::mark_running(&ctx.db, &job.id, "index", &crate::time::now_iso()).await?;
+    let ns = job.namespace.as_str();
+    let files = staging::files_to_index(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
+    if !files.is_empty() {
+        let staged = staging::chunks_with_vectors(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
+        let mut by_seq: HashMap<i64, Vec<(Chunk, Vec<f32>)>> = HashMap::new();
+        for row in staged {
+            let chunk: Chunk = serde_json::from_str(&row.chunk)
+                .map_err(|e| StageError::permanent("CORRUPT_STAGING", format!("staged chunk: {e}")))?;
+            let vector: Vec<f32> =
+                row.vector.as_deref().and_then(|v| serde_json::from_str(v).ok()).ok_or_else(|| {
+                    StageError::retryable("MISSING_VECTOR", format!("chunk {} has no vector yet", chunk.id))
+                })?;
+            by_seq.entry(row.seq).or_default().push((chunk, vector));
+        }
+        let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+        let mut existing: HashMap<String, Vec<String>> = HashMap::new();
+        for pid in chunks::chunk_ids_for_paths(&ctx.db, ns, &paths).await? {
+            existing.entry(pid.path).or_default().push(pid.id);
+        }
+
+        // 1 + 2: the vector index.
+        let index = crate::vector::vector_index_from_env(&ctx.env)?;
+        let records: Vec<VectorRecord> = by_seq
+            .values()
+            .flatten()
+            .map(|(c, v)| VectorRecord {
+                id: c.id.clone(),
+                values: v.clone(),
+                metadata: VectorMetadata {
+                    path: c.path.clone(),
+                    language: c.language.as_str().into(),
+                    chunk_type: c.chunk_type.as_str().into(),
+                    symbol: c.metadata.symbol_name.clone(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    chunk_hash: c.text_hash.clone(),
+                    tags: Vec::new(),
+                },
+            })
+            .collect();
+        for group in records.chunks(UPSERT_BATCH) {
+            index.upsert(ns, group).await?;
+        }
+        let mut stale: Vec<String> = Vec::new();
+        for file in &files {
+            let keep: HashSet<&str> = by_seq
+                .get(&file.seq)
+                .map(|cs| cs.iter().map(|(c, _)| c.id.as_str()).collect())
+                .unwrap_or_default();
+            if let Some(ids) = existing.get(&file.path) {
+                stale.extend(ids.iter().filter(|id| !keep.contains(id.as_str())).cloned());
+            }
+        }
+        for group in stale.chunks(UPSERT_BATCH) {
+            index.delete_by_ids(ns, group).await?;
+        }
+
+        // 3: D1, one transaction for the whole range (each file's rows change together).
+        let now = crate::time::now_iso();
+        let key = job.index_key.clone().unwrap_or_else(|| super::index_key(&ctx.env));
+        let mut statements = chunks::delete_chunks_statements(&ctx.db, ns, &stale)?;
+        for file in &files {
+            if file.change == "deleted" {
+                statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
+            } else {
+                let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
+                let rows: Vec<ChunkRow> = file_chunks.iter().map(|(c, _)| ChunkRow::new(c)).collect();
+                statements.extend(chunks::upsert_chunks_statements(&ctx.db, ns, &now, &rows)?);
+                statements.push(chunks::upsert_file_statement(
+                    &ctx.db,
+                    ns,
+                    &job.id,
+                    &now,
+                    &FileRecord {
+                        path: &file.path,
+                        content_hash: file.content_hash.as_deref().unwrap_or(""),
+                        size: file.size,
+                        language: file.language.as_deref().unwrap_or("text"),
+                        chunk_count: file_chunks.len() as i64,
+                        index_key: &key,
+                    },
+                )?);
+            }
+            statements.push(staging::mark_done_statement(&ctx.db, &job.id, file.seq)?);
+        }
+        ctx.db.batch(statements).await?;
+    }
+    jobs::refresh_counters(&ctx.db, &job.id).await?;
+    super::finish::try_complete(&ctx.db, &job.id, ns, super::embedder_view(&ctx.env).as_ref()).await?;
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! Stage messages. Versioned (`v`), tagged by `stage`, a few hundred bytes each: ids and a range of
+//! `job_files.seq`, never file contents (a queue message must stay under 128 KB).
+use serde::{Deserialize, Serialize};
+
+/// Current message format. A consumer dead-letters versions it does not know.
+pub const MESSAGE_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "lowercase")]
+pub enum StageMessage {
+    /// Download the job's GitHub tarball and stage its files.
+    Fetch(JobRef),
+    /// Chunk the pending files of a range.
+    Chunk(SeqRange),
+    /// Embed the chunks of the chunked files of a range.
+    Embed(SeqRange),
+    /// Write the embedded (or deleted) files of a range to D1 and the vector index.
+    Index(SeqRange),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobRef {
+    pub v: u32,
+    pub job_id: String,
+}
+
+/// Files `from_seq..=to_seq` of a job (`job_files.seq`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SeqRange {
+    pub v: u32,
+    pub job_id: String,
+    pub from_seq: i64,
+    pub to_seq: i64,
+}
+
+impl StageMessage {
+    pub fn fetch(job_id: &str) -> StageMessage {
+        StageMessage::Fetch(JobRef { v: MESSAGE_VERSION, job_id: job_id.into() })
+    }
+
+    pub fn range(stage: Stage, job_id: &str, from_seq: i64, to_seq: i64) -> StageMessage {
+        let r = SeqRange { v: MESSAGE_VERSION, job_id: job_id.into(), from_seq, to_seq };
+        match stage {
+            Stage::Fetch | Stage::Chunk => StageMessage::Chunk(r),
+            Stage::Embed => StageMessage::Embed(r),
+            Stage::Index => StageMessage::Index(r),
+        }
+    }
+
+    pub fn stage(&self) -> Stage {
+        match self {
+            StageMessage::Fetch(_) => Stage::Fetch,
+            StageMessage::Chunk(_) => Stage::Chunk,
+            StageMessage::Embed(_) => Stage::Embed,
+            StageMessage::Index(_) => Stage::Index,
+        }
+    }
+
+    pub fn job_id(&self) -> &str {
+        match self {
+            StageMessage::Fetch(j) => &j.job_id,
+            StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => &r.job_id,
+        }
+    }
+
+    pub fn version(&self) -> u32 {
+        match self {
+            StageMessage::Fetch(j) => j.v,
+            StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => r.v,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Fetch,
+    Chunk,
+    Embed,
+    Index,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Fetch => "fetch",
+            Stage::Chunk => "chunk",
+            Stage::Embed => "embed",
+            Stage::Index => "index",
+        }
+    }
+
+    /// The producer binding of the stage's queue (see `wrangler.toml`).
+    pub fn binding(self) -> &'static str {
+        match self {
+            Stage::Fetch => "FETCH_QUEUE",
+            Stage::Chunk => "CHUNK_QUEUE",
+            Stage::Embed => "EMBED_QUEUE",
+            Stage::Index => "INDEX_QUEUE",
+        }
+    }
+}
+
+/// Producer binding of the dead-letter queue.
+pub const DLQ_BINDING: &str = "DEAD_LETTER_QUEUE";
+
+/// What lands in the dead-letter queue when the worker gives up on a message itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    pub v: u32,
+    pub message: serde_json::Value,
+    pub error: crate::api::JobError,
+    pub attempts: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn wire_format_is_stable_and_small() {
+        let m = StageMessage::range(Stage::Embed, "job_0123456789abcdef01234567", 12, 40);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(
+            json,
+            r#"{"stage":"embed","v":1,"jobId":"job_0123456789abcdef01234567","fromSeq":12,"toSeq":40}"#
+        );
+        assert_eq!(serde_json::from_str::<StageMessage>(&json).unwrap(), m);
+        assert!(json.len() < 200);
+        let f = serde_json::to_string(&StageMessage::fetch("job_x")).unwrap();
+        assert_eq!(f, r#"{"stage":"fetch","v":1,"jobId":"job_x"}"#);
+        assert!(serde_json::from_str::<StageMessage>(r#"{"stage":"embed","v":1,"jobId":"j"}"#).is_err());
+        assert!(serde_json::from_str::<StageMessage>(r#"{"stage":"nope","v":1,"jobId":"j"}"#).is_err());
+    }
+}

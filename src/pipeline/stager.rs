@@ -1,0 +1,256 @@
+//! Staging a job's files in D1: classify each input against what the namespace already holds
+//! (added / changed / unchanged by content hash + index key; skipped with a reason; deleted), write
+//! the rows in bounded batches, and collect the rows the pipeline must process.
+use std::collections::{HashMap, HashSet};
+
+use crate::api::{FileCounters, SkippedFile};
+use crate::ingest::Candidate;
+use crate::store::chunks::{self, IndexedFile};
+use crate::store::staging::{self, StageRow, StagedRef};
+use crate::store::{Db, StoreError, StoreResult};
+
+/// Flush when the buffered file bodies reach this many bytes (bounds memory and D1 batch size).
+const FLUSH_BYTES: usize = 4 * 1024 * 1024;
+const FLUSH_ROWS: usize = 240;
+
+/// The job was finished (or cancelled) by someone else while we staged into it.
+#[derive(Debug)]
+pub enum StageFailure {
+    JobClosed,
+    Store(StoreError),
+}
+
+impl From<StoreError> for StageFailure {
+    fn from(e: StoreError) -> Self {
+        StageFailure::Store(e)
+    }
+}
+
+pub struct Stager {
+    db: Db,
+    pub job_id: String,
+    namespace: String,
+    index_key: String,
+    indexed: HashMap<String, IndexedFile>,
+    /// Paths seen in this input (for `replace`: everything else is deleted).
+    seen: HashSet<String>,
+    buffer: Vec<StageRow>,
+    buffer_bytes: usize,
+    /// Classification of this input.
+    pub counters: FileCounters,
+    pub skipped: Vec<SkippedFile>,
+    /// Rows written (via `RETURNING`): what the pipeline must process.
+    pub refs: Vec<StagedRef>,
+}
+
+impl Stager {
+    pub async fn new(db: &Db, job_id: &str, namespace: &str, index_key: &str) -> StoreResult<Stager> {
+        Ok(Stager {
+            db: db.clone(),
+            job_id: job_id.into(),
+            namespace: namespace.into(),
+            index_key: index_key.into(),
+            indexed: chunks::indexed_files(db, namespace).await?,
+            seen: HashSet::new(),
+            buffer: Vec::new(),
+            buffer_bytes: 0,
+            counters: FileCounters::default(),
+            skipped: Vec::new(),
+            refs: Vec::new(),
+        })
+    }
+
+    /// Point the stager at another job (the previous one finished under us).
+    pub async fn retarget(&mut self, job_id: &str) -> StoreResult<()> {
+        self.job_id = job_id.into();
+        self.indexed = chunks::indexed_files(&self.db, &self.namespace).await?;
+        self.refs.clear();
+        // The finished job may have indexed some buffered files already.
+        for row in &mut self.buffer {
+            let now_unchanged = row.content.is_some()
+                && self.indexed.get(&row.path).is_some_and(|p| {
+                    Some(&p.content_hash) == row.content_hash.as_ref()
+                        && p.index_key.as_deref() == Some(self.index_key.as_str())
+                });
+            if now_unchanged {
+                row.change = "unchanged";
+                row.status = "done";
+                row.content = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn row_for(&self, candidate: Candidate) -> StageRow {
+        match candidate {
+            Candidate::Accepted(f) => {
+                let prior = self.indexed.get(&f.path);
+                let unchanged = prior.is_some_and(|p| {
+                    p.content_hash == f.content_hash
+                        && p.index_key.as_deref() == Some(self.index_key.as_str())
+                });
+                let (change, status, content) = match (prior, unchanged) {
+                    (Some(_), true) => ("unchanged", "done", None),
+                    (Some(_), false) => ("changed", "pending", Some(f.text)),
+                    (None, _) => ("added", "pending", Some(f.text)),
+                };
+                StageRow {
+                    path: f.path,
+                    change,
+                    reason: None,
+                    status,
+                    content,
+                    content_hash: Some(f.content_hash),
+                    size: f.size,
+                    language: Some(f.language),
+                }
+            }
+            // A file that is now unindexable but was indexed before: its old chunks must go.
+            Candidate::Skipped(s) if self.indexed.contains_key(&s.path) => {
+                deletion(&s.path, Some(s.reason.to_string()))
+            }
+            Candidate::Skipped(s) => StageRow {
+                path: s.path,
+                change: "skipped",
+                reason: Some(s.reason.to_string()),
+                status: "done",
+                content: None,
+                content_hash: None,
+                size: 0,
+                language: None,
+            },
+        }
+    }
+
+    fn count(&mut self, row: &StageRow, delta: i64) {
+        let add = |n: &mut u64| *n = n.saturating_add_signed(delta);
+        add(&mut self.counters.total);
+        match row.change {
+            "added" => add(&mut self.counters.added),
+            "changed" => add(&mut self.counters.changed),
+            "unchanged" => add(&mut self.counters.unchanged),
+            "deleted" => add(&mut self.counters.deleted),
+            _ => add(&mut self.counters.skipped),
+        }
+        if row.status == "done" {
+            add(&mut self.counters.done);
+        }
+        if let Some(reason) = &row.reason {
+            if delta < 0 {
+                self.skipped.retain(|s| s.path != row.path);
+            } else if self.skipped.len() < 1000 {
+                self.skipped.push(SkippedFile { path: row.path.clone(), reason: reason.clone() });
+            }
+        }
+    }
+
+    /// Stage one input file. Duplicate paths in one input: the last one wins.
+    pub async fn add(&mut self, candidate: Candidate) -> Result<(), StageFailure> {
+        let row = self.row_for(candidate);
+        self.push(row).await
+    }
+
+    /// Stage the deletion of `path` (skipped as `NOT_FOUND` when it is not indexed).
+    pub async fn delete(&mut self, raw_path: &str) -> Result<(), StageFailure> {
+        let row = match crate::ingest::paths::normalize(raw_path) {
+            Ok(path) if self.indexed.contains_key(&path) => deletion(&path, None),
+            Ok(path) => skipped(&path, "NOT_FOUND"),
+            Err(reason) => skipped(raw_path, reason),
+        };
+        self.push(row).await
+    }
+
+    async fn push(&mut self, row: StageRow) -> Result<(), StageFailure> {
+        if !self.seen.insert(row.path.clone()) {
+            // Same path again in this input: replace the buffered row (or restage it).
+            if let Some(i) = self.buffer.iter().position(|r| r.path == row.path) {
+                let old = self.buffer.remove(i);
+                self.buffer_bytes -= old.content.as_ref().map_or(0, String::len);
+                self.count(&old, -1);
+            }
+        }
+        self.count(&row, 1);
+        self.buffer_bytes += row.content.as_ref().map_or(0, String::len);
+        self.buffer.push(row);
+        if self.buffer_bytes >= FLUSH_BYTES || self.buffer.len() >= FLUSH_ROWS {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// With `replace`, stage the deletion of every indexed file this input did not mention.
+    pub async fn finish(&mut self, replace: bool) -> Result<(), StageFailure> {
+        if replace {
+            let mut gone: Vec<String> =
+                self.indexed.keys().filter(|p| !self.seen.contains(*p)).cloned().collect();
+            gone.sort();
+            for path in gone {
+                self.push(deletion(&path, None)).await?;
+            }
+        }
+        self.flush().await
+    }
+
+    /// Write the buffered rows in one transaction, only while the job is still active.
+    pub async fn flush(&mut self) -> Result<(), StageFailure> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let now = crate::time::now_iso();
+        let mut statements =
+            staging::insert_statements(&self.db, &self.job_id, &self.namespace, &self.buffer, &now)?;
+        let inserts = statements.len();
+        statements.push(
+            self.db
+                .stmt("SELECT status FROM repo_rag_index_job WHERE id = ?", &crate::args![&self.job_id])?,
+        );
+        let results: Vec<Vec<serde_json::Value>> = self.db.batch_rows(statements).await?;
+        let active = results
+            .get(inserts)
+            .and_then(|rows| rows.first())
+            .and_then(|row| row.get("status"))
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s == "QUEUED" || s == "RUNNING");
+        if !active {
+            // Nothing was written (every insert is guarded by the same condition): keep the
+            // buffer so the caller can retarget and flush again.
+            return Err(StageFailure::JobClosed);
+        }
+        for rows in results.into_iter().take(inserts) {
+            for row in rows {
+                if let Ok(r) = serde_json::from_value::<StagedRef>(row) {
+                    self.refs.push(r);
+                }
+            }
+        }
+        self.buffer.clear();
+        self.buffer_bytes = 0;
+        Ok(())
+    }
+}
+
+fn deletion(path: &str, reason: Option<String>) -> StageRow {
+    StageRow {
+        path: path.into(),
+        change: "deleted",
+        reason,
+        status: "embedded",
+        content: None,
+        content_hash: None,
+        size: 0,
+        language: None,
+    }
+}
+
+fn skipped(path: &str, reason: &str) -> StageRow {
+    StageRow {
+        path: path.into(),
+        change: "skipped",
+        reason: Some(reason.into()),
+        status: "done",
+        content: None,
+        content_hash: None,
+        size: 0,
+        language: None,
+    }
+}

@@ -1,0 +1,16 @@
+//! `GET /v1/jobs/{id}`.
+use worker::{Env, Request, Response};
+
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::http::{reply, require_read, ApiResult};
+use crate::store::{jobs, Db};
+
+pub async fn get(req: &Request, env: &Env, cfg: &Config, id: &str) -> ApiResult<Response> {
+    require_read(req, cfg)?;
+    let db = Db::from_env(env)?;
+    let job = jobs::get(&db, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("JOB_NOT_FOUND", format!("no job {id}")))?;
+    reply(200, &jobs::load_view(&db, &job).await?)
+}

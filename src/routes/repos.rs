@@ -1,0 +1,439 @@
+//! `/v1/repos/...`: start indexing jobs (GitHub fetch, uploads, deletions), delete a repository,
+//! list repositories and report their status.
+use worker::{Env, Request, Response};
+
+use crate::api::{
+    DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, JobAccepted, JobError,
+    RepoStatusResponse, ReposResponse, UploadRequest,
+};
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::http::{self, check_ref, check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
+use crate::ingest::archive;
+use crate::ingest::filter::{self, IgnoreRules};
+use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
+use crate::pipeline::messages::StageMessage;
+use crate::pipeline::stager::{StageFailure, Stager};
+use crate::pipeline::{finish, producer, Ctx};
+use crate::store::jobs::{self, JobRow, NewJob};
+use crate::store::namespaces::{self, namespace_id};
+use crate::store::{chunks, Db};
+
+/// Most files (or paths) in one JSON request.
+pub const MAX_FILES_PER_REQUEST: usize = 20_000;
+
+struct Repo<'a> {
+    owner: &'a str,
+    name: &'a str,
+    namespace: String,
+}
+
+fn repo<'a>(owner: &'a str, name: &'a str) -> ApiResult<Repo<'a>> {
+    check_repo_part("owner", owner)?;
+    check_repo_part("name", name)?;
+    Ok(Repo { owner, name, namespace: namespace_id(owner, name) })
+}
+
+fn ctx(env: &Env) -> ApiResult<Ctx> {
+    Ok(Ctx::new(env)?)
+}
+
+/// The namespace's active job, or a new one. A joined job that has shown no activity for
+/// `JOB_STALL_SECONDS` (e.g. its messages were lost when a local server stopped) is failed as
+/// `STALLED` and replaced.
+async fn start_job(
+    ctx: &Ctx,
+    repo: &Repo<'_>,
+    source: &str,
+    git_ref: Option<&str>,
+    staged: bool,
+) -> ApiResult<(JobRow, bool)> {
+    let now = crate::time::now_iso();
+    let key = crate::pipeline::index_key(&ctx.env);
+    for _ in 0..3 {
+        let id = crate::pipeline::new_id("job", &repo.namespace);
+        let new = NewJob {
+            id: &id,
+            namespace: &repo.namespace,
+            owner: repo.owner,
+            name: repo.name,
+            git_ref,
+            source,
+            max_attempts: ctx.cfg.max_attempts,
+            staged,
+            index_key: &key,
+            now: &now,
+        };
+        let (job, reused) = jobs::create_or_join(&ctx.db, &new).await?;
+        if !reused {
+            namespaces::touch_indexing(&ctx.db, &repo.namespace, repo.owner, repo.name, source, &now).await?;
+            return Ok((job, false));
+        }
+        let idle_ms = crate::time::now_ms() - crate::time::ms_from_iso(job.last_activity()).unwrap_or(0.0);
+        if idle_ms < ctx.cfg.job_stall_seconds as f64 * 1000.0 {
+            return Ok((job, true));
+        }
+        let error = JobError {
+            code: "STALLED".into(),
+            message: format!("no stage activity for {} s; replaced by a new job", (idle_ms / 1000.0).round()),
+            stage: job.stage.clone().unwrap_or_else(|| "queue".into()),
+            attempt: job.attempt.max(0) as u32,
+            at: now.clone(),
+        };
+        finish::fail(&ctx.db, &job.id, &job.namespace, &error).await?;
+    }
+    Err(ApiError::new(503, "JOB_CONFLICT", "could not start a job; try again"))
+}
+
+/// After a request staged its files: send the messages, complete the job if there is nothing to
+/// do, and answer with the job. If the messages cannot be sent the job fails (it would never
+/// finish otherwise) and the request gets a 503.
+async fn dispatch(
+    ctx: &Ctx,
+    job_id: &str,
+    namespace: &str,
+    messages: Vec<StageMessage>,
+) -> ApiResult<JobRow> {
+    if let Err(e) = producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await {
+        let error = JobError {
+            code: "QUEUE_UNAVAILABLE".into(),
+            message: format!("could not enqueue stage messages: {e}"),
+            stage: "request".into(),
+            attempt: 0,
+            at: crate::time::now_iso(),
+        };
+        finish::fail(&ctx.db, job_id, namespace, &error).await?;
+        return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
+    }
+    jobs::refresh_counters(&ctx.db, job_id).await?;
+    finish::try_complete(&ctx.db, job_id, namespace, crate::pipeline::embedder_view(&ctx.env).as_ref())
+        .await?;
+    jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))
+}
+
+/// Turn a staging result into an API result, moving to a new job when the joined one finished
+/// under us (the buffered rows are flushed into the new job).
+async fn settle(
+    ctx: &Ctx,
+    repo: &Repo<'_>,
+    stager: &mut Stager,
+    mut result: Result<(), StageFailure>,
+    source: &str,
+) -> ApiResult<()> {
+    for _ in 0..3 {
+        match result {
+            Ok(()) => return Ok(()),
+            Err(StageFailure::Store(e)) => return Err(e.into()),
+            Err(StageFailure::JobClosed) => {
+                let (job, _) = start_job(ctx, repo, source, None, true).await?;
+                stager.retarget(&job.id).await?;
+                result = stager.flush().await;
+            }
+        }
+    }
+    Err(ApiError::new(
+        503,
+        "JOB_CONFLICT",
+        "the repository's jobs kept finishing during the request; try again",
+    ))
+}
+
+async fn accepted(
+    ctx: &Ctx,
+    job: &JobRow,
+    reused: bool,
+    received: u64,
+    stager: Option<&Stager>,
+) -> ApiResult<Response> {
+    let view = jobs::load_view(&ctx.db, job).await?;
+    let body = JobAccepted {
+        job: view,
+        reused,
+        received,
+        staged: stager.map(|s| s.counters.clone()).unwrap_or_default(),
+        skipped: stager.map(|s| s.skipped.clone()).unwrap_or_default(),
+    };
+    reply(202, &body)
+}
+
+fn query_pairs(req: &Request) -> Vec<(String, String)> {
+    req.url()
+        .map(|u| u.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+        .unwrap_or_default()
+}
+
+/// `POST /v1/repos/{owner}/{name}/index` `{ref?}`.
+pub async fn index(
+    req: &mut Request,
+    env: &Env,
+    cfg: &Config,
+    owner: &str,
+    name: &str,
+) -> ApiResult<Response> {
+    http::require_write(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let body = read_body(req, 64 * 1024).await?;
+    let request: crate::api::IndexRequest = parse_json(req, &body, true)?;
+    if let Some(r) = &request.git_ref {
+        check_ref(r)?;
+    }
+    let ctx = ctx(env)?;
+    let (job, reused) = start_job(&ctx, &repo, "github", request.git_ref.as_deref(), false).await?;
+    let job = if reused {
+        job
+    } else {
+        dispatch(&ctx, &job.id, &repo.namespace, vec![StageMessage::fetch(&job.id)]).await?
+    };
+    accepted(&ctx, &job, reused, 0, None).await
+}
+
+enum UploadBody {
+    Json(UploadRequest),
+    Archive { bytes: Vec<u8>, replace: bool, git_ref: Option<String> },
+}
+
+/// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, replace?, ref?}` or a `.tar.gz` body.
+pub async fn upload(
+    req: &mut Request,
+    env: &Env,
+    cfg: &Config,
+    owner: &str,
+    name: &str,
+) -> ApiResult<Response> {
+    http::require_write(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let ct = content_type(req);
+    let body = read_body(req, cfg.max_upload_bytes).await?;
+    let upload = match ct.as_str() {
+        "" | "application/json" => UploadBody::Json(parse_json(req, &body, false)?),
+        "application/gzip"
+        | "application/x-gzip"
+        | "application/x-tar"
+        | "application/x-gtar"
+        | "application/x-compressed-tar"
+        | "application/octet-stream" => {
+            let mut replace = false;
+            let mut git_ref = None;
+            for (k, v) in query_pairs(req) {
+                match k.as_str() {
+                    "replace" => replace = matches!(v.as_str(), "true" | "1" | "yes"),
+                    "ref" => git_ref = Some(v),
+                    other => {
+                        return Err(ApiError::bad_request(
+                            "INVALID_REQUEST",
+                            format!("unknown query parameter {other:?}"),
+                        ))
+                    }
+                }
+            }
+            // Validate the whole archive before anything is staged: a corrupt archive must not
+            // leave a half-staged job behind.
+            let mut opts = archive_options(&ctx(env)?, false);
+            opts.rules = IgnoreRules::none();
+            archive::read_all_headers(&body, &opts)
+                .map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
+            UploadBody::Archive { bytes: body, replace, git_ref }
+        }
+        other => {
+            return Err(ApiError::new(
+                415,
+                "UNSUPPORTED_MEDIA_TYPE",
+                format!("send application/json or application/gzip (a .tar.gz), not {other}"),
+            ))
+        }
+    };
+    let (replace, git_ref) = match &upload {
+        UploadBody::Json(r) => (r.replace, r.git_ref.clone()),
+        UploadBody::Archive { replace, git_ref, .. } => (*replace, git_ref.clone()),
+    };
+    if let Some(r) = &git_ref {
+        check_ref(r)?;
+    }
+    if let UploadBody::Json(r) = &upload {
+        if r.files.len() > MAX_FILES_PER_REQUEST {
+            return Err(ApiError::bad_request(
+                "TOO_MANY_FILES",
+                format!("at most {MAX_FILES_PER_REQUEST} files per request; send several batches"),
+            ));
+        }
+    }
+    let ctx = ctx(env)?;
+    let (job, reused) = start_job(&ctx, &repo, "upload", git_ref.as_deref(), true).await?;
+    let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
+    let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
+    let rules = IgnoreRules::standard();
+    let mut received = 0u64;
+    match upload {
+        UploadBody::Json(request) => {
+            for file in request.files {
+                received += 1;
+                let candidate =
+                    filter::classify(&file.path, file.content.as_bytes(), &rules, cfg.max_file_bytes);
+                let result = stager.add(candidate).await;
+                settle(&ctx, &repo, &mut stager, result, "upload").await?;
+            }
+        }
+        UploadBody::Archive { bytes, .. } => {
+            match stage_archive(&mut stager, &bytes, archive_options(&ctx, false)).await {
+                Ok(()) => {}
+                Err(ArchiveStageError::Stage(failure)) => {
+                    // Only reachable when the job closed mid-archive: restage the rest into a new job.
+                    settle(&ctx, &repo, &mut stager, Err(failure), "upload").await?;
+                }
+                Err(ArchiveStageError::Archive(e)) => {
+                    return Err(ApiError::bad_request(e.code(), e.to_string()))
+                }
+            }
+        }
+    }
+    if received == 0 {
+        received = stager.counters.total;
+    }
+    let result = stager.finish(replace).await;
+    settle(&ctx, &repo, &mut stager, result, "upload").await?;
+    let messages = producer::messages_for(&stager.job_id, &stager.refs, ctx.cfg.files_per_message);
+    let reused = reused && stager.job_id == job.id;
+    let job = dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
+    accepted(&ctx, &job, reused, received, Some(&stager)).await
+}
+
+/// `DELETE /v1/repos/{owner}/{name}/files` `{paths}`.
+pub async fn delete_files(
+    req: &mut Request,
+    env: &Env,
+    cfg: &Config,
+    owner: &str,
+    name: &str,
+) -> ApiResult<Response> {
+    http::require_write(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let body = read_body(req, cfg.max_upload_bytes).await?;
+    let request: DeleteFilesRequest = parse_json(req, &body, false)?;
+    if request.paths.len() > MAX_FILES_PER_REQUEST {
+        return Err(ApiError::bad_request(
+            "TOO_MANY_FILES",
+            format!("at most {MAX_FILES_PER_REQUEST} paths per request"),
+        ));
+    }
+    let ctx = ctx(env)?;
+    if namespaces::get(&ctx.db, &repo.namespace).await?.is_none() {
+        return Err(repo_not_found(&repo));
+    }
+    let (job, reused) = start_job(&ctx, &repo, "delete", None, true).await?;
+    let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
+    let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
+    for path in &request.paths {
+        let result = stager.delete(path).await;
+        settle(&ctx, &repo, &mut stager, result, "delete").await?;
+    }
+    let result = stager.finish(false).await;
+    settle(&ctx, &repo, &mut stager, result, "delete").await?;
+    let messages = producer::messages_for(&stager.job_id, &stager.refs, ctx.cfg.files_per_message);
+    let reused = reused && stager.job_id == job.id;
+    let job = dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
+    accepted(&ctx, &job, reused, request.paths.len() as u64, Some(&stager)).await
+}
+
+fn repo_not_found(repo: &Repo<'_>) -> ApiError {
+    ApiError::not_found("REPO_NOT_FOUND", format!("repository {}/{} is not indexed", repo.owner, repo.name))
+}
+
+/// `DELETE /v1/repos/{owner}/{name}`: cancel its job, delete its vectors, chunks (and FTS rows),
+/// files, jobs, runs and the namespace.
+pub async fn delete_repo(
+    req: &mut Request,
+    env: &Env,
+    cfg: &Config,
+    owner: &str,
+    name: &str,
+) -> ApiResult<Response> {
+    http::require_write(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let ctx = ctx(env)?;
+    let db = &ctx.db;
+    let ns = repo.namespace.as_str();
+    if namespaces::get(db, ns).await?.is_none() {
+        return Err(repo_not_found(&repo));
+    }
+    if let Some(job) = jobs::active(db, ns).await? {
+        let error = JobError {
+            code: "CANCELLED".into(),
+            message: "the repository was deleted".into(),
+            stage: "request".into(),
+            attempt: job.attempt.max(0) as u32,
+            at: crate::time::now_iso(),
+        };
+        finish::fail(db, &job.id, ns, &error).await?;
+    }
+    let mut deleted = DeletedCounts::default();
+    let index = crate::vector::vector_index_from_env(env)
+        .map_err(|e| ApiError::new(503, "VECTOR_INDEX_UNAVAILABLE", e.to_string()))?;
+    let mut after = String::new();
+    loop {
+        let ids = chunks::chunk_ids_page(db, ns, &after, 500).await?;
+        let Some(last) = ids.last().cloned() else { break };
+        index
+            .delete_by_ids(ns, &ids)
+            .await
+            .map_err(|e| ApiError::new(503, "VECTOR_INDEX_UNAVAILABLE", e.to_string()))?;
+        deleted.vectors += ids.len() as u64;
+        after = last;
+    }
+    let count = |table: &str, column: &str| format!("SELECT COUNT(*) AS n FROM {table} WHERE {column} = ?");
+    let n = |row: Option<crate::store::Count>| row.map_or(0, |c| c.n.max(0) as u64);
+    deleted.files = n(db.first(&count("files", "namespace"), &crate::args![ns]).await?);
+    deleted.chunks = n(db.first(&count("chunks", "namespace"), &crate::args![ns]).await?);
+    deleted.jobs = n(db.first(&count("repo_rag_index_job", "namespace"), &crate::args![ns]).await?);
+    let statements = [
+        "DELETE FROM job_chunks WHERE job_id IN (SELECT id FROM repo_rag_index_job WHERE namespace = ?1)",
+        "DELETE FROM job_files WHERE namespace = ?1",
+        "DELETE FROM chunks WHERE namespace = ?1",
+        "DELETE FROM files WHERE namespace = ?1",
+        "DELETE FROM index_runs WHERE namespace = ?1",
+        "DELETE FROM repo_rag_index_job WHERE namespace = ?1",
+        "DELETE FROM namespaces WHERE id = ?1",
+    ]
+    .iter()
+    .map(|sql| db.stmt(sql, &crate::args![ns]))
+    .collect::<Result<Vec<_>, _>>()?;
+    db.batch(statements).await?;
+    crate::log::info("repo_deleted", &[("namespace", ns)]);
+    reply(200, &DeleteRepoResponse { namespace: ns.to_string(), deleted })
+}
+
+/// `GET /v1/repos`.
+pub async fn list(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
+    http::require_read(req, cfg)?;
+    let db = Db::from_env(env)?;
+    let repos = namespaces::list(&db).await?.iter().map(|n| n.summary()).collect();
+    reply(200, &ReposResponse { repos })
+}
+
+/// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status`).
+pub async fn status(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
+    http::require_read(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let db = Db::from_env(env)?;
+    let ns = namespaces::get(&db, &repo.namespace).await?.ok_or_else(|| repo_not_found(&repo))?;
+    let recent = jobs::recent(&db, &repo.namespace, 10).await?;
+    let mut views = Vec::with_capacity(recent.len());
+    for job in &recent {
+        views.push(jobs::load_view(&db, job).await?);
+    }
+    let latest = views.first().cloned();
+    let summary = ns.summary();
+    let body = RepoStatusResponse {
+        ready: summary.ready,
+        status: latest.as_ref().map(|j| j.status),
+        progress: latest.as_ref().map_or(0.0, |j| j.progress),
+        eta_seconds: latest.as_ref().and_then(|j| j.eta_seconds),
+        attempts: latest.as_ref().map_or(0, |j| j.attempt),
+        last_error: latest.as_ref().and_then(|j| j.last_error.clone()),
+        job: latest,
+        recent_jobs: views,
+        embedder: ns.embedder().or_else(|| crate::pipeline::embedder_view(env)),
+        vector_index: crate::pipeline::vector_index_kind(env),
+        repo: summary,
+    };
+    reply(200, &body)
+}

