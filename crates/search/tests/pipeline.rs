@@ -1,0 +1,534 @@
+//! The whole pipeline over the in-memory ports, on the hand-written multi-language fixture repo
+//! shared with the end-to-end tests (`tests/e2e/fixtures/search-repo`, plus another repository
+//! that must never leak into it). The embedder is the core's deterministic hashing embedder, so
+//! these tests check the pipeline's behaviour, not semantic quality (the benchmark does that).
+#![allow(clippy::unwrap_used)]
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use edgerag_core::embed::HashingEmbedder;
+use edgerag_core::vector::InMemoryVectorIndex;
+use edgerag_core::{chunk_text, ChunkConfig};
+use edgerag_search::memory::{block_on, index_chunks, MemoryCatalog, MemoryStore};
+use edgerag_search::ports::{
+    ChunkKey, ChunkRecord, ChunkStore, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery,
+    NamespaceInfo, NamespaceStatus, NeighborRange, NoClock, Reranker, ScoredKey, SymbolFamily,
+};
+use edgerag_search::{
+    PortError, ProfileRegistry, SearchMode, SearchPipeline, SearchResponse, SearchServices,
+};
+use serde_json::{json, Value};
+
+const SHOP: &str = "repo:acme/shop";
+const OTHER: &str = "repo:doc/brown";
+
+fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e/fixtures").join(name)
+}
+
+fn files(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+struct World {
+    store: MemoryStore,
+    vectors: InMemoryVectorIndex,
+    embedder: HashingEmbedder,
+    catalog: MemoryCatalog,
+}
+
+fn ready(owner: &str, name: &str, at: &str) -> NamespaceInfo {
+    NamespaceInfo {
+        owner: owner.into(),
+        name: name.into(),
+        status: NamespaceStatus::Ready,
+        ready_at: Some(at.into()),
+        chunk_count: 1,
+    }
+}
+
+fn world() -> World {
+    let w = World {
+        store: MemoryStore::new(),
+        vectors: InMemoryVectorIndex::new(256),
+        embedder: HashingEmbedder::new(256),
+        catalog: MemoryCatalog::new(vec![
+            ready("acme", "shop", "2025-01-02T00:00:00Z"),
+            ready("doc", "brown", "2025-01-01T00:00:00Z"),
+        ]),
+    };
+    for (ns, dir) in [(SHOP, "search-repo"), (OTHER, "search-repo-other")] {
+        for (path, text) in files(&fixture_dir(dir)) {
+            let chunks = chunk_text(&path, &text, &ChunkConfig::default());
+            block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
+        }
+    }
+    w
+}
+
+#[derive(Default)]
+struct Events(RefCell<Vec<(String, Value)>>);
+
+impl EventSink for Events {
+    fn event(&self, name: &str, fields: Value) {
+        self.0.borrow_mut().push((name.to_string(), fields));
+    }
+}
+
+fn services<'a>(w: &'a World, events: &'a Events) -> SearchServices<'a> {
+    SearchServices {
+        keyword: &w.store,
+        chunks: &w.store,
+        catalog: &w.catalog,
+        embedder: Some(&w.embedder),
+        vectors: Some(&w.vectors),
+        generator: None,
+        reranker: None,
+        clock: &NoClock,
+        events,
+    }
+}
+
+fn search_with(
+    s: SearchServices<'_>,
+    profiles: &ProfileRegistry,
+    mode: SearchMode,
+    body: Value,
+) -> SearchResponse {
+    let pipeline = SearchPipeline { services: s, profiles, config_warnings: &[] };
+    block_on(pipeline.run(mode, &body)).unwrap()
+}
+
+fn search(w: &World, body: Value) -> SearchResponse {
+    let events = Events::default();
+    search_with(services(w, &events), &ProfileRegistry::default(), SearchMode::Repo, body)
+}
+
+fn error(w: &World, mode: SearchMode, body: Value) -> String {
+    let events = Events::default();
+    let profiles = ProfileRegistry::default();
+    let pipeline =
+        SearchPipeline { services: services(w, &events), profiles: &profiles, config_warnings: &[] };
+    block_on(pipeline.run(mode, &body)).unwrap_err().code().to_string()
+}
+
+fn paths(r: &SearchResponse) -> Vec<&str> {
+    r.matches.iter().map(|m| m.path.as_str()).collect()
+}
+
+fn direct(r: &SearchResponse) -> Vec<&edgerag_search::Match> {
+    r.matches.iter().filter(|m| m.metadata.neighbor_of_span_hash.is_none()).collect()
+}
+
+#[test]
+fn finds_code_by_symbol_name() {
+    let w = world();
+    let r = search(&w, json!({"owner": "acme", "name": "shop", "rawQuery": "RetryWithBackoff"}));
+    assert_eq!(r.matches[0].path, "src/net/retry.go");
+    assert!(r.matches[0].snippet.contains("func RetryWithBackoff"));
+    assert!(r.matches[0].start_line >= 1 && r.matches[0].end_line >= r.matches[0].start_line);
+    assert_eq!(r.matches[0].language, "go");
+    assert!(!r.context_missing && !r.no_results && r.no_results_reason.is_none());
+}
+
+#[test]
+fn finds_code_by_paraphrase_and_split_identifiers() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "how is the access token refreshed before it expires?"}));
+    let top = direct(&r)[0];
+    assert_eq!(top.path, "src/auth/session.ts", "{:?}", paths(&r));
+    assert!(top.snippet.contains("refreshAccessToken"));
+    // The generated copy of the same method is penalized below the real one.
+    let generated = r.matches.iter().position(|m| m.path.starts_with("generated/"));
+    assert!(generated.is_none_or(|g| g > 0));
+
+    let r = search(&w, json!({"rawQuery": "least recently used cache eviction"}));
+    assert_eq!(direct(&r)[0].path, "src/storage/cache.rs", "{:?}", paths(&r));
+    let r = search(&w, json!({"rawQuery": "total with tax and discount"}));
+    assert_eq!(direct(&r)[0].path, "src/billing/invoice.py", "{:?}", paths(&r));
+}
+
+#[test]
+fn applied_modules_and_warnings_describe_the_run() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "where is getJson implemented"}));
+    for m in [
+        "profile:balanced",
+        "query.identifier-split",
+        "retrieval.vector",
+        "retrieval.bm25",
+        "retrieval.hybrid-rrf",
+        "retrieval.multi-query",
+        "post.code-aware",
+        "post.heuristic-rerank",
+        "post.neighbor-expand:LINEAR",
+        "post.context-budget",
+    ] {
+        assert!(r.applied_modules.contains(&m.to_string()), "{m} missing from {:?}", r.applied_modules);
+    }
+    assert_eq!(r.applied_modules[0], "profile:balanced");
+    // Autofill of owner/name and the skipped LLM transformers are reported.
+    assert!(r.warnings.iter().any(|w| w.contains("filled automatically with acme/shop")), "{:?}", r.warnings);
+    assert!(r.warnings.iter().any(|w| w.contains("query transformers skipped")), "{:?}", r.warnings);
+    assert_eq!(
+        (r.repo_owner.as_str(), r.repo_name.as_str(), r.profile.as_str()),
+        ("acme", "shop", "balanced")
+    );
+    assert!(r.instructions.contains("acme/shop") && r.instructions.contains("where is getJson implemented"));
+    assert!(r.augmented_prompt.contains("src/net/HttpClient.java"));
+    // Multi-query: every direct match says which sub-query found it.
+    assert!(direct(&r).iter().all(|m| m.metadata.generated_by_sub_query.is_some()));
+    // Matches are within the profile's topK plus neighbours.
+    assert!(direct(&r).len() <= 8);
+}
+
+#[test]
+fn legacy_profile_runs_fewer_modules() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "hash_key", "profile": "legacy"}));
+    assert_eq!(r.applied_modules[0], "profile:legacy");
+    assert!(!r.applied_modules.iter().any(|m| m == "post.code-aware" || m == "retrieval.multi-query"));
+    assert!(!r.warnings.iter().any(|w| w.contains("query transformers skipped")));
+}
+
+#[test]
+fn path_and_language_filters_restrict_results() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "session token", "filters": {"paths": ["docs/**"]}}));
+    assert!(!r.matches.is_empty());
+    assert!(r.matches.iter().all(|m| m.path.starts_with("docs/")), "{:?}", paths(&r));
+    let r = search(&w, json!({"rawQuery": "retry", "filters": {"languages": ["golang"]}}));
+    assert!(r.matches.iter().all(|m| m.language == "go"), "{:?}", paths(&r));
+    assert!(r.warnings.iter().any(|w| w.contains("`golang` was read as `go`")));
+    let r = search(&w, json!({"rawQuery": "retry", "filters": {"paths": "*.py"}}));
+    assert!(r.matches.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
+}
+
+#[test]
+fn namespaces_never_leak() {
+    let w = world();
+    // The other repository has the only "capacitor"; the shop must not return it.
+    let r = search(
+        &w,
+        json!({"owner": "acme", "name": "shop", "rawQuery": "QuantumFluxCapacitor charge for time travel"}),
+    );
+    assert!(r.matches.iter().all(|m| m.metadata.repo_name == "shop"), "{:?}", paths(&r));
+    assert!(r.matches.iter().all(|m| !m.snippet.contains("Capacitor")));
+    let r = search(&w, json!({"owner": "doc", "name": "brown", "rawQuery": "retry with backoff"}));
+    assert!(r.matches.iter().all(|m| m.metadata.repo_owner == "doc"));
+    assert!(r.matches.iter().all(|m| m.path == "lib/flux.rb"));
+    // Global search sees both, labelled.
+    let events = Events::default();
+    let r = search_with(
+        services(&w, &events),
+        &ProfileRegistry::default(),
+        SearchMode::Global,
+        json!({"rawQuery": "retry with backoff", "displayRepoOwner": "all", "displayRepoName": "repos"}),
+    );
+    let repos: std::collections::BTreeSet<&str> =
+        r.matches.iter().map(|m| m.metadata.repo_name.as_str()).collect();
+    assert_eq!(repos.into_iter().collect::<Vec<_>>(), ["brown", "shop"]);
+    assert_eq!((r.repo_owner.as_str(), r.repo_name.as_str()), ("all", "repos"));
+}
+
+#[test]
+fn neighbours_are_tagged_with_their_origin() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "evict_oldest"}));
+    let neighbours: Vec<_> =
+        r.matches.iter().filter(|m| m.metadata.neighbor_of_span_hash.is_some()).collect();
+    assert!(!neighbours.is_empty());
+    for n in neighbours {
+        let origin = r
+            .matches
+            .iter()
+            .find(|m| Some(&m.metadata.span_hash) == n.metadata.neighbor_of_span_hash.as_ref())
+            .expect("origin present");
+        assert_eq!(origin.path, n.path);
+        assert!(n.metadata.chunk_index.abs_diff(origin.metadata.chunk_index) <= 1);
+    }
+}
+
+#[test]
+fn nothing_found_and_not_ready() {
+    let w = world();
+    // Keyword only (no vectors): a query with no matching term finds nothing.
+    let events = Events::default();
+    let mut s = services(&w, &events);
+    s.embedder = None;
+    let r =
+        search_with(s, &ProfileRegistry::default(), SearchMode::Repo, json!({"rawQuery": "zqxjv wvutsr"}));
+    assert!(r.context_missing && r.no_results);
+    assert_eq!(serde_json::to_value(r.no_results_reason).unwrap(), json!("CONTEXT_NOT_FOUND"));
+    assert!(r.augmented_prompt.contains("no relevant documents"));
+    let pipeline =
+        SearchPipeline { services: s, profiles: &ProfileRegistry::default(), config_warnings: &[] };
+    let e =
+        block_on(pipeline.run(SearchMode::Repo, &json!({"rawQuery": "zqxjv", "allowEmptyContext": false})))
+            .unwrap_err();
+    assert_eq!(e.code(), "CONTEXT_NOT_FOUND");
+
+    // A repository that is not indexed.
+    let r = search(&w, json!({"owner": "nobody", "name": "nothing", "rawQuery": "retry"}));
+    assert!(r.no_results && r.matches.is_empty());
+    assert_eq!(serde_json::to_value(r.no_results_reason).unwrap(), json!("INDEX_NOT_READY"));
+    assert_eq!(
+        error(
+            &w,
+            SearchMode::Repo,
+            json!({"owner": "nobody", "name": "nothing", "rawQuery": "x", "allowEmptyContext": false})
+        ),
+        "INDEX_NOT_READY"
+    );
+
+    // Nothing READY at all.
+    let empty = World { catalog: MemoryCatalog::new(Vec::new()), ..world() };
+    assert_eq!(error(&empty, SearchMode::Simple, json!({"rawQuery": "retry"})), "INDEX_NOT_READY");
+    assert_eq!(error(&empty, SearchMode::Global, json!({"rawQuery": "retry"})), "INDEX_NOT_READY");
+    let events = Events::default();
+    let r = search_with(
+        services(&empty, &events),
+        &ProfileRegistry::default(),
+        SearchMode::SimpleGlobal,
+        json!({"rawQuery": "retry"}),
+    );
+    assert_eq!((r.repo_owner.as_str(), r.repo_name.as_str()), ("global", "global"));
+    assert!(r.no_results);
+}
+
+#[test]
+fn bad_requests_are_rejected_with_stable_codes() {
+    let w = world();
+    assert_eq!(error(&w, SearchMode::Repo, json!({"rawQuery": "x", "topK": 5})), "TUNING_PARAMETER_REJECTED");
+    assert_eq!(error(&w, SearchMode::Repo, json!({"rawQuery": ""})), "EMPTY_QUERY");
+    assert_eq!(error(&w, SearchMode::Repo, json!({"rawQuery": "x", "nope": 1})), "UNKNOWN_FIELD");
+    assert_eq!(error(&w, SearchMode::Repo, json!("just a string")), "INVALID_REQUEST");
+    // FTS syntax in the query is just text.
+    let r = search(&w, json!({"rawQuery": "\"unbalanced AND (NEAR* OR -x:y"}));
+    assert!(r.warnings.iter().all(|w| !w.contains("failed")));
+}
+
+#[test]
+fn guard_clamps_configured_profiles_and_logs() {
+    let w = world();
+    let (profiles, cfg_warnings) = ProfileRegistry::from_config(Some(
+        r#"{"profiles":{"balanced":{"retrieval":{"topK":100},"postProcessing":{"maxContextTokens":9000,"neighbor":{"limit":999,"maxLimit":999}}}}}"#,
+    ));
+    assert!(cfg_warnings.is_empty());
+    let events = Events::default();
+    let r = search_with(services(&w, &events), &profiles, SearchMode::Repo, json!({"rawQuery": "cache"}));
+    let logged: Vec<String> = events
+        .0
+        .borrow()
+        .iter()
+        .filter(|(n, _)| n == "rag_parameter_guard")
+        .map(|(_, f)| f["field"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        logged,
+        [
+            "retrieval.topK",
+            "postProcessing.neighbor.maxLimit",
+            "postProcessing.neighbor.limit",
+            "postProcessing.maxContextTokens"
+        ]
+    );
+    let e = &events.0.borrow()[0].1;
+    assert_eq!(
+        (e["profile"].as_str(), e["requested"].as_u64(), e["applied"].as_u64()),
+        (Some("balanced"), Some(100), Some(40))
+    );
+    assert_eq!(r.warnings.iter().filter(|w| w.contains("outside the allowed range")).count(), 4);
+    assert!(r.applied_modules.contains(&"guard.clamp".to_string()));
+}
+
+#[test]
+fn context_budget_keeps_at_least_one() {
+    let w = world();
+    let (profiles, _) = ProfileRegistry::from_config(Some(
+        r#"{"profiles":{"balanced":{"postProcessing":{"maxContextTokens":256}}}}"#,
+    ));
+    let events = Events::default();
+    let r = search_with(
+        services(&w, &events),
+        &profiles,
+        SearchMode::Repo,
+        json!({"rawQuery": "session token refresh"}),
+    );
+    assert!(!r.matches.is_empty());
+    let total: u32 = r.matches.iter().map(|m| m.metadata.token_count).sum();
+    assert!(total <= 256 || r.matches.len() == 1, "{total} tokens in {} matches", r.matches.len());
+}
+
+#[test]
+fn aggressive_profile_returns_parents_once() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "refresh access token session expired", "profile": "aggressive"}));
+    assert!(r.applied_modules.iter().any(|m| m == "post.parent-child"));
+    assert!(r.applied_modules.iter().any(|m| m == "post.neighbor-expand:PARENT_SYMBOL"));
+    let mut seen = std::collections::HashSet::new();
+    for m in direct(&r) {
+        if let Some(p) = &m.metadata.parent_symbol {
+            assert!(seen.insert((m.path.clone(), p.clone())), "parent {p} of {} returned twice", m.path);
+        }
+    }
+}
+
+#[test]
+fn debug_output_has_plan_and_timings() {
+    let w = world();
+    let r = search(&w, json!({"rawQuery": "hash_key", "debug": true}));
+    let d = r.debug.unwrap();
+    assert!(d.timings.iter().any(|t| t.module == "retrieval.search"));
+    assert!(d.timings.iter().any(|t| t.module == "post.code-aware"));
+    assert_eq!(d.plan["profile"], "balanced");
+    assert!(d.keyword_query.unwrap().contains("\"hash\""));
+    assert!(search(&w, json!({"rawQuery": "hash_key"})).debug.is_none());
+}
+
+// ---- optional ports and failures ----
+
+struct ScriptedGenerator(RefCell<Vec<GenerateRequest>>);
+
+#[async_trait::async_trait(?Send)]
+impl Generator for ScriptedGenerator {
+    fn name(&self) -> String {
+        "scripted".into()
+    }
+    async fn generate(&self, request: &GenerateRequest) -> Result<String, PortError> {
+        self.0.borrow_mut().push(request.clone());
+        Ok(if request.prompt.contains("different versions") {
+            "exponential backoff between attempts\njitter sleep retry".into()
+        } else if request.system.contains("Translate") {
+            "retry backoff".into()
+        } else if request.system.contains("standalone") {
+            "como funciona a repetição com espera na rede?".into()
+        } else {
+            "repetição com espera para a rede".into()
+        })
+    }
+}
+
+struct ReverseReranker;
+
+#[async_trait::async_trait(?Send)]
+impl Reranker for ReverseReranker {
+    fn name(&self) -> String {
+        "reverse".into()
+    }
+    async fn rerank(&self, _query: &str, documents: &[String]) -> Result<Vec<f32>, PortError> {
+        Ok((0..documents.len()).map(|i| i as f32).collect())
+    }
+}
+
+#[test]
+fn generator_and_reranker_modules_run_when_configured() {
+    let w = world();
+    let events = Events::default();
+    let generator = ScriptedGenerator(RefCell::new(Vec::new()));
+    let mut s = services(&w, &events);
+    s.generator = Some(&generator);
+    s.reranker = Some(&ReverseReranker);
+    let r = search_with(
+        s,
+        &ProfileRegistry::default(),
+        SearchMode::Repo,
+        json!({"rawQuery": "como funciona a repetição com espera?", "conversationContext": ["we talked about networking", "yes"]}),
+    );
+    for m in [
+        "query.compression",
+        "query.rewrite",
+        "query.translation",
+        "retrieval.multi-query",
+        "post.cross-encoder",
+    ] {
+        assert!(r.applied_modules.contains(&m.to_string()), "{m} missing from {:?}", r.applied_modules);
+    }
+    assert!(r.rerank_applied);
+    let subs: std::collections::BTreeSet<_> =
+        r.matches.iter().filter_map(|m| m.metadata.generated_by_sub_query.clone()).collect();
+    assert!(
+        subs.iter().all(|s| ["retry backoff", "exponential backoff between attempts", "jitter sleep retry"]
+            .contains(&s.as_str())),
+        "{subs:?}"
+    );
+    assert!(generator.0.borrow()[0].prompt.contains("we talked about networking"));
+    // The agent still sees the question as asked.
+    assert!(r.instructions.contains("como funciona"));
+}
+
+struct Failing;
+
+#[async_trait::async_trait(?Send)]
+impl KeywordIndex for Failing {
+    async fn search(&self, _q: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+        Err(PortError::new("keyword-index", "D1 is down"))
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl ChunkStore for Failing {
+    async fn get(&self, _k: &[ChunkKey]) -> Result<Vec<ChunkRecord>, PortError> {
+        Err(PortError::new("chunk-store", "D1 is down"))
+    }
+    async fn neighbors(&self, _r: &[NeighborRange]) -> Result<Vec<ChunkRecord>, PortError> {
+        Err(PortError::new("chunk-store", "D1 is down"))
+    }
+    async fn families(&self, _f: &[SymbolFamily], _l: usize) -> Result<Vec<ChunkRecord>, PortError> {
+        Err(PortError::new("chunk-store", "D1 is down"))
+    }
+}
+
+#[test]
+fn one_failing_retriever_degrades_both_failing_is_an_error() {
+    let w = world();
+    let events = Events::default();
+    let mut s = services(&w, &events);
+    s.keyword = &Failing;
+    let r = search_with(s, &ProfileRegistry::default(), SearchMode::Repo, json!({"rawQuery": "LruCache"}));
+    assert!(!r.matches.is_empty());
+    assert!(r.warnings.iter().any(|w| w.contains("keyword search failed")));
+    assert!(!r.applied_modules.iter().any(|m| m == "retrieval.bm25"));
+    s.embedder = None;
+    let pipeline =
+        SearchPipeline { services: s, profiles: &ProfileRegistry::default(), config_warnings: &[] };
+    let e = block_on(pipeline.run(SearchMode::Repo, &json!({"rawQuery": "LruCache"}))).unwrap_err();
+    assert_eq!(e.code(), "SEARCH_BACKEND_UNAVAILABLE");
+    // Neighbour lookups failing only lose the neighbours.
+    let flaky = NeighborsFail(&w.store);
+    let mut s = services(&w, &events);
+    s.chunks = &flaky;
+    let r = search_with(s, &ProfileRegistry::default(), SearchMode::Repo, json!({"rawQuery": "LruCache"}));
+    assert!(!r.matches.is_empty());
+    assert!(r.matches.iter().all(|m| m.metadata.neighbor_of_span_hash.is_none()));
+    assert!(r.warnings.iter().any(|w| w.contains("neighbor expansion failed")));
+}
+
+struct NeighborsFail<'a>(&'a MemoryStore);
+
+#[async_trait::async_trait(?Send)]
+impl ChunkStore for NeighborsFail<'_> {
+    async fn get(&self, k: &[ChunkKey]) -> Result<Vec<ChunkRecord>, PortError> {
+        self.0.get(k).await
+    }
+    async fn neighbors(&self, _r: &[NeighborRange]) -> Result<Vec<ChunkRecord>, PortError> {
+        Err(PortError::new("chunk-store", "timeout"))
+    }
+    async fn families(&self, _f: &[SymbolFamily], _l: usize) -> Result<Vec<ChunkRecord>, PortError> {
+        Err(PortError::new("chunk-store", "timeout"))
+    }
+}
