@@ -19,6 +19,14 @@ cargo "${args[@]}"
 target_dir="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}"
 wasm="$target_dir/wasm32-unknown-unknown/release/edgerag_preview.wasm"
 out="$EDGERAG_ROOT/public/pkg"
+
+# wasm-bindgen + wasm-opt take a while on a grammar-sized module: skip them when cargo's output is
+# the one public/pkg was made from.
+want="$(sha256sum "$wasm" | cut -d' ' -f1) opt=${EDGERAG_PREVIEW_OPT:-1}"
+if [ -f "$out/.source" ] && [ "$(cat "$out/.source")" = "$want" ] && [ -f "$out/edgerag_preview_bg.wasm" ]; then
+  log "public/pkg is up to date"
+  exit 0
+fi
 tmp="$(mktemp -d "$EDGERAG_ROOT/public/.pkg.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -35,6 +43,8 @@ if [ "${EDGERAG_PREVIEW_OPT:-1}" != 0 ]; then
     "$tmp/edgerag_preview_bg.wasm" -o "$tmp/edgerag_preview_bg.opt.wasm"
   mv "$tmp/edgerag_preview_bg.opt.wasm" "$tmp/edgerag_preview_bg.wasm"
 fi
+
+echo "$want" > "$tmp/.source"
 
 # Swap in the new build whole, so a running server never serves half of one.
 rm -rf "$out.old"
