@@ -49,34 +49,43 @@ fn style(language: Language) -> Option<Style> {
 /// Pieces for `text`, or `None` when `language` is not a code language this chunker knows.
 pub(crate) fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Option<Vec<Piece>> {
     let style = style(language)?;
-    let lines = Lines::new(text);
-    let chunker = Heuristic { text, lines: &lines, style, config };
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()));
     let mut out = Vec::new();
-    if !lines.starts.is_empty() {
-        chunker.region(0, lines.len() - 1, None, &mut out);
+    if !text.is_empty() {
+        let lines = Lines { starts: &starts, text_len: text.len() };
+        Heuristic { text, lines, style, config }.region(0, starts.len() - 1, None, &mut out);
     }
     Some(out)
 }
 
-struct Lines {
-    starts: Vec<usize>,
+/// Pieces for rows `first..=last` of `text` (rows start at `starts`), typed as members of
+/// `scope` when given: the syntax-aware chunker uses this for regions that did not parse.
+/// `None` when `language` has no heuristics.
+pub(crate) fn chunk_rows(
+    text: &str,
+    starts: &[usize],
+    language: Language,
+    (first, last): (usize, usize),
+    scope: Option<Scope>,
+    config: &ChunkConfig,
+) -> Option<Vec<Piece>> {
+    let style = style(language)?;
+    let lines = Lines { starts, text_len: text.len() };
+    let mut out = Vec::new();
+    if first <= last && last < starts.len() {
+        Heuristic { text, lines, style, config }.region(first, last, scope.as_ref(), &mut out);
+    }
+    Some(out)
+}
+
+#[derive(Clone, Copy)]
+struct Lines<'a> {
+    starts: &'a [usize],
     text_len: usize,
 }
 
-impl Lines {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()));
-        if text.is_empty() {
-            starts.clear();
-        }
-        Lines { starts, text_len: text.len() }
-    }
-
-    fn len(&self) -> usize {
-        self.starts.len()
-    }
-
+impl Lines<'_> {
     fn start(&self, row: usize) -> usize {
         self.starts[row]
     }
@@ -95,15 +104,16 @@ struct Decl {
     name: String,
 }
 
-struct Scope {
-    chunk_type: ChunkType,
-    name: String,
-    parent: Option<String>,
+/// The enclosing definition of a region.
+pub(crate) struct Scope {
+    pub chunk_type: ChunkType,
+    pub name: String,
+    pub parent: Option<String>,
 }
 
 struct Heuristic<'a> {
     text: &'a str,
-    lines: &'a Lines,
+    lines: Lines<'a>,
     style: Style,
     config: &'a ChunkConfig,
 }

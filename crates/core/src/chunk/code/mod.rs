@@ -19,7 +19,7 @@ mod syntax;
 pub fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Option<Vec<Piece>> {
     #[cfg(feature = "tree-sitter")]
     if let Some(grammar) = lang::grammar(language) {
-        if let Some(pieces) = syntax::chunk(text, grammar, config) {
+        if let Some(pieces) = syntax::chunk(text, language, grammar, config) {
             return Some(pieces);
         }
     }

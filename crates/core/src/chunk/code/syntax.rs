@@ -19,9 +19,11 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser};
 
 use super::grammar::{Def, Grammar, Role};
+use super::heuristic;
 use crate::chunk::config::count_chars;
 use crate::chunk::lines::split_span;
 use crate::chunk::{ChunkConfig, ChunkMetadata, ChunkType, Piece, TokenCounter};
+use crate::lang::Language;
 
 /// Deepest nesting of split definitions / code we follow before cutting by lines instead (keeps
 /// the recursion bounded on pathological input; real code never gets near it).
@@ -32,15 +34,26 @@ thread_local! {
 }
 
 /// Pieces for `text` parsed with `grammar`, or `None` if the parser could not run.
-pub(crate) fn chunk(text: &str, grammar: &Grammar, config: &ChunkConfig) -> Option<Vec<Piece>> {
+pub(crate) fn chunk(
+    text: &str,
+    language: Language,
+    grammar: &Grammar,
+    config: &ChunkConfig,
+) -> Option<Vec<Piece>> {
     let tree = PARSER.with(|parser| {
         let mut parser = parser.try_borrow_mut().ok()?;
         parser.set_language(&(grammar.language)()).ok()?;
         parser.parse(text, None)
     })?;
-    let chunker = Chunker::new(text, grammar, config);
+    let chunker = Chunker::new(text, language, grammar, config);
     let root = tree.root_node();
-    let units = chunker.units_of(root, None, None);
+    let units = if root.is_error() && root.end_byte() > root.start_byte() {
+        // Nothing parsed at the top: chunk the whole file as broken code.
+        let last = chunker.line_starts.len().saturating_sub(1);
+        vec![Unit { first: 0, last, kind: Kind::Code { node: Some(root), transparent: true, error: true } }]
+    } else {
+        chunker.units_of(root, None, None)
+    };
     let mut atoms = Vec::with_capacity(units.len());
     for unit in units {
         chunker.expand(unit, None, 0, &mut atoms);
@@ -89,8 +102,8 @@ enum Kind<'t> {
     /// A definition; `tiny` when the definition itself (without docs) is one line.
     Def(Def<'t>, bool),
     /// Plain code; `node` is gone when units were fused or cut; `transparent` units are always
-    /// split into their members.
-    Code { node: Option<Node<'t>>, transparent: bool },
+    /// split into their members; `error` units hold code that did not parse.
+    Code { node: Option<Node<'t>>, transparent: bool, error: bool },
     /// A comment / attribute not (yet) attached to a definition.
     Prefix,
     /// Anonymous tokens only (`}`, `end`, `);`).
@@ -98,6 +111,10 @@ enum Kind<'t> {
 }
 
 impl Kind<'_> {
+    fn is_error(&self) -> bool {
+        matches!(self, Kind::Code { error: true, .. })
+    }
+
     /// Which kind wins when units on one row are fused.
     fn weight(&self) -> u8 {
         match self {
@@ -129,10 +146,13 @@ struct Group<'t> {
     mergeable: bool,
     defs: usize,
     def: Option<Def<'t>>,
+    /// Rows of the definition(s) in the group.
+    def_rows: usize,
 }
 
 struct Chunker<'a> {
     text: &'a str,
+    language: Language,
     grammar: &'a Grammar,
     config: &'a ChunkConfig,
     /// Byte offset where each row starts.
@@ -146,7 +166,7 @@ struct Chunker<'a> {
 }
 
 impl<'a> Chunker<'a> {
-    fn new(text: &'a str, grammar: &'a Grammar, config: &'a ChunkConfig) -> Self {
+    fn new(text: &'a str, language: Language, grammar: &'a Grammar, config: &'a ChunkConfig) -> Self {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         let mut chars_before = Vec::with_capacity(text.len() / 32 + 1);
         let counter = config.token_counter.custom();
@@ -168,6 +188,7 @@ impl<'a> Chunker<'a> {
         let max_tokens = config.token_limit();
         Chunker {
             text,
+            language,
             grammar,
             config,
             line_starts,
@@ -276,7 +297,7 @@ impl<'a> Chunker<'a> {
                     } else if child.is_error() {
                         // Code that did not parse: split it like a container, so that the
                         // definitions the parser still recognised inside get their own chunks.
-                        Kind::Code { node: Some(child), transparent: true }
+                        Kind::Code { node: Some(child), transparent: true, error: true }
                     } else {
                         match (self.grammar.classify)(child, self.text) {
                             Role::Def(def) => {
@@ -285,8 +306,10 @@ impl<'a> Chunker<'a> {
                                 Kind::Def(def, tiny)
                             }
                             Role::Prefix => Kind::Prefix,
-                            Role::Transparent => Kind::Code { node: Some(child), transparent: true },
-                            Role::Code => Kind::Code { node: Some(child), transparent: false },
+                            Role::Transparent => {
+                                Kind::Code { node: Some(child), transparent: true, error: false }
+                            }
+                            Role::Code => Kind::Code { node: Some(child), transparent: false, error: false },
                         }
                     };
                     self.push_item(&mut items, Unit { first, last, kind });
@@ -313,7 +336,11 @@ impl<'a> Chunker<'a> {
         }
         let mut units = Vec::with_capacity(items.len() + 2);
         if first < top {
-            units.push(Unit { first, last: top - 1, kind: Kind::Code { node: None, transparent: false } });
+            units.push(Unit {
+                first,
+                last: top - 1,
+                kind: Kind::Code { node: None, transparent: false, error: false },
+            });
         }
         for item in items {
             self.push_item(&mut units, item);
@@ -334,15 +361,17 @@ impl<'a> Chunker<'a> {
             if item.first <= prev.last {
                 prev.last = prev.last.max(item.last);
                 let (a, b) = (prev.kind.weight(), item.kind.weight());
+                let error = prev.kind.is_error() || item.kind.is_error();
                 prev.kind = if a > b {
                     prev.kind.clone()
                 } else if b > a {
                     item.kind
                 } else if a == 2 {
-                    Kind::Code { node: None, transparent: false }
+                    Kind::Code { node: None, transparent: false, error }
                 } else {
                     prev.kind.clone()
                 };
+
                 return;
             }
         }
@@ -454,16 +483,38 @@ impl<'a> Chunker<'a> {
                 }
                 out.push(Atom::Fixed(self.merge(atoms, Some(&inner))));
             }
-            Kind::Code { node: Some(node), transparent } => {
-                if !transparent && self.fits(unit.first, unit.last) {
+            Kind::Code { node, transparent, error } => {
+                let node = *node;
+                if !transparent && !error && self.fits(unit.first, unit.last) {
                     out.push(Atom::Unit(unit));
                     return;
                 }
-                let members = if depth < MAX_DEPTH {
-                    self.members(*node, unit.first, unit.last, None)
-                } else {
-                    Vec::new()
+                let members = match node {
+                    Some(node) if depth < MAX_DEPTH => self.members(node, unit.first, unit.last, None),
+                    _ => Vec::new(),
                 };
+                // Code that did not parse: where the parser recognised no definition inside,
+                // the grammar-free heuristics look for declarations in its rows.
+                if *error && !members.iter().any(|m| matches!(m.kind, Kind::Def(..))) {
+                    let scope = scope.map(|s| heuristic::Scope {
+                        chunk_type: s.chunk_type,
+                        name: s.name.clone().unwrap_or_default(),
+                        parent: s.parent.clone(),
+                    });
+                    let rows = (unit.first, unit.last);
+                    let heuristic = heuristic::chunk_rows(
+                        self.text,
+                        &self.line_starts,
+                        self.language,
+                        rows,
+                        scope,
+                        self.config,
+                    );
+                    if let Some(pieces) = heuristic {
+                        out.push(Atom::Fixed(pieces));
+                        return;
+                    }
+                }
                 if members.len() < 2 {
                     self.keep_or_cut(unit, &scope_typing(scope), out);
                     return;
@@ -521,6 +572,7 @@ impl<'a> Chunker<'a> {
                         mergeable: true,
                         defs: 0,
                         def: None,
+                        def_rows: 0,
                     });
                 }
                 Kind::Def(def, false) => {
@@ -531,6 +583,7 @@ impl<'a> Chunker<'a> {
                         mergeable: false,
                         defs: 1,
                         def: Some(def),
+                        def_rows: unit.last + 1 - unit.first,
                     });
                 }
                 kind => {
@@ -543,6 +596,7 @@ impl<'a> Chunker<'a> {
                             g.last = unit.last;
                             if let Some(def) = def {
                                 g.defs += 1;
+                                g.def_rows += unit.last + 1 - unit.first;
                                 g.def.get_or_insert(def);
                             }
                             continue;
@@ -550,7 +604,15 @@ impl<'a> Chunker<'a> {
                     }
                     self.flush(group.take(), scope, &mut out);
                     let defs = usize::from(def.is_some());
-                    group = Some(Group { first: unit.first, last: unit.last, mergeable: true, defs, def });
+                    let def_rows = if def.is_some() { unit.last + 1 - unit.first } else { 0 };
+                    group = Some(Group {
+                        first: unit.first,
+                        last: unit.last,
+                        mergeable: true,
+                        defs,
+                        def,
+                        def_rows,
+                    });
                 }
             }
         }
@@ -561,8 +623,11 @@ impl<'a> Chunker<'a> {
     fn flush(&self, group: Option<Group<'_>>, scope: Option<&Scope>, out: &mut Vec<Piece>) {
         let Some(group) = group else { return };
         let Some((start, end)) = self.span(group.first, group.last) else { return };
+        // A group is typed by its one definition when that is at least half of it; a definition
+        // among more code (imports, statements) makes a `code-block`.
+        let mostly_def = group.def_rows * 2 >= group.last + 1 - group.first;
         let (chunk_type, metadata) = match (group.defs, &group.def) {
-            (1, Some(def)) => (
+            (1, Some(def)) if mostly_def => (
                 method_if(def.chunk_type, scope),
                 ChunkMetadata {
                     symbol_name: def.name.clone(),
@@ -571,6 +636,7 @@ impl<'a> Chunker<'a> {
                 },
             ),
             (0, _) => scope_typing(scope),
+            (1, Some(_)) if scope.is_some() => scope_typing(scope),
             _ => (
                 ChunkType::CodeBlock,
                 ChunkMetadata {

@@ -92,8 +92,10 @@ fn declarator_name(node: Node<'_>, src: &str) -> Option<(String, Option<String>)
             "qualified_identifier" => {
                 let name = current.child_by_field_name("name")?;
                 let scope = current.child_by_field_name("scope").map(|s| {
+                    // `ns::Matrix<T>::f` → `Matrix`.
                     let scope = text(s, src);
-                    scope.rsplit("::").next().unwrap_or(scope).to_string()
+                    let last = scope.rsplit("::").next().unwrap_or(scope);
+                    last.split('<').next().unwrap_or(last).trim().to_string()
                 });
                 let (inner, _) = declarator_name(name, src)?;
                 return Some((inner, scope.filter(|s| !s.is_empty())));
