@@ -21,6 +21,7 @@ pub mod ingest;
 pub mod log;
 pub mod pipeline;
 pub mod routes;
+pub mod search;
 pub mod store;
 pub mod time;
 pub mod vector;

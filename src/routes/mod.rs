@@ -56,6 +56,14 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(req, env, cfg, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(req, env, cfg, owner, name).await,
         ("GET", ["v1", "jobs", id]) => jobs::get(req, env, cfg, id).await,
+        ("POST", ["v1", "search", rest @ ..]) => match crate::search::mode_for(rest) {
+            Some(mode) => crate::search::post(req, env, cfg, mode).await,
+            None => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),
+        },
+        ("POST", ["mcp"]) => crate::search::mcp(req, env, cfg).await,
+        (_, ["v1", "search", ..]) | (_, ["mcp"]) => {
+            Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
+        }
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])

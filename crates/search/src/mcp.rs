@@ -1,0 +1,328 @@
+//! MCP (Model Context Protocol) over streamable HTTP, the protocol part: JSON-RPC 2.0 messages in,
+//! replies out. The worker's `POST /mcp` feeds each message to [`step`] and runs the tool calls it
+//! asks for (the search pipeline, the index status). Stateless: no session ids, no server-sent
+//! events (`GET /mcp` is 405, as the transport allows).
+use serde_json::{json, Value};
+
+use crate::request::SearchMode;
+
+/// Protocol versions this server speaks (newest first). A client asking for another one gets the
+/// newest, as the specification says.
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// A tool of this server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Search(SearchMode),
+    IndexStatus,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 5] = [
+        Tool::Search(SearchMode::Repo),
+        Tool::Search(SearchMode::Simple),
+        Tool::Search(SearchMode::Global),
+        Tool::Search(SearchMode::SimpleGlobal),
+        Tool::IndexStatus,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Search(mode) => mode.tool_name(),
+            Tool::IndexStatus => "repo.rag_index_status",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Tool::Search(SearchMode::Repo) => {
+                "Search one indexed repository for code and docs relevant to a question (hybrid BM25 + \
+                 vector retrieval, code-aware rerank, neighbour expansion). Pass only the question \
+                 (rawQuery), optionally owner/name (default: the last READY repository), a profile \
+                 (conservative | balanced | aggressive | legacy), conversationContext and filters \
+                 (paths globs, languages, tags). Returns matches with path, line span and snippet, an \
+                 augmentedPrompt, instructions, appliedModules and warnings."
+            }
+            Tool::Search(SearchMode::Simple) => {
+                "Ask a question about the most recently indexed (READY) repository. Only rawQuery; \
+                 returns the same response as repo.rag_search."
+            }
+            Tool::Search(SearchMode::Global) => {
+                "Search every READY repository at once; each match's metadata names its repository. \
+                 Same inputs as repo.rag_search, with displayRepoOwner/displayRepoName labels instead \
+                 of owner/name."
+            }
+            Tool::Search(SearchMode::SimpleGlobal) => {
+                "Ask a question across every READY repository. Only rawQuery; labels are global/global \
+                 when nothing has been indexed yet."
+            }
+            Tool::IndexStatus => {
+                "Indexing status of a repository: job status, progress %, ETA, attempts, last error, \
+                 READY flag and recent jobs. Without repoOwner/repoName, lists every repository."
+            }
+        }
+    }
+}
+
+fn index_status_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "repoOwner": { "type": "string", "description": "Repository owner (alias: owner)." },
+            "repoName": { "type": "string", "description": "Repository name (alias: name)." }
+        },
+        "additionalProperties": false
+    })
+}
+
+/// The `tools/list` result.
+pub fn tools_list() -> Value {
+    let tools: Vec<Value> = Tool::ALL
+        .into_iter()
+        .map(|t| {
+            let schema = match t {
+                Tool::Search(mode) => {
+                    let mut s = serde_json::to_value(crate::schema::request_schema(mode)).unwrap_or_default();
+                    if let Some(o) = s.as_object_mut() {
+                        // MCP clients want a plain object schema.
+                        o.remove("$schema");
+                    }
+                    s
+                }
+                Tool::IndexStatus => index_status_schema(),
+            };
+            json!({ "name": t.name(), "description": t.description(), "inputSchema": schema })
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+/// What to do with one JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Send this reply.
+    Reply(Value),
+    /// A notification or a response from the client: nothing to send.
+    NoReply,
+    /// Run a tool, then answer with [`tool_result`] / [`tool_error`] under `id`.
+    Call { id: Value, tool: Tool, arguments: Value },
+}
+
+pub fn rpc_result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+pub fn rpc_error(id: &Value, code: i64, message: impl Into<String>) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } })
+}
+
+/// A successful tool result: the JSON as text (for any client) and as `structuredContent`.
+pub fn tool_result(structured: &Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": structured.to_string() }],
+        "structuredContent": structured,
+        "isError": false
+    })
+}
+
+/// A failed tool call (reported inside the result, so the model sees it): the stable error code
+/// and message, like the HTTP API's error body.
+pub fn tool_error(code: &str, message: &str) -> Value {
+    let body = json!({ "error": { "code": code, "message": message } });
+    json!({ "content": [{ "type": "text", "text": body.to_string() }], "structuredContent": body, "isError": true })
+}
+
+/// Decide what one message means.
+pub fn step(message: &Value) -> Step {
+    let Some(obj) = message.as_object() else {
+        return Step::Reply(rpc_error(&Value::Null, INVALID_REQUEST, "a JSON-RPC message must be an object"));
+    };
+    let id = obj.get("id").cloned();
+    let method = obj.get("method").and_then(Value::as_str);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return match id {
+            Some(id) => Step::Reply(rpc_error(&id, INVALID_REQUEST, "`jsonrpc` must be \"2.0\"")),
+            None => Step::NoReply,
+        };
+    }
+    let Some(method) = method else {
+        // A response to something we never sent, or garbage without an id.
+        return match (id, obj.contains_key("result") || obj.contains_key("error")) {
+            (Some(_), true) | (None, _) => Step::NoReply,
+            (Some(id), false) => Step::Reply(rpc_error(&id, INVALID_REQUEST, "missing `method`")),
+        };
+    };
+    let Some(id) = id else { return Step::NoReply }; // notifications (initialized, cancelled, ...)
+    if !(id.is_string() || id.is_number()) {
+        return Step::Reply(rpc_error(&Value::Null, INVALID_REQUEST, "`id` must be a string or a number"));
+    }
+    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    match method {
+        "initialize" => {
+            let asked = params["protocolVersion"].as_str().unwrap_or("");
+            let version =
+                PROTOCOL_VERSIONS.iter().find(|v| **v == asked).copied().unwrap_or(PROTOCOL_VERSIONS[0]);
+            Step::Reply(rpc_result(
+                &id,
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": { "tools": { "listChanged": false } },
+                    "serverInfo": { "name": "edgerag", "version": env!("CARGO_PKG_VERSION") },
+                    "instructions": "Use repo.rag_search (or repo.rag_search_simple) to fetch code and docs \
+                                     relevant to a question before answering; cite the returned paths and \
+                                     line spans. repo.rag_index_status tells whether a repository is READY."
+                }),
+            ))
+        }
+        "ping" => Step::Reply(rpc_result(&id, json!({}))),
+        "tools/list" => Step::Reply(rpc_result(&id, tools_list())),
+        "tools/call" => {
+            let Some(name) = params["name"].as_str() else {
+                return Step::Reply(rpc_error(&id, INVALID_PARAMS, "tools/call needs params.name"));
+            };
+            let Some(tool) = Tool::from_name(name) else {
+                return Step::Reply(rpc_error(&id, INVALID_PARAMS, format!("unknown tool `{name}`")));
+            };
+            let arguments = match params.get("arguments") {
+                None | Some(Value::Null) => json!({}),
+                Some(a @ Value::Object(_)) => a.clone(),
+                Some(_) => {
+                    return Step::Reply(rpc_error(&id, INVALID_PARAMS, "params.arguments must be an object"))
+                }
+            };
+            Step::Call { id, tool, arguments }
+        }
+        "resources/list" => Step::Reply(rpc_result(&id, json!({ "resources": [] }))),
+        "prompts/list" => Step::Reply(rpc_result(&id, json!({ "prompts": [] }))),
+        other => Step::Reply(rpc_error(&id, METHOD_NOT_FOUND, format!("method `{other}` is not supported"))),
+    }
+}
+
+/// `repoOwner`/`repoName` (or `owner`/`name`) of a `repo.rag_index_status` call; `Ok(None)` lists
+/// every repository.
+pub fn index_status_args(arguments: &Value) -> Result<Option<(String, String)>, String> {
+    let obj = arguments.as_object().ok_or("arguments must be an object")?;
+    for key in obj.keys() {
+        if !matches!(key.as_str(), "repoOwner" | "repoName" | "owner" | "name") {
+            return Err(format!("unknown argument `{key}` (accepted: repoOwner, repoName)"));
+        }
+    }
+    let get = |a: &str, b: &str| {
+        obj.get(a).or_else(|| obj.get(b)).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
+    };
+    match (get("repoOwner", "owner"), get("repoName", "name")) {
+        (Some(o), Some(n)) => Ok(Some((o.to_string(), n.to_string()))),
+        (None, None) => Ok(None),
+        _ => Err("give both repoOwner and repoName, or neither to list every repository".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_negotiates_the_version() {
+        let Step::Reply(r) = step(
+            &json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}),
+        ) else {
+            panic!("expected a reply")
+        };
+        assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
+        assert_eq!(r["result"]["serverInfo"]["name"], "edgerag");
+        let Step::Reply(r) = step(
+            &json!({"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"1999-01-01"}}),
+        ) else {
+            panic!("expected a reply")
+        };
+        assert_eq!(r["result"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
+        assert_eq!(r["id"], "a");
+    }
+
+    #[test]
+    fn lists_five_tools_with_object_schemas() {
+        let list = tools_list();
+        let tools = list["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "repo.rag_search",
+                "repo.rag_search_simple",
+                "repo.rag_search_global",
+                "repo.rag_search_simple_global",
+                "repo.rag_index_status"
+            ]
+        );
+        for t in tools {
+            assert_eq!(t["inputSchema"]["type"], "object", "{}", t["name"]);
+            assert!(t["inputSchema"].get("$schema").is_none());
+        }
+        assert!(tools[0]["inputSchema"]["properties"].get("rawQuery").is_some());
+        assert_eq!(tools[0]["inputSchema"]["required"], json!(["rawQuery"]));
+    }
+
+    #[test]
+    fn calls_notifications_and_errors() {
+        assert_eq!(
+            step(
+                &json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"repo.rag_search_simple","arguments":{"rawQuery":"x"}}})
+            ),
+            Step::Call {
+                id: json!(7),
+                tool: Tool::Search(SearchMode::Simple),
+                arguments: json!({"rawQuery":"x"})
+            }
+        );
+        assert_eq!(step(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})), Step::NoReply);
+        assert_eq!(step(&json!({"jsonrpc":"2.0","id":3,"result":{}})), Step::NoReply);
+        let code = |m: Value| match step(&m) {
+            Step::Reply(r) => r["error"]["code"].as_i64(),
+            _ => None,
+        };
+        assert_eq!(
+            code(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}})),
+            Some(INVALID_PARAMS)
+        );
+        assert_eq!(
+            code(
+                json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"repo.rag_search","arguments":[1]}})
+            ),
+            Some(INVALID_PARAMS)
+        );
+        assert_eq!(
+            code(json!({"jsonrpc":"2.0","id":1,"method":"sampling/createMessage"})),
+            Some(METHOD_NOT_FOUND)
+        );
+        assert_eq!(code(json!({"jsonrpc":"1.0","id":1,"method":"ping"})), Some(INVALID_REQUEST));
+        assert_eq!(code(json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})), Some(INVALID_REQUEST));
+        assert_eq!(code(json!([1])), Some(INVALID_REQUEST));
+        assert_eq!(code(json!({"jsonrpc":"2.0","id":1,"method":"ping"})), None);
+    }
+
+    #[test]
+    fn results_and_status_args() {
+        let r = tool_result(&json!({"a": 1}));
+        assert_eq!(r["content"][0]["text"], "{\"a\":1}");
+        assert_eq!(r["isError"], false);
+        let e = tool_error("INDEX_NOT_READY", "wait");
+        assert_eq!(e["isError"], true);
+        assert_eq!(e["structuredContent"]["error"]["code"], "INDEX_NOT_READY");
+        assert_eq!(
+            index_status_args(&json!({"repoOwner":"a","name":"b"})),
+            Ok(Some(("a".into(), "b".into())))
+        );
+        assert_eq!(index_status_args(&json!({})), Ok(None));
+        assert!(index_status_args(&json!({"repoOwner":"a"})).is_err());
+        assert!(index_status_args(&json!({"x":1})).is_err());
+    }
+}

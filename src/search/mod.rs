@@ -1,0 +1,132 @@
+//! Search: `POST /v1/search`, `/v1/search/simple`, `/v1/search/global`, `/v1/search/simple-global`
+//! and the MCP endpoint `POST /mcp`. The pipeline itself is `edgerag_search` (pure); this module
+//! builds its ports from the environment — D1 (FTS5 + chunks + namespaces), the configured
+//! embedder and vector index, the optional generator / reranker — and maps errors to the API's.
+//!
+//! | var | meaning |
+//! | --- | --- |
+//! | `SEARCH_PROFILES` | JSON overriding / adding profiles (see `edgerag_search::profile`) |
+//! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
+//! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
+mod d1;
+mod mcp;
+mod models;
+
+use edgerag_core::embed::Embedder;
+use edgerag_core::vector::VectorIndex;
+use edgerag_search::ports::{Clock, EventSink, Generator, Reranker};
+use edgerag_search::{
+    ProfileRegistry, SearchError, SearchMode, SearchPipeline, SearchResponse, SearchServices,
+};
+use serde_json::Value;
+use worker::{Env, Request, Response};
+
+use crate::config::{string_binding, Config};
+use crate::error::ApiError;
+use crate::http::{self, reply, ApiResult};
+use crate::store::Db;
+
+pub use mcp::handle as mcp;
+
+/// Largest search request body.
+pub const MAX_SEARCH_BODY: usize = 256 * 1024;
+
+/// `POST /v1/search*`.
+pub async fn post(req: &mut Request, env: &Env, cfg: &Config, mode: SearchMode) -> ApiResult<Response> {
+    http::require_read(req, cfg)?;
+    let bytes = http::read_body(req, MAX_SEARCH_BODY).await?;
+    let body: Value = http::parse_json(req, &bytes, false)?;
+    let response = run(env, mode, &body).await.map_err(api_error)?;
+    reply(200, &response)
+}
+
+pub fn api_error(e: SearchError) -> ApiError {
+    if e.http_status() >= 500 {
+        crate::log::error("search_failed", &[("code", e.code()), ("detail", &e.to_string())]);
+    }
+    ApiError::new(e.http_status(), e.code(), e.to_string())
+}
+
+struct WorkerClock;
+
+impl Clock for WorkerClock {
+    fn now_ms(&self) -> f64 {
+        crate::time::now_ms()
+    }
+}
+
+struct LogEvents;
+
+impl EventSink for LogEvents {
+    fn event(&self, name: &str, fields: Value) {
+        let mut line = serde_json::Map::new();
+        line.insert("level".into(), "info".into());
+        line.insert("event".into(), name.into());
+        if let Value::Object(f) = fields {
+            line.extend(f);
+        }
+        let text = Value::Object(line).to_string();
+        #[cfg(target_arch = "wasm32")]
+        worker::console_log!("{text}");
+        #[cfg(not(target_arch = "wasm32"))]
+        eprintln!("{text}");
+    }
+}
+
+/// Run one search tool against this deployment.
+pub async fn run(env: &Env, mode: SearchMode, body: &Value) -> Result<SearchResponse, SearchError> {
+    let db = Db::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
+    let store = d1::D1Search::new(db);
+    let (profiles, mut config_warnings) =
+        ProfileRegistry::from_config(string_binding(env, "SEARCH_PROFILES").as_deref());
+
+    let embedder: Option<Box<dyn Embedder>> = match crate::embed::embedder_from_env(env) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            config_warnings.push(format!("vector retrieval unavailable: embedder configuration ({e})"));
+            None
+        }
+    };
+    let vectors: Option<Box<dyn VectorIndex>> = match crate::vector::vector_index_from_env(env) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            config_warnings.push(format!("vector retrieval unavailable: vector index ({e})"));
+            None
+        }
+    };
+    let generator: Option<Box<dyn Generator>> = models::generator_from_env(env).unwrap_or_else(|e| {
+        config_warnings.push(format!("text model unavailable ({e}); LLM query transformers skipped"));
+        None
+    });
+    let reranker: Option<Box<dyn Reranker>> = models::reranker_from_env(env).unwrap_or_else(|e| {
+        config_warnings.push(format!("cross-encoder unavailable ({e})"));
+        None
+    });
+    for w in &config_warnings {
+        crate::log::warn("search_config", &[("detail", w)]);
+    }
+    let services = SearchServices {
+        keyword: &store,
+        chunks: &store,
+        catalog: &store,
+        embedder: embedder.as_deref(),
+        vectors: vectors.as_deref(),
+        generator: generator.as_deref(),
+        reranker: reranker.as_deref(),
+        clock: &WorkerClock,
+        events: &LogEvents,
+    };
+    let pipeline = SearchPipeline { services, profiles: &profiles, config_warnings: &config_warnings };
+    pipeline.run(mode, body).await
+}
+
+/// `/v1/search/<rest>` → the tool.
+pub fn mode_for(rest: &[&str]) -> Option<SearchMode> {
+    match rest {
+        [] => Some(SearchMode::Repo),
+        ["simple"] => Some(SearchMode::Simple),
+        ["global"] => Some(SearchMode::Global),
+        ["simple-global"] => Some(SearchMode::SimpleGlobal),
+        _ => None,
+    }
+}
