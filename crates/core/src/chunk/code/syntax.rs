@@ -52,7 +52,8 @@ pub(crate) fn chunk(
         let last = chunker.line_starts.len().saturating_sub(1);
         vec![Unit { first: 0, last, kind: Kind::Code { node: Some(root), transparent: true, error: true } }]
     } else {
-        chunker.units_of(root, None, None)
+        let last = chunker.line_starts.len().saturating_sub(1);
+        chunker.units_of(root, Some((0, last)), None)
     };
     let mut atoms = Vec::with_capacity(units.len());
     for unit in units {
@@ -354,6 +355,22 @@ impl<'a> Chunker<'a> {
     /// Appends `item`: attaches the doc comments / attributes above a definition, fuses units
     /// that share a row.
     fn push_item<'t>(&self, units: &mut Vec<Unit<'t>>, mut item: Unit<'t>) {
+        // Rows between two children that hold text no child covers (chars a grammar skips like
+        // whitespace, e.g. a stray U+FEFF): plain code of their own, never lost.
+        if let Some(prev) = units.last() {
+            if item.first > prev.last + 1 {
+                let gap = prev.last + 1..item.first;
+                let first = gap.clone().find(|&r| !self.is_blank_row(r));
+                if let Some(first) = first {
+                    let last = gap.rev().find(|&r| !self.is_blank_row(r)).unwrap_or(first);
+                    units.push(Unit {
+                        first,
+                        last,
+                        kind: Kind::Code { node: None, transparent: false, error: false },
+                    });
+                }
+            }
+        }
         if matches!(item.kind, Kind::Def(..)) {
             self.attach_prefixes(units, &mut item);
         }
