@@ -7,7 +7,10 @@ import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { ROOT, assertSchema, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { ROOT, assertSchema, cliBinary, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'e2e', 'fixtures');
 
@@ -215,6 +218,32 @@ describe('simple and global tools', () => {
     assert.deepEqual([res.repoOwner, res.repoName], ['all', 'repos']);
     const simple = await search({ rawQuery: 'retry with backoff' }, '/v1/search/simple-global');
     assert.ok(simple.matches.length > 0);
+  });
+});
+
+describe('edgerag search (CLI)', () => {
+  const cli = async (...args) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(await cliBinary(), ['search', ...args, '--server', er.url]);
+      return { code: 0, stdout, stderr };
+    } catch (e) {
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  test('prints ranked matches with paths and line spans', async () => {
+    const out = await cli('where', 'is', 'RetryWithBackoff', '--repo', 'acme/shop');
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^acme\/shop · profile balanced · \d+ match/);
+    assert.match(out.stdout, /\n {3}1\. src\/net\/retry\.go:\d+-\d+/);
+    assert.match(out.stdout, /modules: profile:balanced/);
+    const json = await cli('LruCache', '--repo', 'acme/shop', '--json', '--profile', 'conservative');
+    const body = JSON.parse(json.stdout);
+    await assertSchema('search-response', body);
+    assert.equal(body.profile, 'conservative');
+    const bad = await cli('x', '--repo', 'nobody/nothing');
+    assert.equal(bad.code, 0, 'an empty answer is still an answer');
+    assert.match(bad.stdout, /no matches \(INDEX_NOT_READY\)/);
   });
 });
 

@@ -2,6 +2,10 @@
 //! (add a module and a row to add a command).
 mod args;
 mod chunk;
+mod client;
+mod index;
+mod search;
+mod status;
 mod walk;
 
 use std::process::ExitCode;
@@ -13,11 +17,24 @@ pub struct Command {
     pub run: fn(Vec<String>) -> ExitCode,
 }
 
-pub const COMMANDS: &[Command] = &[Command {
-    name: "chunk",
-    summary: "Cut files and directories into chunks (JSONL, JSON or a table)",
-    run: chunk::run,
-}];
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "chunk",
+        summary: "Cut files and directories into chunks (JSONL, JSON or a table)",
+        run: chunk::run,
+    },
+    Command {
+        name: "search",
+        summary: "Ask a running edgerag for the code and docs that answer a question",
+        run: search::run,
+    },
+    Command { name: "index", summary: "Upload a directory to an edgerag server and wait for READY", run: index::run },
+    Command {
+        name: "status",
+        summary: "Indexing status of one repository, or the list of repositories",
+        run: status::run,
+    },
+];
 
 /// Exit code for usage errors (the only non-zero exit of `chunk`).
 pub const USAGE_ERROR: u8 = 2;
