@@ -25,7 +25,7 @@ pub const MAX_KEYWORDS: usize = 20;
 /// Extract the keywords of `text` written in `language` (see the module docs).
 pub fn extract(text: &str, language: Language) -> Vec<String> {
     let profile = Profile::of(language);
-    let mut scan = Scan::new(&profile);
+    let mut scan = Scan::new(&profile, text.len());
     scan.run(text);
     scan.finish()
 }
@@ -75,7 +75,16 @@ impl Profile {
         }
     }
 
-    fn is_keyword(&self, lower: &str) -> bool {
+    /// Whether `word` (any case) is a keyword of the language.
+    fn is_keyword(&self, word: &str) -> bool {
+        if self.keywords.is_empty() || word.len() > 16 || !word.is_ascii() {
+            return false;
+        }
+        let mut buf = [0u8; 16];
+        let lower = &mut buf[..word.len()];
+        lower.copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        let lower = std::str::from_utf8(lower).unwrap_or("");
         self.keywords.binary_search(&lower).is_ok()
     }
 }
@@ -109,44 +118,63 @@ fn is_definition_keyword(word: &str) -> bool {
     )
 }
 
-#[derive(Default)]
-struct Term {
+/// One distinct term (identifiers and literals are kept apart).
+struct Term<'t> {
+    /// The first spelling seen; the keyword is its lowercase form.
+    spelling: &'t str,
     first: u32,
     count: u32,
     header: bool,
     literal: bool,
+    compound: bool,
 }
 
-/// FxHash: terms are short and untrusted input cannot hurt a per-chunk map much.
+/// Terms are keyed by a 64-bit hash of their lowercase form (computed without allocating), so
+/// the map itself needs no hashing: an identity hasher.
 #[derive(Default)]
-struct FxHasher(u64);
+struct Prehashed(u64);
 
-impl Hasher for FxHasher {
+impl Hasher for Prehashed {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(K);
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+type TermMap<'t> = HashMap<u64, Term<'t>, BuildHasherDefault<Prehashed>>;
+
+const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+/// FxHash-style hash of the lowercase form of `word`; `literal` terms hash apart.
+fn fold_hash(word: &str, literal: bool) -> u64 {
+    let mut h: u64 = if literal { 0x9e37_79b9_7f4a_7c15 } else { 0 };
+    if word.is_ascii() {
+        for &b in word.as_bytes() {
+            h = (h.rotate_left(5) ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(K);
+        }
+    } else {
+        for c in word.chars().flat_map(char::to_lowercase) {
+            h = (h.rotate_left(5) ^ u64::from(u32::from(c))).wrapping_mul(K);
+        }
+    }
+    // Never 0 for a non-empty word; mix the length in so prefixes differ.
+    (h ^ word.len() as u64).wrapping_mul(K) | 1
+}
 
 struct Scan<'t, 'p> {
     profile: &'p Profile,
-    terms: FxMap<&'t str, Term>,
+    terms: TermMap<'t>,
     order: u32,
-    /// Identifiers of the current line so far, to mark the modifiers before a definition keyword.
-    line_words: Vec<&'t str>,
+    /// Keys of the identifiers of the current line so far, to mark the modifiers before a
+    /// definition keyword, and whether each is a language keyword.
+    line_words: Vec<(u64, bool)>,
     /// The next identifier is a definition name.
     expect_name: bool,
     /// Inside a Markdown heading line.
@@ -154,10 +182,10 @@ struct Scan<'t, 'p> {
 }
 
 impl<'t, 'p> Scan<'t, 'p> {
-    fn new(profile: &'p Profile) -> Self {
+    fn new(profile: &'p Profile, text_len: usize) -> Self {
         Scan {
             profile,
-            terms: FxMap::default(),
+            terms: TermMap::with_capacity_and_hasher(text_len / 24 + 8, BuildHasherDefault::default()),
             order: 0,
             line_words: Vec::new(),
             expect_name: false,
@@ -165,13 +193,24 @@ impl<'t, 'p> Scan<'t, 'p> {
         }
     }
 
-    fn add(&mut self, key: &'t str, header: bool, literal: bool) {
+    fn add(&mut self, word: &'t str, header: bool, literal: bool) -> u64 {
+        let key = fold_hash(word, literal);
         let order = self.order;
         self.order += 1;
-        let term = self.terms.entry(key).or_insert_with(|| Term { first: order, ..Term::default() });
+        let term = self.terms.entry(key).or_insert(Term {
+            spelling: word,
+            first: order,
+            count: 0,
+            header: false,
+            literal,
+            compound: false,
+        });
         term.count += 1;
         term.header |= header;
-        term.literal |= literal;
+        if !literal && !term.compound {
+            term.compound = is_compound(word);
+        }
+        key
     }
 
     fn run(&mut self, text: &'t str) {
@@ -260,30 +299,36 @@ impl<'t, 'p> Scan<'t, 'p> {
             return;
         }
         let keep = word_ok(word);
-        if !self.profile.keywords.is_empty() && is_definition_keyword(word) {
+        let has_keywords = !self.profile.keywords.is_empty();
+        let is_keyword = has_keywords && self.profile.is_keyword(word);
+        if has_keywords && is_definition_keyword(word) {
             // The modifiers before it on this line (`export async function`) join the header.
-            for k in (0..self.line_words.len()).rev() {
-                let w = self.line_words[k];
-                if !self.profile.is_keyword(&w.to_ascii_lowercase()) {
+            for &(key, kw) in self.line_words.iter().rev() {
+                if !kw {
                     break;
                 }
-                if let Some(t) = self.terms.get_mut(w) {
+                if let Some(t) = self.terms.get_mut(&key) {
                     t.header = true;
                 }
             }
-            if keep {
-                self.add(word, true, false);
-            }
+            let key = if keep { self.add(word, true, false) } else { 0 };
+            self.line_words.push((key, true));
             self.expect_name = true;
-        } else if self.expect_name && !self.profile.is_keyword(&word.to_lowercase()) {
-            if keep {
-                self.add(word, true, false);
-            }
-            self.expect_name = false;
-        } else if keep {
-            self.add(word, self.heading, false);
+            return;
         }
-        self.line_words.push(word);
+        let key = if self.expect_name && !is_keyword {
+            self.expect_name = false;
+            if keep {
+                self.add(word, true, false)
+            } else {
+                0
+            }
+        } else if keep {
+            self.add(word, self.heading, false)
+        } else {
+            0
+        };
+        self.line_words.push((key, is_keyword));
     }
 
     /// A string literal starting at the quote at `i`: record it if it closes on the same line with
@@ -313,52 +358,42 @@ impl<'t, 'p> Scan<'t, 'p> {
 
     fn finish(self) -> Vec<String> {
         let profile = self.profile;
-        // Merge spellings that lowercase alike (`User` / `user`); keep one spelling to split later.
-        struct Merged<'t> {
-            first: u32,
-            count: u32,
-            header: bool,
-            literal: bool,
-            compound: Option<&'t str>,
-        }
-        let mut merged: FxMap<String, Merged<'t>> = FxMap::default();
-        for (key, term) in self.terms {
-            let m = merged.entry(key.to_lowercase()).or_insert(Merged {
-                first: term.first,
-                count: 0,
-                header: false,
-                literal: term.literal,
-                compound: None,
-            });
-            m.first = m.first.min(term.first);
-            m.count += term.count;
-            m.header |= term.header;
-            m.literal &= term.literal;
-            if !term.literal && m.compound.is_none() && is_compound(key) {
-                m.compound = Some(key);
+        // Rank without allocating: tier (2 bits), then weight (descending), then first occurrence.
+        let mut ranked: Vec<(u64, bool, &Term<'t>)> = self
+            .terms
+            .values()
+            .map(|t| {
+                let keyword = !t.literal && profile.is_keyword(t.spelling);
+                let (tier, weight) = if t.header {
+                    (0u64, 0u64)
+                } else if t.literal {
+                    (2, u64::from(t.count))
+                } else if keyword {
+                    (3, u64::from(t.count))
+                } else {
+                    (1, u64::from(t.count) * if t.compound { 2 } else { 1 })
+                };
+                let rank =
+                    tier << 62 | ((1 << 30) - 1 - weight.min((1 << 30) - 1)) << 32 | u64::from(t.first);
+                (rank, keyword, t)
+            })
+            .collect();
+        ranked.sort_unstable_by_key(|r| r.0);
+        let mut out: Vec<String> = Vec::with_capacity(MAX_KEYWORDS);
+        let mut compounds: Vec<&str> = Vec::new();
+        for (_, keyword, t) in ranked {
+            if out.len() == MAX_KEYWORDS {
+                break;
             }
-        }
-        let mut ranked: Vec<(u8, i64, u32, String, Option<&'t str>)> = Vec::with_capacity(merged.len());
-        for (word, m) in merged {
-            let keyword = !m.literal && profile.is_keyword(&word);
-            if !m.literal && !keyword && is_stopword(&word) {
+            let word = t.spelling.to_lowercase();
+            if (!t.literal && !keyword && is_stopword(&word)) || out.contains(&word) {
                 continue;
             }
-            let (tier, weight) = if m.header {
-                (0, 0)
-            } else if m.literal {
-                (2, i64::from(m.count))
-            } else if keyword {
-                (3, i64::from(m.count))
-            } else {
-                (1, i64::from(m.count) * if m.compound.is_some() { 2 } else { 1 })
-            };
-            ranked.push((tier, -weight, m.first, word, if m.literal { None } else { m.compound }));
+            if t.compound {
+                compounds.push(t.spelling);
+            }
+            out.push(word);
         }
-        ranked.sort_unstable();
-        ranked.truncate(MAX_KEYWORDS);
-        let compounds: Vec<&str> = ranked.iter().filter_map(|r| r.4).collect();
-        let mut out: Vec<String> = ranked.into_iter().map(|r| r.3).collect();
         // Parts of the listed compound identifiers, if room is left.
         for ident in compounds {
             for part in split_identifier(ident) {

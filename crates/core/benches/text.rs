@@ -1,0 +1,258 @@
+//! Text chunker benchmarks (divan) on real files found on this machine at bench time — Markdown
+//! and plain text from the cargo registry sources and `node_modules` — never copied into the repo.
+//!
+//! `cargo bench -p edgerag-core --no-default-features --bench text`
+//!
+//! - `markdown_corpus` / `lines_corpus`: whole pipeline (`chunk_text`: cut + ids + keywords),
+//!   throughput over ≥ 1 MB (target: Markdown ≥ 50 MB/s, lines ≥ 200 MB/s).
+//! - `*_cut_only`: the chunker alone (pieces, no bookkeeping), to see where time goes.
+//! - `latency_100kb`: one 100 KB file (target < 10 ms).
+//! - Before the benches run, peak heap while chunking a 1 MB file is printed (target < 32 MB).
+#![allow(unsafe_code)] // the counting allocator below
+#![allow(clippy::unwrap_used)]
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use divan::counter::BytesCount;
+use divan::{black_box, Bencher};
+use edgerag_core::chunk::{chunk_pieces, lines, markdown};
+use edgerag_core::keywords;
+use edgerag_core::{chunk_text, ChunkConfig, Language};
+
+/// Counts live heap bytes and their peak, to report the peak for a 1 MB file.
+struct PeakAlloc;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for PeakAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let live =
+                    LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+const CORPUS_BYTES: usize = 4 << 20;
+
+fn roots() -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+    {
+        roots.push(home.join("registry/src"));
+    }
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../node_modules"));
+    roots
+}
+
+/// Files under `dir` accepted by `keep`, sorted, depth-first.
+fn collect(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            collect(&e.path(), keep, out);
+        } else if kind.is_file() && keep(&e.path()) {
+            out.push(e.path());
+        }
+    }
+}
+
+/// Up to `CORPUS_BYTES` of valid UTF-8 files (< 1 MB each) matching `keep`.
+fn corpus(keep: &dyn Fn(&Path) -> bool) -> Vec<(String, String)> {
+    let mut paths = Vec::new();
+    for root in roots() {
+        collect(&root, keep, &mut paths);
+    }
+    let mut files = Vec::new();
+    let mut total = 0;
+    for path in paths {
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        if bytes.len() > 1 << 20 || bytes.contains(&0) {
+            continue;
+        }
+        let Ok(text) = String::from_utf8(bytes) else { continue };
+        total += text.len();
+        files.push((path.to_string_lossy().into_owned(), text));
+        if total >= CORPUS_BYTES {
+            break;
+        }
+    }
+    assert!(total >= 1 << 20, "need ≥ 1 MB of real files for the benches, found {total} bytes");
+    files
+}
+
+fn markdown_files() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| corpus(&|p| p.extension().is_some_and(|e| e == "md" || e == "markdown")))
+}
+
+fn text_files() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        corpus(&|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".txt") || name.starts_with("LICENSE") || name.starts_with("CHANGELOG")
+        })
+    })
+}
+
+fn total_bytes(files: &[(String, String)]) -> usize {
+    files.iter().map(|(_, t)| t.len()).sum()
+}
+
+/// About `size` bytes of the corpus as one file (whole files concatenated).
+fn one_file(files: &[(String, String)], size: usize) -> String {
+    let mut text = String::with_capacity(size + 4096);
+    for (_, t) in files.iter().cycle() {
+        if text.len() + t.len() > size {
+            if text.len() > size / 2 {
+                break;
+            }
+            continue;
+        }
+        text.push_str(t);
+        text.push('\n');
+    }
+    text
+}
+
+fn text_config() -> ChunkConfig {
+    ChunkConfig { language: Some(Language::Text), ..ChunkConfig::default() }
+}
+
+#[divan::bench]
+fn markdown_corpus(bencher: Bencher) {
+    let files = markdown_files();
+    let config = ChunkConfig::default();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for (path, text) in files {
+            black_box(chunk_text(path, text, &config));
+        }
+    });
+}
+
+#[divan::bench]
+fn markdown_cut_only(bencher: Bencher) {
+    let files = markdown_files();
+    let config = ChunkConfig::default();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for (_, text) in files {
+            black_box(markdown::chunk(text, &config));
+        }
+    });
+}
+
+#[divan::bench]
+fn lines_corpus(bencher: Bencher) {
+    let files = text_files();
+    let config = text_config();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for (path, text) in files {
+            black_box(chunk_text(path, text, &config));
+        }
+    });
+}
+
+#[divan::bench]
+fn lines_cut_only(bencher: Bencher) {
+    let files = text_files();
+    let config = text_config();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for (_, text) in files {
+            black_box(lines::chunk(text, &config));
+        }
+    });
+}
+
+#[divan::bench]
+fn keywords_markdown(bencher: Bencher) {
+    let files = markdown_files();
+    let config = ChunkConfig::default();
+    let pieces: Vec<(&str, Vec<(usize, usize)>)> = files
+        .iter()
+        .map(|(_, t)| {
+            let spans = chunk_pieces(t, Language::Markdown, &config)
+                .iter()
+                .map(|p| (p.start_byte, p.end_byte))
+                .collect();
+            (t.as_str(), spans)
+        })
+        .collect();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for (text, spans) in &pieces {
+            for &(a, b) in spans {
+                black_box(keywords::extract(&text[a..b], Language::Markdown));
+            }
+        }
+    });
+}
+
+#[divan::bench(args = ["markdown", "text"])]
+fn latency_100kb(bencher: Bencher, kind: &str) {
+    let (text, path, config) = match kind {
+        "markdown" => (one_file(markdown_files(), 100_000), "doc.md", ChunkConfig::default()),
+        _ => (one_file(text_files(), 100_000), "doc.txt", text_config()),
+    };
+    bencher.counter(BytesCount::new(text.len())).bench(|| black_box(chunk_text(path, &text, &config)));
+}
+
+/// Peak heap while chunking one ~1 MB file (input excluded).
+fn report_peak_memory() {
+    for (kind, files, path, config) in [
+        ("markdown", markdown_files(), "big.md", ChunkConfig::default()),
+        ("text", text_files(), "big.txt", text_config()),
+    ] {
+        let text = one_file(files, 1 << 20);
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let chunks = black_box(chunk_text(path, &text, &config));
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        println!(
+            "peak heap chunking a {:.2} MB {kind} file: {:.2} MB ({} chunks)",
+            text.len() as f64 / 1e6,
+            peak as f64 / 1e6,
+            chunks.len()
+        );
+    }
+    println!(
+        "corpus: {:.2} MB Markdown in {} files, {:.2} MB text in {} files",
+        total_bytes(markdown_files()) as f64 / 1e6,
+        markdown_files().len(),
+        total_bytes(text_files()) as f64 / 1e6,
+        text_files().len()
+    );
+}
+
+fn main() {
+    report_peak_memory();
+    divan::main();
+}
