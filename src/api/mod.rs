@@ -263,6 +263,30 @@ pub struct EmbedderView {
     pub dims: u32,
 }
 
+/// `GET /v1/repos/{owner}/{name}/files`: the indexed files (clients diff against it to upload
+/// only what changed and delete what disappeared).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FilesResponse {
+    pub namespace: String,
+    pub files: Vec<IndexedFileView>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IndexedFileView {
+    pub path: String,
+    /// BLAKE3 of the file's bytes (hex).
+    pub content_hash: String,
+    pub size: u64,
+    pub language: String,
+    pub chunk_count: u64,
+    /// False when the file was indexed with another chunker version or embedding model: uploading
+    /// it again re-indexes it even though its bytes did not change.
+    pub current: bool,
+    pub updated_at: String,
+}
+
 /// `GET /v1/repos`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -19,6 +19,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("job", schema_for!(JobView)),
         ("repos-response", schema_for!(ReposResponse)),
         ("repo-status", schema_for!(RepoStatusResponse)),
+        ("files-response", schema_for!(FilesResponse)),
         ("delete-repo-response", schema_for!(DeleteRepoResponse)),
     ]
 }

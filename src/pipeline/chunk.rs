@@ -18,7 +18,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     if !job.is_active() {
         return Ok(());
     }
-    jobs::mark_running(&ctx.db, &job.id, "chunk", &crate::time::now_iso()).await?;
+    ctx.mark_running(&job.id, "chunk").await?;
     let config = pipeline_config(ctx);
     let files = staging::pending_files(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
     let mut statements = Vec::new();

@@ -99,6 +99,7 @@ async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
 
 async fn handle(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
     let attempt = attempts(message);
+    ctx.attempt.set(attempt);
     let body = body_json(message);
     let parsed: Result<StageMessage, _> = serde_json::from_value(body.clone());
     let (job_id, stage, result) = match &parsed {
@@ -155,7 +156,8 @@ async fn handle(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
             return;
         }
     }
-    let letter = DeadLetter { v: MESSAGE_VERSION, message: body, error: job_error, attempts: attempt };
+    let letter =
+        DeadLetter { v: MESSAGE_VERSION, message: body.to_string(), error: job_error, attempts: attempt };
     match ctx.env.queue(DLQ_BINDING) {
         Ok(dlq) => {
             if let Err(e) = dlq.send(letter).await {
@@ -173,7 +175,9 @@ async fn handle_dead_letter(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
     let body = body_json(message);
     let attempt = attempts(message);
     let (inner, error) = match serde_json::from_value::<DeadLetter>(body.clone()) {
-        Ok(letter) => (letter.message, Some(letter.error)),
+        Ok(letter) => {
+            (serde_json::from_str(&letter.message).unwrap_or(serde_json::Value::Null), Some(letter.error))
+        }
         Err(_) => (body.clone(), None),
     };
     let job_id = inner.get("jobId").and_then(|j| j.as_str()).map(String::from);

@@ -15,7 +15,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     if !job.is_active() {
         return Ok(());
     }
-    jobs::mark_running(&ctx.db, &job.id, "embed", &crate::time::now_iso()).await?;
+    ctx.mark_running(&job.id, "embed").await?;
     let rows = staging::chunks_to_embed(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
     let mut vectors = Vec::with_capacity(rows.len());
     if !rows.is_empty() {

@@ -131,7 +131,7 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
     if !job.is_active() {
         return Ok(());
     }
-    jobs::mark_running(&ctx.db, &job.id, "fetch", &crate::time::now_iso()).await?;
+    ctx.mark_running(&job.id, "fetch").await?;
     if job.staged == 0 {
         let bytes = download(ctx, &job.owner, &job.name, job.git_ref.as_deref()).await?;
         let checksum = blake3::hash(&bytes).to_hex().to_string();

@@ -24,7 +24,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     if !job.is_active() {
         return Ok(());
     }
-    jobs::mark_running(&ctx.db, &job.id, "index", &crate::time::now_iso()).await?;
+    ctx.mark_running(&job.id, "index").await?;
     let ns = job.namespace.as_str();
     let files = staging::files_to_index(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
     if !files.is_empty() {

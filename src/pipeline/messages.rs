@@ -110,7 +110,8 @@ pub const DLQ_BINDING: &str = "DEAD_LETTER_QUEUE";
 #[serde(rename_all = "camelCase")]
 pub struct DeadLetter {
     pub v: u32,
-    pub message: serde_json::Value,
+    /// The original message as JSON text (a nested JSON value would travel as a JS `Map`).
+    pub message: String,
     pub error: crate::api::JobError,
     pub attempts: u32,
 }

@@ -27,11 +27,24 @@ pub struct Ctx {
     pub env: Env,
     pub db: Db,
     pub cfg: Config,
+    /// Delivery attempt of the message being handled (1-based; recorded on the job).
+    pub attempt: std::cell::Cell<u32>,
 }
 
 impl Ctx {
     pub fn new(env: &Env) -> Result<Ctx, StoreError> {
-        Ok(Ctx { env: env.clone(), db: Db::from_env(env)?, cfg: Config::from_env(env) })
+        Ok(Ctx {
+            env: env.clone(),
+            db: Db::from_env(env)?,
+            cfg: Config::from_env(env),
+            attempt: std::cell::Cell::new(1),
+        })
+    }
+
+    /// First thing every stage does: the job is RUNNING, alive, and this delivery is counted.
+    pub async fn mark_running(&self, job_id: &str, stage: &str) -> Result<(), StoreError> {
+        crate::store::jobs::mark_running(&self.db, job_id, stage, &crate::time::now_iso(), self.attempt.get())
+            .await
     }
 }
 

@@ -55,6 +55,7 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         }
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(req, env, cfg, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(req, env, cfg, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(req, env, cfg, owner, name).await,
         ("GET", ["v1", "jobs", id]) => jobs::get(req, env, cfg, id).await,
         ("POST", ["v1", "search", rest @ ..]) => match crate::search::mode_for(rest) {
             Some(mode) => crate::search::post(req, env, cfg, mode).await,

@@ -3,8 +3,8 @@
 use worker::{Env, Request, Response};
 
 use crate::api::{
-    DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, JobAccepted, JobError,
-    RepoStatusResponse, ReposResponse, UploadRequest,
+    DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, FilesResponse, IndexedFileView, JobAccepted,
+    JobError, RepoStatusResponse, ReposResponse, UploadRequest,
 };
 use crate::config::Config;
 use crate::error::ApiError;
@@ -187,6 +187,12 @@ pub async fn index(
     accepted(&ctx, &job, reused, 0, None).await
 }
 
+/// 400 for unreadable archives, 413 for archives over the unpack limits.
+fn archive_error(e: &archive::ArchiveError) -> ApiError {
+    let status = if e.code() == "ARCHIVE_TOO_LARGE" { 413 } else { 400 };
+    ApiError::new(status, e.code(), e.to_string())
+}
+
 enum UploadBody {
     Json(UploadRequest),
     Archive { bytes: Vec<u8>, replace: bool, git_ref: Option<String> },
@@ -230,8 +236,7 @@ pub async fn upload(
             // leave a half-staged job behind.
             let mut opts = archive_options(&ctx(env)?, false);
             opts.rules = IgnoreRules::none();
-            archive::read_all_headers(&body, &opts)
-                .map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
+            archive::read_all_headers(&body, &opts).map_err(|e| archive_error(&e))?;
             UploadBody::Archive { bytes: body, replace, git_ref }
         }
         other => {
@@ -280,9 +285,7 @@ pub async fn upload(
                     // Only reachable when the job closed mid-archive: restage the rest into a new job.
                     settle(&ctx, &repo, &mut stager, Err(failure), "upload").await?;
                 }
-                Err(ArchiveStageError::Archive(e)) => {
-                    return Err(ApiError::bad_request(e.code(), e.to_string()))
-                }
+                Err(ArchiveStageError::Archive(e)) => return Err(archive_error(&e)),
             }
         }
     }
@@ -407,6 +410,31 @@ pub async fn list(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Response>
     let db = Db::from_env(env)?;
     let repos = namespaces::list(&db).await?.iter().map(|n| n.summary()).collect();
     reply(200, &ReposResponse { repos })
+}
+
+/// `GET /v1/repos/{owner}/{name}/files`.
+pub async fn files(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
+    http::require_read(req, cfg)?;
+    let repo = repo(owner, name)?;
+    let db = Db::from_env(env)?;
+    if namespaces::get(&db, &repo.namespace).await?.is_none() {
+        return Err(repo_not_found(&repo));
+    }
+    let key = crate::pipeline::index_key(env);
+    let files = chunks::list_files(&db, &repo.namespace)
+        .await?
+        .into_iter()
+        .map(|f| IndexedFileView {
+            current: f.index_key.as_deref() == Some(key.as_str()),
+            path: f.path,
+            content_hash: f.content_hash,
+            size: f.size.max(0) as u64,
+            language: f.language,
+            chunk_count: f.chunk_count.max(0) as u64,
+            updated_at: f.updated_at,
+        })
+        .collect();
+    reply(200, &FilesResponse { namespace: repo.namespace.clone(), files })
 }
 
 /// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status`).

@@ -36,6 +36,26 @@ pub async fn indexed_files(db: &Db, namespace: &str) -> StoreResult<HashMap<Stri
 }
 
 #[derive(Debug, Clone, Deserialize)]
+pub struct FileRow {
+    pub path: String,
+    pub content_hash: String,
+    pub size: i64,
+    pub language: String,
+    pub chunk_count: i64,
+    pub index_key: Option<String>,
+    pub updated_at: String,
+}
+
+pub async fn list_files(db: &Db, namespace: &str) -> StoreResult<Vec<FileRow>> {
+    db.all(
+        "SELECT path, content_hash, size, language, chunk_count, index_key, updated_at FROM files \
+         WHERE namespace = ? ORDER BY path",
+        &args![namespace],
+    )
+    .await
+}
+
+#[derive(Debug, Clone, Deserialize)]
 pub struct PathId {
     pub path: String,
     pub id: String,

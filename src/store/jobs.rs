@@ -123,15 +123,15 @@ pub async fn create_or_join(db: &Db, job: &NewJob<'_>) -> StoreResult<(JobRow, b
     Err(super::StoreError("could not create or join a job".into()))
 }
 
-/// First stage message of a job: QUEUED → RUNNING (no-op afterwards).
-pub async fn mark_running(db: &Db, id: &str, stage: &str, now: &str) -> StoreResult<()> {
+/// A stage message starts: QUEUED → RUNNING, heartbeat, highest delivery attempt.
+pub async fn mark_running(db: &Db, id: &str, stage: &str, now: &str, attempt: u32) -> StoreResult<()> {
     db.run(
         &format!(
             "UPDATE repo_rag_index_job SET status = 'RUNNING', stage = ?1, \
-             started_at = COALESCE(started_at, ?2), heartbeat_at = ?2, messages = messages + 1 \
-             WHERE id = ?3 AND {ACTIVE}"
+             started_at = COALESCE(started_at, ?2), heartbeat_at = ?2, messages = messages + 1, \
+             attempt = MAX(attempt, ?4) WHERE id = ?3 AND {ACTIVE}"
         ),
-        &args![stage, now, id],
+        &args![stage, now, id, attempt],
     )
     .await?;
     Ok(())

