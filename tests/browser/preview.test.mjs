@@ -240,8 +240,10 @@ test("changing a limit re-chunks live, still equal to the server", async () => {
   await settled(since3);
   assert.deepEqual(await pageOptions(), { preset: "compact" });
   assert.equal(await page.inputValue("#maxTokens"), "500");
+  const since4 = await generation();
   await page.selectOption("#preset", "default");
-  await settled(since3 + 1);
+  await settled(since4);
+  assert.deepEqual(await pageOptions(), { preset: "default" });
 });
 
 test("a line longer than the token limit is cut inside the line, and the page warns", async () => {
@@ -296,8 +298,10 @@ test("compare with server reports identical", async (t) => {
   await page.waitForFunction(() => document.getElementById("compare-result").dataset.state !== "busy");
   assert.equal(await page.getAttribute("#compare-result", "data-state"), "same", await page.textContent("#compare-result"));
   await page.uncheck("#compare");
+  const since2 = await generation();
   await page.fill("#maxLines", "100");
-  await settled(since + 1);
+  await settled(since2);
+  assert.deepEqual(await pageOptions(), { preset: "default" });
 });
 
 test("clicking a chunk scrolls the source to it, and the caret selects its chunk", async () => {

@@ -5,7 +5,6 @@
 // EDGERAG_PREVIEW_STATIC=1 serves public/ from a plain node server instead (no /v1/chunk); the test
 // then compares the page with the same wasm run in node and skips the server comparisons. Only for
 // working on the page without building the worker.
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
@@ -31,16 +30,11 @@ export async function startServer() {
   // grammar features as public/pkg, or code files chunk differently.
   const running = process.env.EDGERAG_PREVIEW_URL;
   if (running) return { url: running.replace(/\/+$/, ""), kind: "worker", close: async () => {} };
-  const harnessUrl = new URL("../e2e/harness.mjs", import.meta.url);
-  if (!existsSync(harnessUrl)) {
-    // Until the worker's e2e harness exists, fall back to the static server (comparisons with
-    // POST /v1/chunk are then skipped, loudly).
-    console.log("# tests/e2e/harness.mjs not found: serving public/ statically, server comparisons skipped");
-    return startStatic();
-  }
-  const harness = await import(harnessUrl);
-  const worker = await harness.startWorker();
-  return { url: worker.url, kind: "worker", close: () => worker.stop() };
+  // The worker's own e2e harness: `wrangler dev --env local` on a free port with a fresh local D1.
+  // /v1/chunk needs no embedder, so no embedding double is started.
+  const { startEdgerag } = await import("../e2e/harness.mjs");
+  const worker = await startEdgerag();
+  return { url: worker.url, kind: "worker", close: () => worker.stop(), logs: worker.logs };
 }
 
 async function startStatic() {
