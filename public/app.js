@@ -90,7 +90,9 @@ class Chunker {
       this.pending.delete(data.id);
       if (data.ok) p.resolve(data);
       else p.reject(Object.assign(new Error(data.error.message), { code: data.error.code, fatal: data.fatal }));
-      if (data.fatal) this.restart(data.error);
+      // A panic leaves the wasm instance unusable: start a fresh one. (A load failure is not
+      // retried: it would only fail again.)
+      if (data.fatal && data.error.code === "INTERNAL_PANIC") this.restart(data.error);
     };
     this.worker.onerror = (e) => {
       e.preventDefault();
@@ -736,6 +738,11 @@ async function compareWithServer() {
     server = JSON.parse(raw);
   } catch {
     server = null;
+  }
+  if (status === 401) {
+    el.compareResult.dataset.state = "error";
+    el.compareResult.textContent = "The server wants a bearer token for POST /v1/chunk (PUBLIC_READS is off).";
+    return;
   }
   if (status !== 200 || !server?.files) {
     // Both sides rejecting the same input the same way is agreement too.
