@@ -1,0 +1,33 @@
+//! One chunking entry point shared by the native binary and the wasm32 module, so both sides of
+//! the determinism check run exactly the same code path: `(path, text, config JSON)` → chunks JSON.
+//!
+//! The wasm32 build exports a raw C ABI (no wasm-bindgen, no JS glue) so the module has no
+//! imports at all and `scripts/wasm/compare.mjs` can drive it from plain node.
+use edgerag_core::{chunk_text, ChunkConfig};
+
+/// Chunks `text` as file `path` with `config_json` (a `ChunkConfig` in JSON, `""` for defaults)
+/// and returns the chunks as a JSON array, or `{"error": ...}` for a bad config.
+pub fn chunk_to_json(path: &str, text: &str, config_json: &str) -> String {
+    let config = match parse_config(config_json) {
+        Ok(c) => c,
+        Err(e) => return serde_json::json!({ "error": e }).to_string(),
+    };
+    let chunks = chunk_text(path, text, &config);
+    serde_json::to_string(&chunks)
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+}
+
+/// Number of chunks only: what the throughput measurement calls, so JSON encoding is not timed.
+pub fn chunk_count(path: &str, text: &str, config_json: &str) -> usize {
+    parse_config(config_json).map(|c| chunk_text(path, text, &c).len()).unwrap_or(0)
+}
+
+fn parse_config(config_json: &str) -> Result<ChunkConfig, String> {
+    if config_json.trim().is_empty() {
+        return Ok(ChunkConfig::default());
+    }
+    serde_json::from_str(config_json).map_err(|e| e.to_string())
+}
+
+#[cfg(target_arch = "wasm32")]
+mod exports;
