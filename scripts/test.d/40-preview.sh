@@ -27,9 +27,13 @@ fi
 log "wasm-bindgen tests of the preview API (node)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --locked --target wasm32-unknown-unknown -p edgerag-preview --no-default-features
+# --no-deps: lint this crate only (the core's own lints run natively in 10-rust.sh).
 cargo clippy --locked -p edgerag-preview --all-targets --target wasm32-unknown-unknown --no-default-features \
-  -- -D warnings
+  --no-deps -- -D warnings
 
-log "browser end-to-end test (chromium + playwright-core)"
+log "browser end-to-end test (chromium + playwright-core against the worker in workerd)"
+# The worker engineer's build (skipped when up to date; 30-e2e.sh normally did it already). It has
+# every grammar, like public/pkg, so the page and POST /v1/chunk chunk code the same way.
+bash scripts/build-worker.sh --fast --if-stale
 mkdir -p target/artifacts
 node --test --test-reporter=spec tests/browser/
