@@ -359,10 +359,10 @@ impl<'t, 'p> Scan<'t, 'p> {
     fn finish(self) -> Vec<String> {
         let profile = self.profile;
         // Rank without allocating: tier (2 bits), then weight (descending), then first occurrence.
-        let mut ranked: Vec<(u64, bool, &Term<'t>)> = self
+        let mut ranked: Vec<(u64, bool, u64, &Term<'t>)> = self
             .terms
-            .values()
-            .map(|t| {
+            .iter()
+            .map(|(&key, t)| {
                 let keyword = !t.literal && profile.is_keyword(t.spelling);
                 let (tier, weight) = if t.header {
                     (0u64, 0u64)
@@ -375,24 +375,43 @@ impl<'t, 'p> Scan<'t, 'p> {
                 };
                 let rank =
                     tier << 62 | ((1 << 30) - 1 - weight.min((1 << 30) - 1)) << 32 | u64::from(t.first);
-                (rank, keyword, t)
+                (rank, keyword, key, t)
             })
             .collect();
+        // Only the best few are needed: select them, sort them, and sort the rest only if the
+        // first ones were mostly stop words or duplicates.
+        const HEAD: usize = 64;
+        let rest = if ranked.len() > HEAD {
+            ranked.select_nth_unstable_by_key(HEAD - 1, |r| r.0);
+            ranked.split_off(HEAD)
+        } else {
+            Vec::new()
+        };
         ranked.sort_unstable_by_key(|r| r.0);
         let mut out: Vec<String> = Vec::with_capacity(MAX_KEYWORDS);
+        let mut out_keys: Vec<u64> = Vec::with_capacity(MAX_KEYWORDS);
         let mut compounds: Vec<&str> = Vec::new();
-        for (_, keyword, t) in ranked {
-            if out.len() == MAX_KEYWORDS {
-                break;
+        let mut take = |batch: Vec<(u64, bool, u64, &Term<'t>)>, out: &mut Vec<String>| {
+            for (_, keyword, key, t) in batch {
+                if out.len() == MAX_KEYWORDS {
+                    break;
+                }
+                let ident_key = if t.literal { fold_hash(t.spelling, false) } else { key };
+                if (!t.literal && !keyword && is_stopword_key(ident_key)) || out_keys.contains(&ident_key) {
+                    continue;
+                }
+                if t.compound {
+                    compounds.push(t.spelling);
+                }
+                out_keys.push(ident_key);
+                out.push(t.spelling.to_lowercase());
             }
-            let word = t.spelling.to_lowercase();
-            if (!t.literal && !keyword && is_stopword(&word)) || out.contains(&word) {
-                continue;
-            }
-            if t.compound {
-                compounds.push(t.spelling);
-            }
-            out.push(word);
+        };
+        take(ranked, &mut out);
+        if out.len() < MAX_KEYWORDS && !rest.is_empty() {
+            let mut rest = rest;
+            rest.sort_unstable_by_key(|r| r.0);
+            take(rest, &mut out);
         }
         // Parts of the listed compound identifiers, if room is left.
         for ident in compounds {
@@ -470,7 +489,18 @@ fn is_compound(word: &str) -> bool {
 }
 
 fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    is_stopword_key(fold_hash(word, false))
+}
+
+/// Stop words are looked up by the same hash terms are keyed by (no lowercase string needed).
+fn is_stopword_key(key: u64) -> bool {
+    static KEYS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        let mut keys: Vec<u64> = STOPWORDS.iter().map(|w| fold_hash(w, false)).collect();
+        keys.sort_unstable();
+        keys
+    });
+    keys.binary_search(&key).is_ok()
 }
 
 const JS: &[&str] = &[
