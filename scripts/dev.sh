@@ -48,12 +48,14 @@ wait_http() { # url, seconds, what
   return 1
 }
 
-vars=()
+vars=(--var "OPENAI_BASE_URL:http://127.0.0.1:$EMBED_PORT/v1")
 if [ -f scripts/embed-server.sh ]; then
+  # Download the model and build the server first (minutes on the first run), then serve.
+  EMBED_SERVER_PORT="$EMBED_PORT" bash scripts/embed-server.sh --build
   log "starting the local embedding server on 127.0.0.1:$EMBED_PORT"
-  setsid env EDGERAG_EMBED_PORT="$EMBED_PORT" bash scripts/embed-server.sh &
+  setsid env EMBED_SERVER_PORT="$EMBED_PORT" bash scripts/embed-server.sh &
   pids+=($!)
-  vars+=(--var "OPENAI_BASE_URL:http://127.0.0.1:$EMBED_PORT/v1")
+  wait_http "http://127.0.0.1:$EMBED_PORT/health" 120 "the embedding server"
 else
   log "scripts/embed-server.sh is missing: indexing will retry until an embedder answers at 127.0.0.1:$EMBED_PORT"
 fi

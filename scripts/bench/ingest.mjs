@@ -5,7 +5,7 @@
 // embedding) and timed, and the CLI's client-side no-change path is timed too.
 //
 //   node scripts/bench/ingest.mjs [--tree DIR] [--embedder real|hash] [--batch-bytes N]
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -91,9 +91,16 @@ try {
   let cliMs = null;
   if (statSync(cli, { throwIfNoEntry: false })) {
     t0 = performance.now();
-    const r = spawnSync(cli, ['index', tree, '--server', er.url, '--repo', repo, '--token', er.token], { encoding: 'utf8' });
+    // Not spawnSync: a test embedder in this process must keep answering.
+    const r = await new Promise((resolve) => {
+      const child = spawn(cli, ['index', tree, '--server', er.url, '--repo', repo, '--token', er.token]);
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', (code) => resolve({ code, out }));
+    });
     cliMs = performance.now() - t0;
-    if (r.status !== 0) console.log(`cli: ${r.stdout}${r.stderr}`);
+    if (r.code !== 0) console.log(`cli: ${r.out}`);
   }
 
   const s = (ms) => (ms / 1000).toFixed(1);
