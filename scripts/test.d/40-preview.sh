@@ -36,4 +36,4 @@ log "browser end-to-end test (chromium + playwright-core against the worker in w
 # every grammar, like public/pkg, so the page and POST /v1/chunk chunk code the same way.
 bash scripts/build-worker.sh --fast --if-stale
 mkdir -p target/artifacts
-node --test --test-reporter=spec tests/browser/
+node --test --test-reporter=spec tests/browser/*.test.mjs

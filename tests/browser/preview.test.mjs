@@ -4,7 +4,7 @@
 // that export and "compare with server" speak the API's exact bytes, and saves screenshots to
 // target/artifacts/.
 //
-//   node --test tests/browser/            (after scripts/build-preview.sh and the worker build)
+//   node --test tests/browser/*.test.mjs   (after scripts/build-preview.sh and the worker build)
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
