@@ -66,6 +66,11 @@ fn failed(code: &'static str, e: impl std::fmt::Display) -> (u16, &'static str, 
     (500, code, e.to_string())
 }
 
+fn vector_failed(e: edgerag_core::vector::VectorError) -> (u16, &'static str, String) {
+    let status = if e.is_retryable() { 500 } else { 400 };
+    (status, e.code(), e.to_string())
+}
+
 fn db(env: &Env) -> Result<worker::D1Database, (u16, &'static str, String)> {
     env.d1(crate::embed::DB_BINDING).map_err(|e| failed("NO_DB", e))
 }
@@ -158,7 +163,7 @@ async fn load(env: &Env, body: serde_json::Value) -> RouteResult {
         })
         .collect();
     let started = now_ms();
-    index.upsert(&b.namespace, &records).await.map_err(|e| failed(e.code(), e))?;
+    index.upsert(&b.namespace, &records).await.map_err(vector_failed)?;
     Ok(
         serde_json::json!({"inserted": records.len(), "ms": now_ms() - started, "wasmMemoryBytes": wasm_memory_bytes()}),
     )
@@ -199,7 +204,7 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
     for _ in 0..b.queries {
         let q = VectorQuery { vector: rng.unit(b.dims), top_k: b.top_k, filter: b.filter.clone() };
         let started = now_ms();
-        last = index.query(&b.namespace, &q).await.map_err(|e| failed(e.code(), e))?;
+        last = index.query(&b.namespace, &q).await.map_err(vector_failed)?;
         ms.push(now_ms() - started);
     }
     Ok(serde_json::json!({
@@ -243,11 +248,11 @@ async fn nearest(env: &Env, body: serde_json::Value) -> RouteResult {
         .await
         .map_err(|e| failed(e.code(), e))?;
     let vector = vectors.into_iter().next().ok_or_else(|| failed("EMBED", "no vector"))?;
-    let index = super::vector_index_from_env(env).map_err(|e| failed(e.code(), e))?;
+    let index = super::vector_index_from_env(env).map_err(vector_failed)?;
     let matches = index
         .query(&b.namespace, &VectorQuery { vector, top_k: b.top_k, filter: b.filter })
         .await
-        .map_err(|e| failed(e.code(), e))?;
+        .map_err(vector_failed)?;
     Ok(serde_json::json!({ "matches": matches, "index": index.kind() }))
 }
 

@@ -47,6 +47,7 @@ impl ModelMismatch {
 
 /// Compares what a namespace holds with the configured embedder. `stored_*` are the namespace
 /// row's `embed_model` / `embed_dims` (both `None` for a new or never-embedded namespace).
+/// `embed_model` may be the bare model name or `provider|model` (see [`stored_model_id`]).
 pub fn check_model_compat(
     namespace: &str,
     stored_model: Option<&str>,
@@ -58,7 +59,8 @@ pub fn check_model_compat(
         (None, None) => return Ok(CompatDecision::Fresh),
         (m, d) => (m.unwrap_or(""), d.unwrap_or(0)),
     };
-    if model == embedder.model && dims == embedder.dims {
+    let same_model = model == embedder.model || model == stored_model_id(embedder);
+    if same_model && dims == embedder.dims {
         Ok(CompatDecision::Same)
     } else if reembed {
         Ok(CompatDecision::Reembed)
@@ -71,6 +73,12 @@ pub fn check_model_compat(
             dims: embedder.dims,
         })
     }
+}
+
+/// The `embed_model` value to record for an embedder: `provider|model` (the same model name from
+/// two providers is not guaranteed to give the same vectors).
+pub fn stored_model_id(embedder: &EmbedderInfo) -> String {
+    format!("{}|{}", embedder.provider, embedder.model)
 }
 
 #[cfg(test)]
@@ -99,6 +107,11 @@ mod tests {
         let json = err.to_error_json();
         assert_eq!(json["error"]["code"], "EMBEDDING_MODEL_MISMATCH");
         assert!(json["error"]["message"].as_str().unwrap().contains("bge-m3"));
+        assert_eq!(
+            check_model_compat("n", Some("p|all-MiniLM-L6-v2"), Some(384), &e, false),
+            Ok(CompatDecision::Same)
+        );
+        assert!(check_model_compat("n", Some("other|all-MiniLM-L6-v2"), Some(384), &e, false).is_err());
         // Same model name with other dims (e.g. OpenAI `dimensions`) is a mismatch too.
         assert!(check_model_compat("n", Some("all-MiniLM-L6-v2"), Some(256), &e, false).is_err());
     }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Benchmark: the exact local vector index (D1 `local_vectors`) inside workerd. Loads N random unit
+# vectors of 384 dims through the test route, then times topK=10 queries (with and without a
+# filter), reporting p50/p95 as measured inside the worker and over HTTP, the wasm heap size and
+# workerd's peak RSS (VmHWM). Sizes: BENCH_SIZES (default "10000 50000"), BENCH_QUERIES (default 30).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$EDGERAG_ROOT"
+bash scripts/build-worker.sh --fast --if-stale
+BENCH_SIZES="${BENCH_SIZES:-10000 50000}" BENCH_QUERIES="${BENCH_QUERIES:-30}" node --input-type=module - <<'JS'
+import { readFileSync, readdirSync } from 'node:fs';
+import { startEdgerag } from './tests/e2e/harness.mjs';
+
+const sizes = process.env.BENCH_SIZES.split(/\s+/).filter(Boolean).map(Number);
+const queries = Number(process.env.BENCH_QUERIES);
+const dims = 384;
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+
+/** Peak RSS (VmHWM, kB) of every workerd process on the machine started after `since`. */
+function workerdPeakKb(pids) {
+  let best = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes('workerd') || pids.before.has(pid)) continue;
+      const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/);
+      if (m) best = Math.max(best, Number(m[1]));
+    } catch { /* gone */ }
+  }
+  return best;
+}
+const before = new Set(readdirSync('/proc').filter((d) => /^\d+$/.test(d)));
+
+const er = await startEdgerag({});
+try {
+  let loaded = 0;
+  const ns = 'bench:vectors';
+  for (const size of sizes) {
+    const t0 = performance.now();
+    while (loaded < size) {
+      const count = Math.min(5000, size - loaded);
+      const r = await er.request('POST', '/__test/vectors/load', { body: { namespace: ns, count, dims, seed: 42, start: loaded } });
+      if (r.status !== 200) throw new Error(r.text);
+      loaded += count;
+    }
+    const loadS = (performance.now() - t0) / 1000;
+    for (const [label, filter] of [['no filter', {}], ['language + path prefix', { languages: ['rust', 'go'], pathPrefix: 'dir1' }]]) {
+      const http = [];
+      let inner = [];
+      let mem = 0;
+      // one warm-up query, then `queries` timed ones, one per request
+      await er.request('POST', '/__test/vectors/query', { body: { namespace: ns, dims, queries: 1, topK: 10, seed: 999, filter } });
+      for (let q = 0; q < queries; q++) {
+        const t = performance.now();
+        const r = await er.request('POST', '/__test/vectors/query', { body: { namespace: ns, dims, queries: 1, topK: 10, seed: q + 1, filter } });
+        http.push(performance.now() - t);
+        if (r.status !== 200) throw new Error(r.text);
+        inner.push(...r.body.ms);
+        mem = r.body.wasmMemoryBytes;
+      }
+      console.log(
+        `${String(size).padStart(6)} vectors × ${dims}d, ${label.padEnd(22)}: ` +
+        `worker p50 ${pct(inner, 50).toFixed(0)} ms, p95 ${pct(inner, 95).toFixed(0)} ms; ` +
+        `HTTP p50 ${pct(http, 50).toFixed(0)} ms, p95 ${pct(http, 95).toFixed(0)} ms; ` +
+        `wasm heap ${(mem / 1048576).toFixed(1)} MiB` + (label === 'no filter' ? `; load ${loadS.toFixed(1)} s` : ''),
+      );
+    }
+  }
+  console.log(`workerd peak RSS (VmHWM, all isolates + SQLite): ${(workerdPeakKb({ before }) / 1024).toFixed(0)} MiB`);
+} finally {
+  await er.stop();
+}
+JS
