@@ -24,7 +24,7 @@ out="$EDGERAG_ROOT/build/worker/shim.mjs"
 stamp="$EDGERAG_ROOT/build/worker/.edgerag-build"
 want="opt=$opt grammars=$grammars"
 if [ "$if_stale" = 1 ] && [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  newer="$(find src crates/core migrations Cargo.toml Cargo.lock .cargo -newer "$stamp" -type f 2>/dev/null | head -1)"
+  newer="$(find src crates/core/src crates/core/Cargo.toml Cargo.toml Cargo.lock .cargo -newer "$stamp" -type f 2>/dev/null | head -1)"
   if [ -z "$newer" ]; then
     log "worker build is up to date ($want)"
     exit 0
@@ -36,6 +36,10 @@ args=(--release)
 cargo_args=()
 [ "$grammars" = 0 ] && cargo_args+=(--no-default-features)
 log "building the worker ($want)"
+# The stamp gets the time the build *started*: files edited during the build stay newer than it.
+started="$(mktemp)"
+trap 'rm -f "$started"' EXIT
 worker-build "${args[@]}" ${cargo_args[@]+-- "${cargo_args[@]}"}
 echo "$want" > "$stamp"
+touch -r "$started" "$stamp"
 ls -l build/*.wasm 2>/dev/null | awk '{printf "[edgerag] worker wasm: %s bytes\n", $5}' >&2 || true

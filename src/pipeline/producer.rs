@@ -38,14 +38,18 @@ pub fn ranges(refs: &[StagedRef], max_files: usize, max_bytes: i64) -> Vec<(i64,
     out
 }
 
-/// Messages for staged rows: `pending` rows start at the chunk stage, `embedded` rows (deletions)
-/// go straight to the index stage; `done` rows need nothing.
+/// Messages for staged rows, by the stage each row waits for: `pending` → chunk, `chunked` →
+/// embed, `embedded` (e.g. deletions) → index; `done` rows need nothing.
 pub fn messages_for(job_id: &str, refs: &[StagedRef], max_files: usize) -> Vec<StageMessage> {
-    let pending: Vec<StagedRef> = refs.iter().filter(|r| r.status == "pending").cloned().collect();
-    let embedded: Vec<StagedRef> = refs.iter().filter(|r| r.status == "embedded").cloned().collect();
+    let with =
+        |status: &str| -> Vec<StagedRef> { refs.iter().filter(|r| r.status == status).cloned().collect() };
+    let (pending, chunked, embedded) = (with("pending"), with("chunked"), with("embedded"));
     let mut out = Vec::new();
     for (from, to) in ranges(&pending, max_files, MAX_BYTES_PER_MESSAGE) {
         out.push(StageMessage::range(Stage::Chunk, job_id, from, to));
+    }
+    for (from, to) in ranges(&chunked, max_files, MAX_BYTES_PER_MESSAGE) {
+        out.push(StageMessage::range(Stage::Embed, job_id, from, to));
     }
     // Deletions carry no content: many per message.
     for (from, to) in ranges(&embedded, max_files * 4, i64::MAX) {
@@ -94,11 +98,21 @@ mod tests {
 
     #[test]
     fn routes_by_status() {
-        let refs = [r(1, "pending", 1), r(2, "done", 1), r(3, "embedded", 0), r(4, "pending", 1)];
+        let refs = [
+            r(1, "pending", 1),
+            r(2, "done", 1),
+            r(3, "embedded", 0),
+            r(4, "pending", 1),
+            r(5, "chunked", 9),
+        ];
         let msgs = messages_for("j", &refs, 25);
         assert_eq!(
             msgs,
-            [StageMessage::range(Stage::Chunk, "j", 1, 4), StageMessage::range(Stage::Index, "j", 3, 3)]
+            [
+                StageMessage::range(Stage::Chunk, "j", 1, 4),
+                StageMessage::range(Stage::Embed, "j", 5, 5),
+                StageMessage::range(Stage::Index, "j", 3, 3)
+            ]
         );
     }
 }

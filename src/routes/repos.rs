@@ -17,7 +17,7 @@ use crate::pipeline::stager::{StageFailure, Stager};
 use crate::pipeline::{finish, producer, Ctx};
 use crate::store::jobs::{self, JobRow, NewJob};
 use crate::store::namespaces::{self, namespace_id};
-use crate::store::{chunks, Db};
+use crate::store::{chunks, staging, Db};
 
 /// Most files (or paths) in one JSON request.
 pub const MAX_FILES_PER_REQUEST: usize = 20_000;
@@ -71,6 +71,9 @@ async fn start_job(
         }
         let idle_ms = crate::time::now_ms() - crate::time::ms_from_iso(job.last_activity()).unwrap_or(0.0);
         if idle_ms < ctx.cfg.job_stall_seconds as f64 * 1000.0 {
+            if idle_ms > RESUME_AFTER_SECONDS * 1000.0 {
+                resume(ctx, &job).await?;
+            }
             return Ok((job, true));
         }
         let error = JobError {
@@ -83,6 +86,22 @@ async fn start_job(
         finish::fail(&ctx.db, &job.id, &job.namespace, &error).await?;
     }
     Err(ApiError::new(503, "JOB_CONFLICT", "could not start a job; try again"))
+}
+
+/// A joined job idle for this long gets its unfinished work re-sent (messages can be lost, e.g.
+/// when a local server with in-memory queues restarts); duplicates are harmless.
+const RESUME_AFTER_SECONDS: f64 = 120.0;
+
+async fn resume(ctx: &Ctx, job: &JobRow) -> ApiResult<()> {
+    let refs = staging::refs_with_status(&ctx.db, &job.id, &["pending", "chunked", "embedded"]).await?;
+    let mut messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
+    if job.staged == 0 {
+        messages.push(StageMessage::fetch(&job.id));
+    }
+    crate::log::info("job_resumed", &[("job", &job.id), ("messages", &messages.len().to_string())]);
+    producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await.map_err(|e| {
+        ApiError::new(503, "QUEUE_UNAVAILABLE", format!("could not enqueue stage messages: {e}"))
+    })
 }
 
 /// After a request staged its files: send the messages, complete the job if there is nothing to
