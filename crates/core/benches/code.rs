@@ -11,7 +11,7 @@
 //! | cpp | `/usr/include/c++/**/*.h` and `*.tcc` |
 //!
 //! Each family takes files in path order (skipping files over 256 KB) until it has
-//! `EDGERAG_BENCH_BYTES` (default 1.5 MB). Families with less than 1 MB on the machine are skipped
+//! `EDGERAG_BENCH_BYTES` (default 1.5 MB); `EDGERAG_BENCH_FAMILIES=rust,python` restricts the run. Families with less than 1 MB on the machine are skipped
 //! (listed when the bench starts). Per family, all with the same grammar and the same input:
 //!
 //! - `parse`: bare tree-sitter parse, the bound for any syntax-aware chunker;
@@ -195,8 +195,16 @@ fn corpus(family: &str) -> &'static Corpus {
     &all.iter().find(|(f, _)| *f == family).unwrap().1
 }
 
+/// Families with at least 1 MB of source here (optionally only those in `EDGERAG_BENCH_FAMILIES`,
+/// comma-separated).
 fn available() -> Vec<&'static str> {
-    FAMILIES.iter().copied().filter(|f| corpus(f).bytes >= MIN_CORPUS).collect()
+    let only = std::env::var("EDGERAG_BENCH_FAMILIES").unwrap_or_default();
+    FAMILIES
+        .iter()
+        .copied()
+        .filter(|f| only.is_empty() || only.split(',').any(|o| o.trim() == *f))
+        .filter(|f| corpus(f).bytes >= MIN_CORPUS)
+        .collect()
 }
 
 fn main() {
@@ -205,31 +213,101 @@ fn main() {
         let note = if c.bytes < MIN_CORPUS { " — under 1 MB, skipped" } else { "" };
         eprintln!("{family}: {} files, {:.2} MB{note}", c.files.len(), c.bytes as f64 / 1e6);
     }
-    // Peak heap while chunking about 1 MB of code (the largest families' files, one at a time,
-    // plus one ~1 MB concatenation to see the parse tree of a single big file).
-    if let Some(family) = available().first() {
-        let c = corpus(family);
-        let mut big = String::new();
-        for (_, text) in &c.files {
-            if big.len() >= 1 << 20 {
-                break;
-            }
-            big.push_str(text);
-            big.push('\n');
-        }
-        let before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(before, Ordering::Relaxed);
-        let chunks =
-            chunk_text("big", &big, &ChunkConfig { language: Some(c.language), ..ChunkConfig::default() });
-        let peak = PEAK.load(Ordering::Relaxed) - before;
-        eprintln!(
-            "peak heap chunking one {:.2} MB {family} file: {:.1} MB ({} chunks)",
-            big.len() as f64 / 1e6,
-            peak as f64 / 1e6,
-            chunks.len()
-        );
+    peak_memory();
+    if std::env::var_os("EDGERAG_BENCH_NO_TABLE").is_none() {
+        interleaved_table();
     }
     divan::main();
+}
+
+/// Peak memory while chunking one ~1 MB file: Rust heap (counting allocator) and the process's
+/// peak RSS growth (which also sees tree-sitter's C allocations), after resetting the RSS peak.
+fn peak_memory() {
+    let Some(family) = available().first().copied() else { return };
+    let c = corpus(family);
+    let mut big = String::new();
+    for (_, text) in &c.files {
+        if big.len() >= 1 << 20 {
+            break;
+        }
+        big.push_str(text);
+        big.push('\n');
+    }
+    let config =
+        ChunkConfig { language: Some(c.language), max_file_bytes: usize::MAX, ..ChunkConfig::default() };
+    let rss_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let rss_before = proc_status_kb("VmRSS");
+    let heap_before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(heap_before, Ordering::Relaxed);
+    let chunks = chunk_text("big", &big, &config);
+    let heap = PEAK.load(Ordering::Relaxed) - heap_before;
+    let rss = proc_status_kb("VmHWM").zip(rss_before).map(|(hwm, before)| hwm.saturating_sub(before));
+    eprintln!(
+        "peak memory chunking one {:.2} MB {family} file ({} chunks): Rust heap {:.1} MB, process RSS growth {}",
+        big.len() as f64 / 1e6,
+        chunks.len(),
+        heap as f64 / 1e6,
+        match rss {
+            Some(kb) if rss_reset => format!("{:.1} MB", kb as f64 / 1e3),
+            _ => "n/a".to_string(),
+        }
+    );
+}
+
+fn proc_status_kb(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Parse, ours and text-splitter timed back to back per round (best of 5), so that load on a
+/// shared machine hits all three alike; prints MB/s and the two target ratios per family.
+fn interleaved_table() {
+    let config = config();
+    eprintln!("\ninterleaved, best of 5 rounds (MB/s):");
+    eprintln!(
+        "{:<11} {:>8} {:>8} {:>10} {:>14} {:>13} {:>13}",
+        "family", "parse", "ours", "ours_full", "text-splitter", "ours/parse", "ours/splitter"
+    );
+    for family in available() {
+        let c = corpus(family);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&c.ts_language).unwrap();
+        let splitter =
+            text_splitter::CodeSplitter::new(c.ts_language.clone(), config.max_tokens * 4).unwrap();
+        let full_config = ChunkConfig { language: Some(c.language), ..config.clone() };
+        let mut best = [f64::MAX; 4];
+        let mut time = |i: usize, run: &mut dyn FnMut()| {
+            let start = std::time::Instant::now();
+            run();
+            best[i] = best[i].min(start.elapsed().as_secs_f64());
+        };
+        for _ in 0..5 {
+            time(0, &mut || c.files.iter().for_each(|(_, t)| drop(black_box(parser.parse(t, None)))));
+            time(1, &mut || {
+                c.files.iter().for_each(|(_, t)| drop(black_box(code::chunk(t, c.language, &config))))
+            });
+            time(2, &mut || {
+                c.files.iter().for_each(|(p, t)| drop(black_box(chunk_text(p, t, &full_config))))
+            });
+            time(3, &mut || {
+                c.files.iter().for_each(|(_, t)| {
+                    black_box(splitter.chunks(t).count());
+                })
+            });
+        }
+        let mbps = best.map(|s| c.bytes as f64 / s / 1e6);
+        eprintln!(
+            "{family:<11} {:>8.2} {:>8.2} {:>10.2} {:>14.2} {:>12.0}% {:>12.2}x",
+            mbps[0],
+            mbps[1],
+            mbps[2],
+            mbps[3],
+            100.0 * mbps[1] / mbps[0],
+            mbps[1] / mbps[3]
+        );
+    }
+    eprintln!();
 }
 
 fn config() -> ChunkConfig {
