@@ -62,6 +62,7 @@ pub(crate) fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Opt
 /// Pieces for rows `first..=last` of `text` (rows start at `starts`), typed as members of
 /// `scope` when given: the syntax-aware chunker uses this for regions that did not parse.
 /// `None` when `language` has no heuristics.
+#[cfg(feature = "tree-sitter")]
 pub(crate) fn chunk_rows(
     text: &str,
     starts: &[usize],

@@ -313,7 +313,7 @@ impl<'a> Chunker<'a> {
                             Role::Code => Kind::Code { node: Some(child), transparent: false, error: false },
                         }
                     };
-                    self.push_item(&mut items, Unit { first, last, kind });
+                    self.push_item(&mut items, Unit { first, last, kind }, true);
                 }
                 if !cursor.goto_next_sibling() {
                     // Back out of an inlined body to continue with its parent's siblings.
@@ -343,18 +343,19 @@ impl<'a> Chunker<'a> {
                 kind: Kind::Code { node: None, transparent: false, error: false },
             });
         }
+        // Docs were attached in the first pass: only fuse here.
         for item in items {
-            self.push_item(&mut units, item);
+            self.push_item(&mut units, item, false);
         }
         if bottom <= last {
-            self.push_item(&mut units, Unit { first: bottom, last, kind: Kind::Token });
+            self.push_item(&mut units, Unit { first: bottom, last, kind: Kind::Token }, false);
         }
         units
     }
 
     /// Appends `item`: attaches the doc comments / attributes above a definition, fuses units
     /// that share a row.
-    fn push_item<'t>(&self, units: &mut Vec<Unit<'t>>, mut item: Unit<'t>) {
+    fn push_item<'t>(&self, units: &mut Vec<Unit<'t>>, mut item: Unit<'t>, attach: bool) {
         // Rows between two children that hold text no child covers (chars a grammar skips like
         // whitespace, e.g. a stray U+FEFF): plain code of their own, never lost.
         if let Some(prev) = units.last() {
@@ -371,7 +372,7 @@ impl<'a> Chunker<'a> {
                 }
             }
         }
-        if matches!(item.kind, Kind::Def(..)) {
+        if attach && matches!(item.kind, Kind::Def(..)) {
             self.attach_prefixes(units, &mut item);
         }
         if let Some(prev) = units.last_mut() {
