@@ -121,7 +121,7 @@ language_tests! {
 #[cfg(feature = "lang-rust")]
 #[test]
 fn docs_and_attributes_stay_with_their_definition() {
-    let text = "// detached note\n\n/// Doc one.\n/// Doc two.\n#[derive(Debug)]\n#[serde(rename_all = \"camelCase\")]\npub struct A {\n    x: u8,\n}\n";
+    let text = "// A detached note,\n// two lines long.\n\n/// Doc one.\n/// Doc two.\n#[derive(Debug)]\n#[serde(rename_all = \"camelCase\")]\npub struct A {\n    x: u8,\n}\n";
     let config = ChunkConfig::default();
     let chunks = chunk_text("a.rs", text, &config);
     let a = chunks.iter().find(|c| c.metadata.symbol_name.as_deref() == Some("A")).unwrap();

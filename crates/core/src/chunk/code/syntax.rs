@@ -134,6 +134,21 @@ struct Unit<'t> {
     kind: Kind<'t>,
 }
 
+/// A merge result before typing: a group of units, or pieces already cut.
+enum Out<'t> {
+    Group(Group<'t>),
+    Pieces(Vec<Piece>),
+}
+
+impl Out<'_> {
+    fn last_piece(&mut self) -> Option<&mut Piece> {
+        match self {
+            Out::Pieces(pieces) => pieces.last_mut(),
+            Out::Group(_) => None,
+        }
+    }
+}
+
 enum Atom<'t> {
     /// Fits the limits; may be merged with neighbours.
     Unit(Unit<'t>),
@@ -149,6 +164,8 @@ struct Group<'t> {
     def: Option<Def<'t>>,
     /// Rows of the definition(s) in the group.
     def_rows: usize,
+    /// Only comments (a section comment).
+    comments: bool,
 }
 
 struct Chunker<'a> {
@@ -556,13 +573,13 @@ impl<'a> Chunker<'a> {
     // ---- merge ------------------------------------------------------------------------------
 
     fn merge(&self, atoms: Vec<Atom<'_>>, scope: Option<&Scope>) -> Vec<Piece> {
-        let mut out: Vec<Piece> = Vec::with_capacity(atoms.len());
+        let mut seq: Vec<Out<'_>> = Vec::with_capacity(atoms.len());
         let mut group: Option<Group<'_>> = None;
         for atom in atoms {
             let unit = match atom {
                 Atom::Fixed(pieces) => {
-                    self.flush(group.take(), scope, &mut out);
-                    out.extend(pieces);
+                    seq.extend(group.take().map(Out::Group));
+                    seq.push(Out::Pieces(pieces));
                     continue;
                 }
                 Atom::Unit(unit) => unit,
@@ -574,7 +591,7 @@ impl<'a> Chunker<'a> {
                             g.last = unit.last;
                             continue;
                         }
-                    } else if let Some(piece) = out.last_mut() {
+                    } else if let Some(piece) = seq.last_mut().and_then(Out::last_piece) {
                         // Closing tokens after a split definition go with its last piece.
                         if let Some((_, end)) = self.span(unit.first, unit.last) {
                             if end > piece.end_byte && self.fits_span(piece.start_byte, end) {
@@ -583,7 +600,7 @@ impl<'a> Chunker<'a> {
                             }
                         }
                     }
-                    self.flush(group.take(), scope, &mut out);
+                    seq.extend(group.take().map(Out::Group));
                     group = Some(Group {
                         first: unit.first,
                         last: unit.last,
@@ -591,10 +608,11 @@ impl<'a> Chunker<'a> {
                         defs: 0,
                         def: None,
                         def_rows: 0,
+                        comments: false,
                     });
                 }
                 Kind::Def(def, false) => {
-                    self.flush(group.take(), scope, &mut out);
+                    seq.extend(group.take().map(Out::Group));
                     group = Some(Group {
                         first: unit.first,
                         last: unit.last,
@@ -602,9 +620,11 @@ impl<'a> Chunker<'a> {
                         defs: 1,
                         def: Some(def),
                         def_rows: unit.last + 1 - unit.first,
+                        comments: false,
                     });
                 }
                 kind => {
+                    let comment = matches!(kind, Kind::Prefix);
                     let def = match kind {
                         Kind::Def(def, _) => Some(def),
                         _ => None,
@@ -612,6 +632,7 @@ impl<'a> Chunker<'a> {
                     if let Some(g) = group.as_mut() {
                         if g.mergeable && self.fits(g.first, unit.last) {
                             g.last = unit.last;
+                            g.comments &= comment;
                             if let Some(def) = def {
                                 g.defs += 1;
                                 g.def_rows += unit.last + 1 - unit.first;
@@ -620,7 +641,7 @@ impl<'a> Chunker<'a> {
                             continue;
                         }
                     }
-                    self.flush(group.take(), scope, &mut out);
+                    seq.extend(group.take().map(Out::Group));
                     let defs = usize::from(def.is_some());
                     let def_rows = if def.is_some() { unit.last + 1 - unit.first } else { 0 };
                     group = Some(Group {
@@ -630,12 +651,60 @@ impl<'a> Chunker<'a> {
                         defs,
                         def,
                         def_rows,
+                        comments: comment,
                     });
                 }
             }
         }
-        self.flush(group, scope, &mut out);
+        seq.extend(group.map(Out::Group));
+        self.absorb_orphans(&mut seq, scope.is_some());
+        let mut out = Vec::with_capacity(seq.len());
+        for item in seq {
+            match item {
+                Out::Group(group) => self.flush(Some(group), scope, &mut out),
+                Out::Pieces(pieces) => out.extend(pieces),
+            }
+        }
         out
+    }
+
+    /// A one-row group of plain code (an `impl X {` header, a section comment, a lone statement)
+    /// directly above or below a neighbour joins that neighbour when it fits — the following one
+    /// first, then the preceding one. A definition's header (the first group in its scope) and a
+    /// lone comment join the following group even across blank lines.
+    fn absorb_orphans(&self, seq: &mut Vec<Out<'_>>, in_scope: bool) {
+        let mut i = 0;
+        while i < seq.len() {
+            let Out::Group(g) = &seq[i] else {
+                i += 1;
+                continue;
+            };
+            if !(g.mergeable && g.defs == 0 && g.last == g.first) {
+                i += 1;
+                continue;
+            }
+            let (first, last, comments) = (g.first, g.last, g.comments);
+            if let Some(Out::Group(next)) = seq.get(i + 1) {
+                if (next.first == last + 1 || comments || (in_scope && i == 0)) && self.fits(first, next.last)
+                {
+                    if let Some(Out::Group(next)) = seq.get_mut(i + 1) {
+                        next.first = first;
+                    }
+                    seq.remove(i);
+                    continue;
+                }
+            }
+            if let Some(Out::Group(prev)) = i.checked_sub(1).and_then(|p| seq.get(p)) {
+                if prev.last + 1 == first && self.fits(prev.first, last) {
+                    if let Some(Out::Group(prev)) = seq.get_mut(i - 1) {
+                        prev.last = last;
+                    }
+                    seq.remove(i);
+                    continue;
+                }
+            }
+            i += 1;
+        }
     }
 
     fn flush(&self, group: Option<Group<'_>>, scope: Option<&Scope>, out: &mut Vec<Piece>) {
