@@ -10,7 +10,12 @@
 //!    giant statement, a minified line), [`split_span`] cuts by lines and inside lines.
 //! 3. **Merge.** Within one level, neighbouring plain code, one-line definitions and closing
 //!    tokens are merged up to the limits; other definitions always stand alone. A merged group is
-//!    typed by the single definition it holds, else by the enclosing definition, else `code-block`.
+//!    typed by the single definition it holds when that is at least half of it, else by the
+//!    enclosing definition, else `code-block`. A one-row leftover (an `impl X {` header, a
+//!    section comment) joins its neighbour rather than becoming a one-line chunk.
+//!
+//! Code that did not parse (`ERROR` nodes) is split like a container when the parser still
+//! recognised definitions inside it, else handed to the grammar-free heuristics.
 //!
 //! Every non-blank line of the input ends up in exactly one piece (or in several overlapping ones
 //! where [`split_span`] cuts with overlap); pieces are in file order, trimmed of blank lines.
