@@ -28,7 +28,11 @@ pub const COMMANDS: &[Command] = &[
         summary: "Ask a running edgerag for the code and docs that answer a question",
         run: search::run,
     },
-    Command { name: "index", summary: "Upload a directory to an edgerag server and wait for READY", run: index::run },
+    Command {
+        name: "index",
+        summary: "Upload a directory to an edgerag server and wait for READY",
+        run: index::run,
+    },
     Command {
         name: "status",
         summary: "Indexing status of one repository, or the list of repositories",
