@@ -3,7 +3,8 @@
 //! `PARENT_SYMBOL` takes the other pieces of the enclosing definition (`parent_symbol`), falling
 //! back to `LINEAR` for matches without one; `CALL_GRAPH` needs the code graph and falls back to
 //! `LINEAR` (with a warning). Added chunks sit right after their match, tagged
-//! `neighborOfSpanHash`, scored just below it; at most `limit` are added in total.
+//! `neighborOfSpanHash`, scored just below it; at most `2 × radius` per match (the nearest ones)
+//! and `limit` in total.
 use std::collections::HashSet;
 
 use crate::candidate::Candidate;
@@ -95,9 +96,12 @@ pub fn insert(
             })
             .collect();
         mine.sort_by_key(|r| (r.chunk.chunk_index.abs_diff(origin.chunk_index), r.chunk.chunk_index));
+        // At most `radius` on each side of every match, for every strategy: a big family must
+        // not push the next matches far down the list.
+        let per_match = 2 * radius as usize;
         let mut group: Vec<Candidate> = Vec::new();
         for r in mine {
-            if added >= limit {
+            if added >= limit || group.len() >= per_match {
                 break;
             }
             if !present.insert((r.namespace.clone(), r.chunk.id.clone())) {

@@ -98,7 +98,13 @@ impl ParentDoc {
 }
 
 /// Collapse children into parents. `fetched` holds the families' chunks.
-/// Returns the new list (sorted by normalized score) and how many children were merged away.
+///
+/// A parent that fits the context window is returned whole, once, for its best child; later
+/// children of it are dropped (they are inside). A larger parent is returned as windows: a child
+/// already inside an earlier window of its parent is dropped, one outside gets its own window (so
+/// a second relevant method of a big class is not lost).
+/// Returns the new list (sorted by normalized score when normalizing) and how many children were
+/// merged away.
 pub fn apply(
     candidates: Vec<Candidate>,
     fetched: &[ChunkRecord],
@@ -106,7 +112,8 @@ pub fn apply(
     window_chars: usize,
 ) -> (Vec<Candidate>, usize) {
     let total = candidates.len();
-    let mut seen: HashMap<(String, String, String), ()> = HashMap::new();
+    // Parent key → line spans already returned for it.
+    let mut returned: HashMap<(String, String, String), Vec<(u32, u32)>> = HashMap::new();
     let mut out: Vec<Candidate> = Vec::with_capacity(total);
     let mut sizes: Vec<usize> = Vec::with_capacity(total);
     for mut c in candidates {
@@ -117,7 +124,8 @@ pub fn apply(
             continue;
         };
         let key = (c.record.namespace.clone(), chunk.path.clone(), parent.clone());
-        if seen.insert(key, ()).is_some() {
+        let spans = returned.entry(key).or_default();
+        if spans.iter().any(|(s, e)| *s <= chunk.start_line && *e >= chunk.end_line) {
             continue;
         }
         let family: Vec<&ChunkRecord> = fetched
@@ -145,6 +153,7 @@ pub fn apply(
         } else {
             (doc.start_line, doc.end_line, doc.lines.join("\n"), false)
         };
+        spans.push((start, end));
         c.snippet = Some(SnippetOverride {
             text,
             start_line: start,
@@ -224,6 +233,20 @@ mod tests {
         let avg = (bs + ss) / 2.0;
         assert!((big.score - (avg / bs).sqrt()).abs() < 1e-4);
         assert!((small.score - (avg / ss).sqrt()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_second_child_outside_the_window_of_a_big_parent_is_kept() {
+        let chunks = corpus();
+        let cands = vec![Candidate::new(chunks[0].clone(), 0.9), Candidate::new(chunks[2].clone(), 0.8)];
+        let (out, merged) = apply(cands, &chunks, false, 300);
+        assert_eq!(merged, 0);
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|c| c.snippet.as_ref().unwrap().is_context_window));
+        // Inside the first window: merged away.
+        let cands = vec![Candidate::new(chunks[0].clone(), 0.9), Candidate::new(chunks[0].clone(), 0.8)];
+        let (out, merged) = apply(cands, &chunks, false, 300);
+        assert_eq!((out.len(), merged), (1, 1));
     }
 
     #[test]

@@ -1,0 +1,210 @@
+// Search latency in workerd (driven by scripts/bench-retrieval-latency.sh, which emits the rows).
+// For each size: a fresh local D1 is migrated by the worker, filled directly with the chunk rows
+// (FTS5 triggers fire), their vectors (the harness's deterministic 384-dim hash embedding — the
+// same model answers the query embeddings, so the vector path does real work) and a READY
+// namespace; then the worker is restarted on it and queried over HTTP.
+import { spawn, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ROOT, freePort, hashVector, sleep, startHashEmbedder } from '../tests/e2e/harness.mjs';
+
+// The worker runs from a snapshot of build/ (and wrangler.toml, migrations) in a temp dir, so a
+// rebuild by someone else in the shared tree cannot reload it mid-benchmark.
+const snapshot = mkdtempSync(join(tmpdir(), 'edgerag-bench-worker-'));
+cpSync(join(ROOT, 'build'), join(snapshot, 'build'), { recursive: true });
+cpSync(join(ROOT, 'migrations'), join(snapshot, 'migrations'), { recursive: true });
+cpSync(join(ROOT, 'wrangler.toml'), join(snapshot, 'wrangler.toml'));
+symlinkSync(join(ROOT, 'public'), join(snapshot, 'public'));
+const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
+const toolEnv = { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' };
+
+function migrate(dir) {
+  execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--env', 'local', '--persist-to', dir], { cwd: snapshot, env: toolEnv, stdio: 'ignore' });
+}
+
+async function startWorker(dir, vars) {
+  const port = await freePort();
+  const args = ['dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--persist-to', dir, '--show-interactive-dev-session=false'];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const child = spawn(wrangler, args, { cwd: snapshot, env: toolEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let log = '';
+  child.stdout.on('data', (d) => (log = (log + d).slice(-200_000)));
+  child.stderr.on('data', (d) => (log = (log + d).slice(-200_000)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch { /* starting */ }
+    if (i > 600) throw new Error(`worker did not start:\n${log}`);
+    await sleep(250);
+  }
+  return {
+    async request(body) {
+      const r = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await r.text();
+      return { status: r.status, text, body: r.ok ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      const gone = new Promise((r) => child.once('exit', r));
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+      await gone;
+    },
+  };
+}
+
+const sizes = process.env.BENCH_SIZES.split(/\s+/).filter(Boolean).map(Number);
+const perProfile = Number(process.env.BENCH_QUERIES ?? 60);
+const outDir = process.env.BENCH_OUT;
+const NS = 'repo:bench/corpus';
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+const emit = process.emitWarning;
+process.emitWarning = (w, ...rest) => (String(w).includes('SQLite') ? undefined : emit.call(process, w, ...rest));
+const { DatabaseSync } = await import('node:sqlite');
+
+function sqlitePath(persistDir) {
+  const dir = join(persistDir, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite');
+  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}`);
+  return join(dir, files[0]);
+}
+
+function load(file, rowsPath) {
+  const db = new DatabaseSync(file);
+  const now = new Date().toISOString();
+  db.exec('BEGIN');
+  db.prepare(
+    "INSERT INTO namespaces (id, owner, name, source, status, ready_at, embed_model, embed_dims, file_count, chunk_count, created_at, updated_at) VALUES (?, 'bench', 'corpus', 'upload', 'READY', ?, 'openai|all-MiniLM-L6-v2', 384, 0, 0, ?, ?)",
+  ).run(NS, now, now, now);
+  const chunk = db.prepare(
+    `INSERT INTO chunks (namespace, id, path, chunk_index, language, type, text, text_hash, start_line, end_line, start_byte, end_byte,
+       token_count, keywords, metadata, symbol_name, parent_symbol, span_hash, search_text, updated_at, version, embedded)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+  );
+  const vector = db.prepare(
+    'INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) VALUES (?, ?, 384, ?, ?, ?, ?, ?)',
+  );
+  let n = 0;
+  for (const line of readFileSync(rowsPath, 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line);
+    chunk.run(NS, r.id, r.path, r.chunk_index, r.language, r.type, r.text, r.text_hash, r.start_line, r.end_line, r.start_byte,
+      r.end_byte, r.token_count, r.keywords, r.metadata, r.symbol_name ?? null, r.parent_symbol ?? null, r.span_hash, r.search_text, now, r.version);
+    // The vector's content only matters for latency: hash the head of the embedding text.
+    const v = Buffer.from(new Float32Array(hashVector(r.embedding_text.slice(0, 1200), 384)).buffer);
+    const meta = { path: r.path, language: r.language, type: r.type, symbol: r.symbol_name ?? undefined, startLine: r.start_line, endLine: r.end_line, chunkHash: r.text_hash };
+    vector.run(NS, r.id, v, JSON.stringify(meta), r.path, r.language, '');
+    n++;
+  }
+  db.prepare('UPDATE namespaces SET chunk_count = ? WHERE id = ?').run(n, NS);
+  db.exec('COMMIT');
+  return { db, n };
+}
+
+/** The in-memory BM25 (computed by the bench binary) against SQLite FTS5 bm25() on the same rows. */
+function parity(db, queries) {
+  let compared = 0;
+  let sameTop1 = 0;
+  let maxDelta = 0;
+  let overlap = 0;
+  for (const q of queries.filter((q) => q.fts && q.memoryTop)) {
+    const rows = db
+      .prepare(
+        `SELECT c.id AS id, bm25(chunks_fts, 1.0, 2.0, 4.0) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
+         WHERE chunks_fts MATCH ? AND c.namespace = ? ORDER BY score, c.id LIMIT 10`,
+      )
+      .all(q.fts, NS);
+    const sqlite = rows.map((r) => ({ id: r.id, score: -r.score }));
+    const mem = q.memoryTop;
+    if (!sqlite.length && !mem.length) continue;
+    compared++;
+    if (sqlite[0]?.id === mem[0]?.id) sameTop1++;
+    const memIds = new Set(mem.map((m) => m.id));
+    overlap += sqlite.filter((s) => memIds.has(s.id)).length / Math.max(1, Math.max(sqlite.length, mem.length));
+    for (const s of sqlite) {
+      const m = mem.find((x) => x.id === s.id);
+      if (m) maxDelta = Math.max(maxDelta, Math.abs(m.score - s.score) / Math.max(1e-9, Math.abs(s.score)));
+    }
+  }
+  return { compared, sameTop1, top10Overlap: compared ? overlap / compared : 0, maxRelativeScoreDelta: maxDelta };
+}
+
+const report = [];
+const embed = await startHashEmbedder({ dims: 384 });
+const vars = {
+  OPENAI_BASE_URL: embed.url,
+  SEARCH_PROFILES: JSON.stringify({ profiles: { 'balanced-single-query': { extends: 'balanced', multiQuery: { enabled: false } } } }),
+};
+try {
+  for (const size of sizes) {
+    const rowsPath = join(outDir, `rows-${size}.jsonl`);
+    const queries = JSON.parse(readFileSync(rowsPath.replace(/\.jsonl$/, '.queries.json'), 'utf8'));
+    // 1. A fresh, migrated local D1.
+    const dir = mkdtempSync(join(tmpdir(), 'edgerag-bench-d1-'));
+    migrate(dir);
+    // 2. Fill it.
+    const t0 = performance.now();
+    const { db, n } = load(sqlitePath(dir), rowsPath);
+    const bm25 = parity(db, queries);
+    db.close();
+    console.error(`[bench] ${n} chunks loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s; BM25 parity ${JSON.stringify(bm25)}`);
+    // 3. Query it.
+    const er = await startWorker(dir, vars);
+    try {
+      for (const q of queries.slice(0, 5)) await er.request({ rawQuery: q.query });
+      for (const profile of ['balanced', 'balanced-single-query']) {
+        const lat = [];
+        const modules = new Map();
+        let totals = 0;
+        for (const q of queries.slice(0, perProfile)) {
+          const t = performance.now();
+          const r = await er.request({ rawQuery: q.query, profile, debug: true });
+          lat.push(performance.now() - t);
+          if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
+          totals += r.body.debug.totalMs;
+          for (const { module, ms } of r.body.debug.timings) modules.set(module, (modules.get(module) ?? 0) + ms);
+        }
+        const share = [...modules.entries()]
+          .filter(([m]) => m !== 'retrieval.vector' && m !== 'retrieval.bm25')
+          .map(([m, ms]) => [m, ms / Math.max(1e-9, totals)])
+          .filter(([, s]) => s >= 0.005)
+          .sort((a, b) => b[1] - a[1]);
+        const row = {
+          chunks: n,
+          profile,
+          queries: lat.length,
+          p50: pct(lat, 50),
+          p95: pct(lat, 95),
+          workerMeanMs: totals / lat.length,
+          vectorMeanMs: (modules.get('retrieval.vector') ?? 0) / lat.length,
+          bm25MeanMs: (modules.get('retrieval.bm25') ?? 0) / lat.length,
+          share: Object.fromEntries(share.map(([m, s]) => [m, Math.round(s * 1000) / 10])),
+          bm25Parity: bm25,
+        };
+        report.push(row);
+        console.error(`[bench] ${JSON.stringify(row)}`);
+      }
+    } finally {
+      await er.stop();
+      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  await embed.stop();
+  rmSync(snapshot, { recursive: true, force: true });
+}
+
+const lines = [
+  '| chunks | profile | p50 ms | p95 ms | worker mean ms | vector ms | BM25 ms | share of worker time per module (%) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...report.map((r) =>
+    `| ${r.chunks} | ${r.profile} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.workerMeanMs.toFixed(0)} | ${r.vectorMeanMs.toFixed(0)} | ${r.bm25MeanMs.toFixed(0)} | ${Object.entries(r.share).map(([m, s]) => `${m} ${s}`).join(', ')} |`),
+];
+console.log(lines.join('\n'));
+writeFileSync(join(outDir, 'latency.md'), lines.join('\n') + '\n');
+writeFileSync(join(outDir, 'latency.json'), JSON.stringify(report, null, 2));
