@@ -39,6 +39,23 @@ function toolEnv() {
   };
 }
 
+// Children started here run in their own process groups (so a whole wrangler/workerd tree can be
+// stopped); make sure they die with this process even when it is interrupted.
+const children = new Set();
+function killAll() {
+  for (const pid of children) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  children.clear();
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
 export async function freePort() {
   return new Promise((resolvePort, reject) => {
     const srv = createNetServer();
@@ -113,6 +130,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
   ];
   for (const [k, v] of Object.entries(allVars)) args.push('--var', `${k}:${v}`);
   const child = spawn(join(BIN, 'wrangler'), args, { cwd: ROOT, env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child.pid);
   let output = '';
   const onData = (d) => {
     output += d;
@@ -122,7 +140,10 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   let exited = false;
-  child.on('exit', () => (exited = true));
+  child.on('exit', () => {
+    exited = true;
+    children.delete(child.pid);
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
@@ -265,11 +286,15 @@ export async function startEmbedServer({ timeoutMs = 120_000 } = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  children.add(child.pid);
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   let exited = false;
-  child.on('exit', () => (exited = true));
+  child.on('exit', () => {
+    exited = true;
+    children.delete(child.pid);
+  });
   const url = `http://127.0.0.1:${port}/v1`;
   const end = Date.now() + timeoutMs;
   for (;;) {
