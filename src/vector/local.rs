@@ -2,9 +2,10 @@
 //!
 //! A query scans the namespace in pages of [`PAGE_ROWS`] rows ordered by `rowid`, with the filters
 //! in SQL, scoring each page and keeping only a bounded top-K: memory stays at one page plus K
-//! entries whatever the namespace size (the isolate has 128 MB). Vectors cross from D1 as
-//! `hex(vector)` strings — one string per row instead of a JS array of 4·dims numbers — and are
-//! decoded into a reused buffer. Metadata is read only for the final top-K.
+//! entries whatever the namespace size (the isolate has 128 MB). A page crosses from D1 as one
+//! row: the ids joined by U+001F and the vectors' `hex()` concatenated (a BLOB would arrive as a JS
+//! array of numbers, and one object per row costs more than the scoring); vectors are decoded into
+//! a reused buffer. Metadata is read only for the final top-K.
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
@@ -15,8 +16,8 @@ use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::D1Database;
 
-/// Rows per scan page.
-pub const PAGE_ROWS: usize = 500;
+/// Rows per scan page (one page ≈ 3 MB of hex at 384 dims, fetched as a single result row).
+pub const PAGE_ROWS: usize = 1000;
 /// Ids per `IN (…)`: D1 allows 100 bound parameters per statement.
 const IDS_PER_STATEMENT: usize = 90;
 /// Statements per D1 `batch()` on upsert.
@@ -44,10 +45,11 @@ fn d1(what: &str, e: impl std::fmt::Display) -> VectorError {
 }
 
 #[derive(Deserialize)]
-struct ScanRow {
-    r: f64,
-    id: String,
-    v: String,
+struct PageRow {
+    n: f64,
+    last: Option<f64>,
+    ids: Option<String>,
+    vs: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -155,14 +157,19 @@ impl VectorIndex for LocalD1Index {
     async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
         validate_query(namespace, query, self.dims)?;
         let (filter, filter_args) = filter_sql(&query.filter, 5);
+        // One result row per page: the page's ids and its vectors' hex concatenated, so a page
+        // crosses from D1 as two strings instead of `page_rows` objects (the per-row cost dominates).
+        // Both aggregates walk the same rows in the same order; TopK does not depend on that order.
         let sql = format!(
-            "SELECT rowid AS r, id, hex(vector) AS v FROM local_vectors \
-             WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3{filter} ORDER BY rowid LIMIT ?4"
+            "SELECT count(*) AS n, max(r) AS last, group_concat(id, char(31)) AS ids, group_concat(v, '') AS vs \
+             FROM (SELECT rowid AS r, id, hex(vector) AS v FROM local_vectors \
+                   WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3{filter} ORDER BY rowid LIMIT ?4)"
         );
         let stmt = self.db.prepare(sql);
         let qn = norm(&query.vector);
         let mut top: TopK<()> = TopK::new(query.top_k);
         let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
+        let hex_len = self.dims * 8;
         let mut after = -1f64;
         loop {
             let mut args = vec![
@@ -172,27 +179,31 @@ impl VectorIndex for LocalD1Index {
                 JsValue::from_f64(self.page_rows as f64),
             ];
             args.extend(filter_args.iter().cloned());
-            let rows: Vec<ScanRow> = stmt
+            let page: Option<PageRow> = stmt
                 .clone()
                 .bind(&args)
                 .map_err(|e| d1("bind", e))?
-                .all()
+                .first(None)
                 .await
-                .map_err(|e| d1("scan", e))?
-                .results()
-                .map_err(|e| d1("scan rows", e))?;
-            let n = rows.len();
-            for row in rows {
-                after = row.r;
-                decode_f32_hex_into(&row.v, &mut buf)?;
-                if buf.len() != self.dims {
-                    continue;
-                }
+                .map_err(|e| d1("scan", e))?;
+            let Some(page) = page.filter(|p| p.n > 0.0) else { break };
+            let (ids, vs) = (page.ids.unwrap_or_default(), page.vs.unwrap_or_default());
+            let n = page.n as usize;
+            if vs.len() != n * hex_len {
+                return Err(VectorError::Backend(format!(
+                    "local index: page of {n} vectors has {} hex chars, expected {}",
+                    vs.len(),
+                    n * hex_len
+                )));
+            }
+            for (i, id) in ids.split('\u{1f}').enumerate().take(n) {
+                decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
                 let score = cosine_with_norm(&query.vector, qn, &buf);
-                if top.accepts(score, &row.id) {
-                    top.push(score, row.id, ());
+                if top.accepts(score, id) {
+                    top.push(score, id.to_string(), ());
                 }
             }
+            after = page.last.unwrap_or(f64::MAX);
             if n < self.page_rows {
                 break;
             }

@@ -11,7 +11,7 @@
 //! - **Filters** ([`VectorFilter`]) are applied before topK: any of the languages, a path prefix
 //!   (plain string prefix), a tag (exact member of `tags`); all given conditions must hold.
 //! - **Validation** ([`validate_records`]) rejects a whole upsert batch before anything is written:
-//!   wrong dimension, empty or > 64-byte ids, non-finite values, metadata over 10 KiB, tags that are
+//!   wrong dimension, empty or > 64-byte ids or ids with control characters, non-finite values, metadata over 10 KiB, tags that are
 //!   empty or contain a comma. Upserting an existing id replaces it; the last duplicate in a batch
 //!   wins. Deleting or getting an unknown id is not an error.
 use serde::{Deserialize, Serialize};
@@ -236,6 +236,9 @@ pub fn validate_query(namespace: &str, query: &VectorQuery, dims: usize) -> Resu
 }
 
 pub fn validate_id(id: &str) -> Result<(), VectorError> {
+    if id.chars().any(char::is_control) {
+        return Err(VectorError::Invalid(format!("vector id {id:?} contains a control character")));
+    }
     if id.is_empty() || id.len() > MAX_ID_BYTES {
         return Err(VectorError::Invalid(format!(
             "vector id must be 1..={MAX_ID_BYTES} bytes, got {} bytes",

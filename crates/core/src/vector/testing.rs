@@ -394,6 +394,7 @@ async fn invalid_records_rejected_whole_batch<I: VectorIndex>(ix: &I, ns: &str) 
     let cases: Vec<(&str, VectorRecord)> = vec![
         ("empty id", rec("", [1.0, 0.0, 0.0, 0.0], meta("x", "rust", &[]))),
         ("65-byte id", rec(&"x".repeat(65), [1.0, 0.0, 0.0, 0.0], meta("x", "rust", &[]))),
+        ("control character in id", rec("b\u{1f}c", [1.0, 0.0, 0.0, 0.0], meta("x", "rust", &[]))),
         ("NaN value", rec("b", [f32::NAN, 0.0, 0.0, 0.0], meta("x", "rust", &[]))),
         ("tag with comma", rec("b", [1.0, 0.0, 0.0, 0.0], meta("x", "rust", &["a,b"]))),
         ("metadata over 10 KiB", rec("b", [1.0, 0.0, 0.0, 0.0], meta(&"p".repeat(11 * 1024), "rust", &[]))),
