@@ -46,8 +46,13 @@ bash "$EDGERAG_ROOT/scripts/setup.d/40-model.sh"
 # Its own workspace (crates/embed-server), built into the shared target dir.
 cargo_es=(--profile embed-server --manifest-path "$EDGERAG_ROOT/crates/embed-server/Cargo.toml"
   --target-dir "$EDGERAG_ROOT/target" --locked)
-[ -x "$bin" ] || log "building edgerag-embed-server (the first build compiles candle: several minutes)"
-cargo build "${cargo_es[@]}" --quiet
+# Skip cargo entirely when the binary is newer than its sources (cargo would still wait for the
+# shared target-dir lock while other builds run).
+es_dir="$EDGERAG_ROOT/crates/embed-server"
+if [ ! -x "$bin" ] || [ -n "$(find "$es_dir/src" "$es_dir/Cargo.toml" "$es_dir/Cargo.lock" -newer "$bin" 2>/dev/null | head -1)" ]; then
+  [ -x "$bin" ] || log "building edgerag-embed-server (the first build compiles candle: several minutes)"
+  cargo build "${cargo_es[@]}" --quiet
+fi
 [ "$mode" = build ] && exit 0
 
 if [ "$mode" = foreground ]; then
