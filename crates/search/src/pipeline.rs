@@ -261,6 +261,10 @@ impl<'a> SearchPipeline<'a> {
 
         // Sub-queries.
         let mut sub_queries = vec![query.clone()];
+        // Paraphrases from a text model get their own vector search; deterministic variants are
+        // lexical (identifier spellings, content words) and embed almost like the query, so they
+        // share its vector results and only run BM25 (one vector scan per request, not three).
+        let mut semantic_subqueries = false;
         let wanted = input.plan.queries();
         if wanted > 1 {
             let extra = match s.generator {
@@ -270,7 +274,10 @@ impl<'a> SearchPipeline<'a> {
                         .generate(&GenerateRequest { system, prompt, max_tokens: 300, temperature: 0.3 })
                         .await
                     {
-                        Ok(reply) => multi_query::parse_llm_reply(&reply, &query, wanted - 1),
+                        Ok(reply) => {
+                            semantic_subqueries = true;
+                            multi_query::parse_llm_reply(&reply, &query, wanted - 1)
+                        }
                         Err(e) => {
                             out.warnings.push(format!(
                                 "multi-query generation failed ({e}); deterministic expansions were used"
@@ -292,13 +299,14 @@ impl<'a> SearchPipeline<'a> {
             _ => None,
         };
         let mut query_vectors: Option<Vec<Vec<f32>>> = None;
+        let to_embed: &[String] = if semantic_subqueries { &sub_queries } else { &sub_queries[..1] };
         if let Some((embedder, _)) = vector_ports {
-            match embedder.embed(&sub_queries).await {
-                Ok(v) if v.len() == sub_queries.len() => query_vectors = Some(v),
+            match embedder.embed(to_embed).await {
+                Ok(v) if v.len() == to_embed.len() => query_vectors = Some(v),
                 Ok(v) => out.warnings.push(format!(
                     "vector retrieval skipped: the embedder returned {} vectors for {} queries",
                     v.len(),
-                    sub_queries.len()
+                    to_embed.len()
                 )),
                 Err(e) => {
                     out.warnings.push(format!("vector retrieval skipped: embedding the query failed ({e})"))
@@ -316,11 +324,21 @@ impl<'a> SearchPipeline<'a> {
             k: settings.retrieval.rrf_k,
         };
         let limit = input.plan.retriever_limit();
-        let retrievals = join_all(sub_queries.iter().enumerate().map(|(i, sq)| {
-            let vector = query_vectors.as_ref().and_then(|qv| qv.get(i)).zip(vector_ports.map(|(_, v)| v));
-            self.retrieve(sq, vector, &input, term_options, limit, fusion)
-        }))
-        .await;
+        let vector_searches = join_all(query_vectors.iter().flatten().filter_map(|values| {
+            vector_ports.map(|(_, index)| self.vector_search(values, index, &input, limit))
+        }));
+        let keyword_searches =
+            join_all(sub_queries.iter().map(|sq| self.keyword_search(sq, &input, term_options, limit)));
+        let (vector_results, keyword_results) =
+            futures_util::future::join(vector_searches, keyword_searches).await;
+        let retrievals: Vec<Retrieved> = keyword_results
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let v = vector_results.get(if semantic_subqueries { i } else { 0 }).cloned();
+                self.fuse_one(v, k, &input, fusion)
+            })
+            .collect();
         let vector_ms = retrievals.iter().map(|r| r.vector_ms).fold(0.0, f64::max);
         let keyword_ms = retrievals.iter().map(|r| r.keyword_ms).fold(0.0, f64::max);
         timer.lap("retrieval.search");
@@ -416,63 +434,75 @@ impl<'a> SearchPipeline<'a> {
         Ok(out)
     }
 
-    async fn retrieve(
+    /// One vector query across the namespaces: hits best first, an error note, milliseconds.
+    async fn vector_search(
+        &self,
+        values: &[f32],
+        index: &dyn VectorIndex,
+        input: &ExecuteInput<'_>,
+        limit: usize,
+    ) -> (Vec<ScoredKey>, Option<String>, f64) {
+        let s = &self.services;
+        let settings = &input.plan.settings.retrieval;
+        let t0 = s.clock.now_ms();
+        let filter = VectorFilter {
+            languages: input.filters.languages.iter().map(|l| l.as_str().to_string()).collect(),
+            path_prefix: input.filters.path_prefix(),
+            tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
+        };
+        let query =
+            VectorQuery { vector: values.to_vec(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
+        let results = join_all(input.namespaces.iter().map(|ns| index.query(ns, &query))).await;
+        let mut hits: Vec<ScoredKey> = Vec::new();
+        let mut error = None;
+        for (ns, r) in input.namespaces.iter().zip(results) {
+            match r {
+                Ok(matches) => hits.extend(
+                    matches
+                        .into_iter()
+                        .filter(|m| m.score >= settings.min_vector_similarity)
+                        .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
+                ),
+                Err(e) => error = Some(format!("vector search failed in {ns} ({e}); keyword results only")),
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        hits.truncate(limit);
+        (hits, error, s.clock.now_ms() - t0)
+    }
+
+    /// BM25 for one sub-query; `None` when the profile gives keywords no weight.
+    async fn keyword_search(
         &self,
         sub_query: &str,
-        vector: Option<(&Vec<f32>, &dyn VectorIndex)>,
         input: &ExecuteInput<'_>,
         term_options: TermOptions,
         limit: usize,
+    ) -> Option<(Result<Vec<ScoredKey>, PortError>, f64)> {
+        let s = &self.services;
+        if input.plan.settings.retrieval.keyword_weight <= 0.0 {
+            return None;
+        }
+        let t0 = s.clock.now_ms();
+        let query = KeywordQuery {
+            namespaces: input.namespaces.clone(),
+            terms: keyword_terms(sub_query, term_options),
+            filters: input.filters.clone(),
+            limit,
+        };
+        let r = s.keyword.search(&query).await;
+        Some((r, s.clock.now_ms() - t0))
+    }
+
+    /// Fuse one sub-query's retriever results (weighted RRF, then `minScore`).
+    fn fuse_one(
+        &self,
+        v: Option<(Vec<ScoredKey>, Option<String>, f64)>,
+        k: Option<(Result<Vec<ScoredKey>, PortError>, f64)>,
+        input: &ExecuteInput<'_>,
         fusion: FusionParams,
     ) -> Retrieved {
-        let s = &self.services;
         let settings = &input.plan.settings.retrieval;
-        let vector_future = async {
-            let (values, index) = vector?;
-            let t0 = s.clock.now_ms();
-            let filter = VectorFilter {
-                languages: input.filters.languages.iter().map(|l| l.as_str().to_string()).collect(),
-                path_prefix: input.filters.path_prefix(),
-                tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
-            };
-            let query =
-                VectorQuery { vector: values.clone(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
-            let results = join_all(input.namespaces.iter().map(|ns| index.query(ns, &query))).await;
-            let mut hits: Vec<ScoredKey> = Vec::new();
-            let mut error = None;
-            for (ns, r) in input.namespaces.iter().zip(results) {
-                match r {
-                    Ok(matches) => hits.extend(
-                        matches
-                            .into_iter()
-                            .filter(|m| m.score >= settings.min_vector_similarity)
-                            .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
-                    ),
-                    Err(e) => {
-                        error = Some(format!("vector search failed in {ns} ({e}); keyword results only"))
-                    }
-                }
-            }
-            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-            hits.truncate(limit);
-            Some((hits, error, s.clock.now_ms() - t0))
-        };
-        let keyword_future = async {
-            let terms = keyword_terms(sub_query, term_options);
-            if settings.keyword_weight <= 0.0 {
-                return None;
-            }
-            let t0 = s.clock.now_ms();
-            let query = KeywordQuery {
-                namespaces: input.namespaces.clone(),
-                terms,
-                filters: input.filters.clone(),
-                limit,
-            };
-            let r: Result<Vec<ScoredKey>, PortError> = s.keyword.search(&query).await;
-            Some((r, s.clock.now_ms() - t0))
-        };
-        let (v, k) = futures_util::future::join(vector_future, keyword_future).await;
         let mut out = Retrieved {
             fused: Vec::new(),
             vector_error: None,
