@@ -93,8 +93,8 @@ fn chunk_text(seed: usize, tokens: usize) -> String {
 }
 
 fn texts(n: usize) -> Vec<String> {
-    // ≈ 185 words + punctuation ≈ 200 word pieces (checked below).
-    (0..n).map(|i| chunk_text(i, 185)).collect()
+    // ≈ 145 words + punctuation ≈ 200 word pieces (checked below).
+    (0..n).map(|i| chunk_text(i, 145)).collect()
 }
 
 #[divan::bench(args = [1, 8, 32], sample_count = 5, sample_size = 1)]
