@@ -111,7 +111,8 @@ pub struct ChunkedFile {
 }
 
 /// A skipped input and why (`PATH_TRAVERSAL`, `ABSOLUTE_PATH`, `LINK`, `SPECIAL_FILE`,
-/// `FILE_TOO_LARGE`, `BINARY_FILE`, `INVALID_UTF8`, `IGNORED`, `INVALID_PATH`, `NOT_FOUND`).
+/// `FILE_TOO_LARGE`, `BINARY_FILE`, `INVALID_UTF8`, `IGNORED_DIR`, `IGNORED_PATTERN`,
+/// `INVALID_PATH`, `NOT_FOUND`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SkippedFile {

@@ -9,7 +9,9 @@ use std::io::Read;
 
 use tar::EntryType;
 
-use super::filter::{self, IgnoreRules};
+use edgerag_core::ignore::IgnoreRules;
+
+use super::filter;
 use super::{paths, Candidate};
 
 #[derive(Debug, Clone)]
@@ -20,6 +22,8 @@ pub struct ArchiveOptions {
     /// Sum of the sizes of all entries (a gzip bomb stops here, before it is inflated).
     pub max_unpacked_bytes: u64,
     pub max_entries: usize,
+    /// Built-in directories plus the archive's own `.gitignore` / `.mcpignore` files (see
+    /// [`survey`], which finds them before the archive is staged).
     pub rules: IgnoreRules,
 }
 
@@ -114,8 +118,8 @@ impl Scanner {
             EntryType::Symlink | EntryType::Link => return Ok(Some(filter::skip(&path, "LINK"))),
             _ => return Ok(Some(filter::skip(&path, "SPECIAL_FILE"))),
         }
-        if self.opts.rules.is_ignored(&path) {
-            return Ok(Some(filter::skip(&path, "IGNORED")));
+        if let Some(reason) = filter::ignored(&self.opts.rules, &path) {
+            return Ok(Some(filter::skip(&path, reason)));
         }
         if size > self.opts.max_file_bytes as u64 {
             // Not read: the iterator skips the data.
@@ -141,16 +145,33 @@ pub fn read_all(bytes: &[u8], opts: ArchiveOptions) -> Result<Vec<Candidate>, Ar
     Ok(out)
 }
 
-/// Walk the whole archive without keeping any content: proves it is readable to the end and
-/// within the entry and size limits before anything is staged.
-pub fn read_all_headers(bytes: &[u8], opts: &ArchiveOptions) -> Result<usize, ArchiveError> {
+/// What a first pass over an archive found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Survey {
+    pub entries: usize,
+    /// `(normalized path, contents)` of every `.gitignore` / `.mcpignore` in the archive.
+    pub ignore_files: Vec<(String, String)>,
+}
+
+impl Survey {
+    /// The ignore rules of the archive: built-in directories plus its ignore files.
+    pub fn rules(&self) -> IgnoreRules {
+        filter::rules_from(self.ignore_files.iter().map(|(p, c)| (p.as_str(), c.as_str())))
+    }
+}
+
+/// Walk the whole archive keeping only its ignore files: proves it is readable to the end and
+/// within the entry and size limits before anything is staged, and finds the ignore patterns
+/// that must apply to entries that come before their `.gitignore` in the archive.
+pub fn survey(bytes: &[u8], opts: &ArchiveOptions) -> Result<Survey, ArchiveError> {
     let mut archive = open(bytes)?;
     let entries = archive.entries().map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
-    let (mut count, mut unpacked) = (0usize, 0u64);
+    let mut out = Survey::default();
+    let mut unpacked = 0u64;
     for entry in entries {
         let mut entry = entry.map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
-        count += 1;
-        if count > opts.max_entries {
+        out.entries += 1;
+        if out.entries > opts.max_entries {
             return Err(ArchiveError::TooManyEntries { limit: opts.max_entries });
         }
         let size = entry.header().entry_size().map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
@@ -158,9 +179,24 @@ pub fn read_all_headers(bytes: &[u8], opts: &ArchiveOptions) -> Result<usize, Ar
         if unpacked > opts.max_unpacked_bytes {
             return Err(ArchiveError::TooLarge { limit: opts.max_unpacked_bytes });
         }
+        let regular = matches!(entry.header().entry_type(), EntryType::Regular | EntryType::Continuous);
+        let path = String::from_utf8(entry.path_bytes().into_owned()).ok().and_then(|raw| {
+            let raw =
+                if opts.strip_first_segment { paths::strip_first_segment(&raw)?.to_string() } else { raw };
+            paths::normalize(&raw).ok()
+        });
+        match path {
+            Some(path) if regular && filter::is_ignore_file(&path) && size <= opts.max_file_bytes as u64 => {
+                let mut text = String::new();
+                if entry.read_to_string(&mut text).is_ok() {
+                    out.ignore_files.push((path, text));
+                }
+            }
+            _ => {}
+        }
         std::io::copy(&mut entry, &mut std::io::sink()).map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
     }
-    Ok(count)
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -175,7 +211,7 @@ mod tests {
             max_file_bytes: 1024,
             max_unpacked_bytes: 1 << 20,
             max_entries: 100,
-            rules: IgnoreRules::standard(),
+            rules: IgnoreRules::new(),
         }
     }
 
@@ -240,7 +276,7 @@ mod tests {
         let want: Vec<(String, &str)> = [
             ("src/a.rs", "OK"),
             ("docs/deep/x.md", "OK"),
-            ("node_modules/m/i.js", "IGNORED"),
+            ("node_modules/m/i.js", "IGNORED_DIR"),
             ("img.png", "BINARY_FILE"),
             ("big.txt", "FILE_TOO_LARGE"),
             ("../../evil.sh", "PATH_TRAVERSAL"),
@@ -252,6 +288,34 @@ mod tests {
         .map(|(p, r)| (p.to_string(), *r))
         .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn ignore_files_found_anywhere_apply_to_the_whole_archive() {
+        let bytes = tar_gz(&[
+            ("r/app.log", EntryType::Regular, b"noise"),
+            ("r/src/gen/x.rs", EntryType::Regular, b"fn x() {}"),
+            ("r/src/.mcpignore", EntryType::Regular, b"gen/\n"),
+            ("r/.gitignore", EntryType::Regular, b"*.log\n"),
+            ("r/src/ok.rs", EntryType::Regular, b"fn ok() {}"),
+        ]);
+        let mut o = opts(true);
+        let found = survey(&bytes, &o).unwrap();
+        assert_eq!(found.entries, 5);
+        assert_eq!(found.ignore_files.len(), 2);
+        o.rules = found.rules();
+        let got = summary(&read_all(&bytes, o).unwrap());
+        let reasons: Vec<(&str, &str)> = got.iter().map(|(p, r)| (p.as_str(), *r)).collect();
+        assert_eq!(
+            reasons,
+            [
+                ("app.log", "IGNORED_PATTERN"),
+                ("src/gen/x.rs", "IGNORED_PATTERN"),
+                ("src/.mcpignore", "OK"),
+                (".gitignore", "OK"),
+                ("src/ok.rs", "OK")
+            ]
+        );
     }
 
     #[test]
@@ -268,7 +332,7 @@ mod tests {
         let mut truncated = tar_gz(&[("a.txt", EntryType::Regular, &[b'x'; 600])]);
         truncated.truncate(truncated.len() / 2);
         assert_eq!(read_all(&truncated, opts(false)).unwrap_err().code(), "INVALID_ARCHIVE");
-        assert_eq!(read_all_headers(&truncated, &opts(false)).unwrap_err().code(), "INVALID_ARCHIVE");
+        assert_eq!(survey(&truncated, &opts(false)).unwrap_err().code(), "INVALID_ARCHIVE");
         let mut small = opts(false);
         small.max_unpacked_bytes = 100;
         let bytes = tar_gz(&[("a.txt", EntryType::Regular, &[b'x'; 600])]);

@@ -7,7 +7,6 @@ use super::messages::JobRef;
 use super::stager::{StageFailure, Stager};
 use super::{producer, Ctx, StageError};
 use crate::ingest::archive::{self, ArchiveOptions, Scanner};
-use crate::ingest::filter::IgnoreRules;
 use crate::store::{jobs, staging};
 
 /// Percent-encode each segment of a git ref, keeping `/` (refs like `feature/x`).
@@ -96,7 +95,7 @@ pub fn archive_options(ctx: &Ctx, strip_first_segment: bool) -> ArchiveOptions {
         max_file_bytes: ctx.cfg.max_file_bytes,
         max_unpacked_bytes: ctx.cfg.max_archive_bytes,
         max_entries: 200_000,
-        rules: IgnoreRules::standard(),
+        rules: edgerag_core::ignore::IgnoreRules::new(),
     }
 }
 
@@ -136,8 +135,14 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
         let bytes = download(ctx, &job.owner, &job.name, job.git_ref.as_deref()).await?;
         let checksum = blake3::hash(&bytes).to_hex().to_string();
         let key = job.index_key.clone().unwrap_or_else(|| super::index_key(&ctx.env));
+        // First pass: the archive is readable and within limits, and its ignore files are known
+        // before any entry is staged.
+        let mut opts = archive_options(ctx, true);
+        let survey = archive::survey(&bytes, &opts)
+            .map_err(|e| StageError::permanent(e.code(), format!("GitHub tarball: {e}")))?;
+        opts.rules = survey.rules();
         let mut stager = Stager::new(&ctx.db, &job.id, &job.namespace, &key).await?;
-        let staged = match stage_archive(&mut stager, &bytes, archive_options(ctx, true)).await {
+        let staged = match stage_archive(&mut stager, &bytes, opts).await {
             Ok(()) => stager.finish(true).await.map_err(ArchiveStageError::Stage),
             Err(e) => Err(e),
         };

@@ -9,8 +9,8 @@ use crate::api::{
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::http::{self, check_ref, check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
-use crate::ingest::archive;
-use crate::ingest::filter::{self, IgnoreRules};
+use crate::ingest::archive::{self, ArchiveOptions};
+use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
 use crate::pipeline::messages::StageMessage;
 use crate::pipeline::stager::{StageFailure, Stager};
@@ -214,7 +214,12 @@ fn archive_error(e: &archive::ArchiveError) -> ApiError {
 
 enum UploadBody {
     Json(UploadRequest),
-    Archive { bytes: Vec<u8>, replace: bool, git_ref: Option<String> },
+    Archive {
+        bytes: Vec<u8>,
+        replace: bool,
+        git_ref: Option<String>,
+        rules: edgerag_core::ignore::IgnoreRules,
+    },
 }
 
 /// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, replace?, ref?}` or a `.tar.gz` body.
@@ -251,12 +256,11 @@ pub async fn upload(
                     }
                 }
             }
-            // Validate the whole archive before anything is staged: a corrupt archive must not
-            // leave a half-staged job behind.
-            let mut opts = archive_options(&ctx(env)?, false);
-            opts.rules = IgnoreRules::none();
-            archive::read_all_headers(&body, &opts).map_err(|e| archive_error(&e))?;
-            UploadBody::Archive { bytes: body, replace, git_ref }
+            // Read the whole archive once before anything is staged: a corrupt archive must not
+            // leave a half-staged job behind, and its ignore files must apply to every entry.
+            let survey =
+                archive::survey(&body, &archive_options(&ctx(env)?, false)).map_err(|e| archive_error(&e))?;
+            UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules() }
         }
         other => {
             return Err(ApiError::new(
@@ -285,10 +289,17 @@ pub async fn upload(
     let (job, reused) = start_job(&ctx, &repo, "upload", git_ref.as_deref(), true).await?;
     let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
     let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
-    let rules = IgnoreRules::standard();
     let mut received = 0u64;
     match upload {
         UploadBody::Json(request) => {
+            // The upload's own .gitignore / .mcpignore files apply to it.
+            let ignore_files: Vec<(String, &str)> = request
+                .files
+                .iter()
+                .filter(|f| filter::is_ignore_file(&f.path))
+                .filter_map(|f| Some((paths::normalize(&f.path).ok()?, f.content.as_str())))
+                .collect();
+            let rules = filter::rules_from(ignore_files.iter().map(|(p, c)| (p.as_str(), *c)));
             for file in request.files {
                 received += 1;
                 let candidate =
@@ -297,12 +308,18 @@ pub async fn upload(
                 settle(&ctx, &repo, &mut stager, result, "upload").await?;
             }
         }
-        UploadBody::Archive { bytes, .. } => {
-            match stage_archive(&mut stager, &bytes, archive_options(&ctx, false)).await {
+        UploadBody::Archive { bytes, rules, .. } => {
+            let opts = ArchiveOptions { rules, ..archive_options(&ctx, false) };
+            match stage_archive(&mut stager, &bytes, opts).await {
                 Ok(()) => {}
-                Err(ArchiveStageError::Stage(failure)) => {
-                    // Only reachable when the job closed mid-archive: restage the rest into a new job.
-                    settle(&ctx, &repo, &mut stager, Err(failure), "upload").await?;
+                Err(ArchiveStageError::Stage(StageFailure::Store(e))) => return Err(e.into()),
+                Err(ArchiveStageError::Stage(StageFailure::JobClosed)) => {
+                    // The joined job finished while this archive was being staged (rare).
+                    return Err(ApiError::new(
+                        503,
+                        "JOB_CONFLICT",
+                        "the repository's job finished during the upload; send the archive again",
+                    ));
                 }
                 Err(ArchiveStageError::Archive(e)) => return Err(archive_error(&e)),
             }

@@ -119,7 +119,7 @@ describe('errors', () => {
       await assertSchema('job-accepted', r.body);
       assert.deepEqual(
         r.body.skipped.map((s) => s.reason).sort(),
-        ['ABSOLUTE_PATH', 'BINARY_FILE', 'FILE_TOO_LARGE', 'IGNORED', 'INVALID_PATH', 'PATH_TRAVERSAL'],
+        ['ABSOLUTE_PATH', 'BINARY_FILE', 'FILE_TOO_LARGE', 'IGNORED_DIR', 'INVALID_PATH', 'PATH_TRAVERSAL'],
       );
       const job = await small.waitForJob(r.body.job.id);
       assert.equal(job.status, 'SUCCEEDED');

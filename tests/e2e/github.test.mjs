@@ -13,6 +13,11 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 function tarball(version) {
   const entries = [
     { path: PREFIX, type: 'dir' },
+    // Before the .gitignore that excludes it: the worker reads ignore files in a first pass.
+    { path: `${PREFIX}logs/debug.log`, content: 'noise\n' },
+    { path: `${PREFIX}.gitignore`, content: '*.log\n' },
+    { path: `${PREFIX}src/.mcpignore`, content: 'generated/\n' },
+    { path: `${PREFIX}src/generated/api.rs`, content: 'pub fn generated() {}\n' },
     { path: `${PREFIX}README.md`, content: `# Widgets\n\nWidgets for everyone (version ${version}).\n` },
     { path: `${PREFIX}src/`, type: 'dir' },
     { path: `${PREFIX}src/widgets/`, type: 'dir' },
@@ -63,21 +68,29 @@ test('fetches, filters and indexes a GitHub tarball', async () => {
   assert.equal(tarRequest.authorization, 'Bearer gh-test-token');
   assert.equal(tarRequest.userAgent, 'edgerag');
 
-  assert.deepEqual(job.files.added, 4);
+  assert.deepEqual(job.files.added, 6);
   assert.deepEqual(job.skippedByReason, {
     BINARY_FILE: 1,
     FILE_TOO_LARGE: 1,
-    IGNORED: 3,
+    IGNORED_DIR: 3,
+    IGNORED_PATTERN: 2,
     LINK: 2,
     PATH_TRAVERSAL: 1,
     SPECIAL_FILE: 1,
   });
-  assert.equal(job.files.skipped, 9);
+  assert.equal(job.files.skipped, 11);
   const traversal = job.skipped.find((s) => s.reason === 'PATH_TRAVERSAL');
   assert.equal(traversal.path, '../../../etc/cron.d/evil');
 
   const files = await er.d1('SELECT path FROM files WHERE namespace = ? ORDER BY path', 'repo:acme/widgets');
-  assert.deepEqual(files.map((f) => f.path), ['README.md', 'docs/old.md', 'src/widgets/core/gear.rs', 'src/widgets/spring.py']);
+  assert.deepEqual(files.map((f) => f.path), [
+    '.gitignore',
+    'README.md',
+    'docs/old.md',
+    'src/.mcpignore',
+    'src/widgets/core/gear.rs',
+    'src/widgets/spring.py',
+  ]);
   const paths = await er.d1('SELECT DISTINCT path FROM chunks');
   assert.ok(paths.every((p) => !p.path.includes('..') && !p.path.startsWith('/')), 'nothing outside the namespace');
   const [{ n }] = await er.d1('SELECT COUNT(*) AS n FROM local_vectors WHERE namespace = ?', 'repo:acme/widgets');
@@ -102,10 +115,16 @@ test('a second fetch re-indexes only what changed and drops what disappeared', a
   assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
   assert.deepEqual(
     { added: job.files.added, changed: job.files.changed, unchanged: job.files.unchanged, deleted: job.files.deleted },
-    { added: 0, changed: 2, unchanged: 1, deleted: 1 },
+    { added: 0, changed: 2, unchanged: 3, deleted: 1 },
   );
   const files = await er.d1('SELECT path FROM files WHERE namespace = ? ORDER BY path', 'repo:acme/widgets');
-  assert.deepEqual(files.map((f) => f.path), ['README.md', 'src/widgets/core/gear.rs', 'src/widgets/spring.py']);
+  assert.deepEqual(files.map((f) => f.path), [
+    '.gitignore',
+    'README.md',
+    'src/.mcpignore',
+    'src/widgets/core/gear.rs',
+    'src/widgets/spring.py',
+  ]);
   const spring = await er.d1("SELECT text FROM chunks WHERE namespace = ? AND path = 'src/widgets/spring.py'", 'repo:acme/widgets');
   assert.deepEqual(spring.map((c) => c.text), ['def stretch(n):\n    return n * 3']);
   assert.deepEqual(await er.d1("SELECT COUNT(*) AS n FROM chunks WHERE path = 'docs/old.md'"), [{ n: 0 }]);
@@ -129,5 +148,5 @@ test('an unknown repository or ref fails without retries', async () => {
   assert.equal(badRef.lastError.code, 'REPO_NOT_FOUND');
   // The indexed content of the repository is untouched by the failed fetch.
   const files = await er.d1('SELECT COUNT(*) AS n FROM files WHERE namespace = ?', 'repo:acme/widgets');
-  assert.deepEqual(files, [{ n: 3 }]);
+  assert.deepEqual(files, [{ n: 5 }]);
 });

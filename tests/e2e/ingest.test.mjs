@@ -79,7 +79,7 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
     );
     assert.deepEqual(
       accepted.skipped.map((s) => [s.path, s.reason]).sort(),
-      [['../escape.txt', 'PATH_TRAVERSAL'], ['node_modules/pkg/index.js', 'IGNORED']],
+      [['../escape.txt', 'PATH_TRAVERSAL'], ['node_modules/pkg/index.js', 'IGNORED_DIR']],
     );
 
     const job = await er.waitForJob(accepted.job.id);
@@ -87,7 +87,7 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
     assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
     assert.equal(job.progress, 100);
     assert.deepEqual(job.files, { total: 7, done: 7, added: 5, changed: 0, unchanged: 0, deleted: 0, skipped: 2 });
-    assert.deepEqual(job.skippedByReason, { IGNORED: 1, PATH_TRAVERSAL: 1 });
+    assert.deepEqual(job.skippedByReason, { IGNORED_DIR: 1, PATH_TRAVERSAL: 1 });
 
     // Same chunks as the native core (ids, spans, text, metadata).
     const expected = await coreChunks(FILES);
@@ -257,14 +257,19 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
       { path: 'docs/guide.md', content: '# Guide\n\nhow to use the thing\n' },
       { path: './src/main.py', content: 'def main():\n    print("hi")\n' },
       { path: 'link', type: 'symlink', target: '/etc/passwd' },
+      { path: 'docs/draft.md', content: '# Draft\n' },
+      { path: 'docs/.gitignore', content: 'draft.md\n' },
     ]);
     const r = await er.request('POST', '/v1/repos/acme/tarball/files?ref=abc123', { body, headers: { 'content-type': 'application/gzip' } });
     assert.equal(r.status, 202, r.text);
     await assertSchema('job-accepted', r.body);
-    assert.deepEqual(r.body.skipped, [{ path: 'link', reason: 'LINK' }]);
+    assert.deepEqual(r.body.skipped, [
+      { path: 'link', reason: 'LINK' },
+      { path: 'docs/draft.md', reason: 'IGNORED_PATTERN' },
+    ]);
     const job = await er.waitForJob(r.body.job.id);
     assert.equal(job.status, 'SUCCEEDED');
     const { files } = await assertConsistent('acme/tarball');
-    assert.deepEqual(files.map((f) => f.path), ['docs/guide.md', 'src/main.py']);
+    assert.deepEqual(files.map((f) => f.path), ['docs/.gitignore', 'docs/guide.md', 'src/main.py']);
   });
 });
