@@ -6,7 +6,22 @@
 //! row: the ids joined by U+001F and the vectors' `hex()` concatenated (a BLOB would arrive as a JS
 //! array of numbers, and one object per row costs more than the scoring); vectors are decoded into
 //! a reused buffer. Metadata is read only for the final top-K.
+//!
+//! Scanning D1 costs far more than scoring, so the isolate also keeps a compact copy of each
+//! namespace ([`QuantizedVectors`]: 16-bit codes, half the size of f32) within a memory budget
+//! (`LOCAL_INDEX_CACHE_MB`, default 64 MB for all namespaces together, least recently used evicted
+//! first). The copy is trusted only at the namespace's generation it was built at — a counter in
+//! `local_vector_generations` that triggers bump on every write to `local_vectors` — so a query
+//! costs one small read, an in-memory pass, and an exact re-scoring of the few vectors that could
+//! make the top K (their f32 values read back by id): results are identical to the full scan. The
+//! first query after a change rebuilds the copy from one unfiltered scan (and answers from it); a
+//! namespace larger than the budget is always answered by the filtered scan.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
+use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
     dedup_last_wins, validate_namespace, validate_query, validate_records, VectorError, VectorFilter,
@@ -22,21 +37,136 @@ pub const PAGE_ROWS: usize = 1000;
 const IDS_PER_STATEMENT: usize = 90;
 /// Statements per D1 `batch()` on upsert.
 const ROWS_PER_BATCH: usize = 100;
+/// Default memory for the in-memory copies of all namespaces together.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
 pub struct LocalD1Index {
     db: D1Database,
     dims: usize,
     page_rows: usize,
+    cache_bytes: usize,
 }
 
 impl LocalD1Index {
     pub fn new(db: D1Database, dims: usize) -> Self {
-        LocalD1Index { db, dims, page_rows: PAGE_ROWS }
+        LocalD1Index { db, dims, page_rows: PAGE_ROWS, cache_bytes: DEFAULT_CACHE_BYTES }
     }
 
     pub fn with_page_rows(mut self, rows: usize) -> Self {
         self.page_rows = rows.max(1);
         self
+    }
+
+    /// Memory for the in-memory copies (0: never cache, always scan D1).
+    pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
+        self.cache_bytes = bytes;
+        self
+    }
+}
+
+/// How one query found a namespace in the isolate's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CachePath {
+    /// Answered from the in-memory copy.
+    Hit,
+    /// The copy was (re)built by this query's scan.
+    Built,
+    /// Scanned D1: caching is off, or the namespace does not fit the budget.
+    Scan,
+}
+
+enum Cached {
+    Ready(Rc<QuantizedVectors>),
+    /// Larger than the budget at this generation: scan until it changes.
+    TooBig,
+}
+
+struct CacheEntry {
+    generation: f64,
+    state: Cached,
+    last_used: u64,
+}
+
+#[derive(Default)]
+struct Cache {
+    entries: HashMap<(String, usize), CacheEntry>,
+    clock: u64,
+}
+
+enum Lookup {
+    Hit(Rc<QuantizedVectors>),
+    TooBig,
+    Miss,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
+
+impl Cache {
+    fn lookup(&mut self, namespace: &str, dims: usize, generation: f64) -> Lookup {
+        self.clock += 1;
+        let key = (namespace.to_string(), dims);
+        match self.entries.get_mut(&key) {
+            Some(e) if e.generation == generation => {
+                e.last_used = self.clock;
+                match &e.state {
+                    Cached::Ready(set) => Lookup::Hit(Rc::clone(set)),
+                    Cached::TooBig => Lookup::TooBig,
+                }
+            }
+            Some(_) => {
+                // Stale: drop it now so the rebuild does not hold two copies.
+                self.entries.remove(&key);
+                Lookup::Miss
+            }
+            None => Lookup::Miss,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.entries
+            .values()
+            .map(|e| match &e.state {
+                Cached::Ready(set) => set.bytes(),
+                Cached::TooBig => 0,
+            })
+            .sum()
+    }
+
+    /// Keeps `set` if it fits `budget`, evicting the least recently used copies to make room.
+    fn store(
+        &mut self,
+        namespace: &str,
+        dims: usize,
+        generation: f64,
+        set: Option<QuantizedVectors>,
+        budget: usize,
+    ) {
+        self.clock += 1;
+        let key = (namespace.to_string(), dims);
+        self.entries.remove(&key);
+        let state = match set {
+            Some(set) if set.bytes() <= budget => {
+                while self.bytes() + set.bytes() > budget {
+                    let oldest = self
+                        .entries
+                        .iter()
+                        .filter(|(_, e)| matches!(e.state, Cached::Ready(_)))
+                        .min_by_key(|(_, e)| e.last_used)
+                        .map(|(k, _)| k.clone());
+                    match oldest {
+                        Some(k) => {
+                            self.entries.remove(&k);
+                        }
+                        None => break,
+                    }
+                }
+                Cached::Ready(Rc::new(set))
+            }
+            _ => Cached::TooBig,
+        };
+        self.entries.insert(key, CacheEntry { generation, state, last_used: self.clock });
     }
 }
 
@@ -50,6 +180,23 @@ struct PageRow {
     last: Option<f64>,
     ids: Option<String>,
     vs: Option<String>,
+}
+
+/// A page of the unfiltered scan that builds the in-memory copy (JSON arrays: any path is safe).
+#[derive(Deserialize)]
+struct BuildPageRow {
+    n: f64,
+    last: Option<f64>,
+    ids: Option<String>,
+    paths: Option<String>,
+    langs: Option<String>,
+    tags: Option<String>,
+    vs: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GenerationRow {
+    generation: f64,
 }
 
 #[derive(Deserialize)]
@@ -155,7 +302,60 @@ impl VectorIndex for LocalD1Index {
     }
 
     async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
-        validate_query(namespace, query, self.dims)?;
+        Ok(self.query_traced(namespace, query).await?.0)
+    }
+
+    async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
+        validate_namespace(namespace)?;
+        let mut found = std::collections::HashMap::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!(
+                "SELECT id, hex(vector) AS v, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
+                placeholders(2, group.len())
+            );
+            let mut args = vec![JsValue::from_str(namespace)];
+            args.extend(group.iter().map(|id| JsValue::from_str(id)));
+            let rows: Vec<FullRow> = self
+                .db
+                .prepare(sql)
+                .bind(&args)
+                .map_err(|e| d1("bind", e))?
+                .all()
+                .await
+                .map_err(|e| d1("get", e))?
+                .results()
+                .map_err(|e| d1("get rows", e))?;
+            for row in rows {
+                let values = decode_f32_hex(&row.v)?;
+                let metadata = parse_metadata(&row.id, &row.metadata)?;
+                found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
+            }
+        }
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
+        validate_namespace(namespace)?;
+        let mut statements = Vec::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!(
+                "DELETE FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
+                placeholders(2, group.len())
+            );
+            let mut args = vec![JsValue::from_str(namespace)];
+            args.extend(group.iter().map(|id| JsValue::from_str(id)));
+            statements.push(self.db.prepare(sql).bind(&args).map_err(|e| d1("bind", e))?);
+        }
+        if !statements.is_empty() {
+            self.db.batch(statements).await.map_err(|e| d1("delete", e))?;
+        }
+        Ok(())
+    }
+}
+
+impl LocalD1Index {
+    /// The filtered paged scan: exact, memory bounded by one page.
+    async fn scan(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
         let (filter, filter_args) = filter_sql(&query.filter, 5);
         // One result row per page: the page's ids and its vectors' hex concatenated, so a page
         // crosses from D1 as two strings instead of `page_rows` objects (the per-row cost dominates).
@@ -209,11 +409,168 @@ impl VectorIndex for LocalD1Index {
             }
         }
 
-        let best = top.into_sorted();
-        let ids: Vec<String> = best.iter().map(|(_, id, _)| id.clone()).collect();
+        let best = top.into_sorted().into_iter().map(|(score, id, ())| (score, id)).collect();
+        self.with_metadata(namespace, best).await
+    }
+
+    /// [`VectorIndex::query`], saying how the cache served it.
+    pub async fn query_traced(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        validate_query(namespace, query, self.dims)?;
+        if self.cache_bytes == 0 {
+            return Ok((self.scan(namespace, query).await?, CachePath::Scan));
+        }
+        let generation = self.generation(namespace).await?;
+        match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
+            Lookup::Hit(set) => Ok((self.answer_from(&set, namespace, query).await?, CachePath::Hit)),
+            Lookup::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
+            Lookup::Miss => self.build_and_answer(namespace, query, generation).await,
+        }
+    }
+
+    async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
+        let row: Option<GenerationRow> = self
+            .db
+            .prepare("SELECT generation FROM local_vector_generations WHERE namespace = ?1")
+            .bind(&[JsValue::from_str(namespace)])
+            .map_err(|e| d1("bind", e))?
+            .first(None)
+            .await
+            .map_err(|e| d1("generation", e))?;
+        Ok(row.map_or(0.0, |r| r.generation))
+    }
+
+    /// Top K from the in-memory copy: its candidates re-scored exactly with their f32 values.
+    async fn answer_from(
+        &self,
+        set: &QuantizedVectors,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<Vec<VectorMatch>, VectorError> {
+        let candidates: Vec<String> = set
+            .candidates(&query.vector, query.top_k, &query.filter)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let records = self.get_by_ids(namespace, &candidates).await?;
+        let records: Vec<&VectorRecord> = records.iter().filter(|r| r.values.len() == self.dims).collect();
+        let best =
+            rescore(&query.vector, query.top_k, records.iter().map(|r| (r.id.as_str(), r.values.as_slice())));
+        let mut meta: HashMap<&str, &VectorMetadata> =
+            records.iter().map(|r| (r.id.as_str(), &r.metadata)).collect();
+        best.into_iter()
+            .map(|(score, id)| {
+                let metadata = meta.remove(id.as_str()).cloned().ok_or_else(|| {
+                    VectorError::Backend(format!("local index: {id} vanished during the query"))
+                })?;
+                Ok(VectorMatch { id, score, metadata })
+            })
+            .collect()
+    }
+
+    /// One unfiltered scan that answers the query exactly (filters applied here) and builds the
+    /// namespace's in-memory copy, kept if it fits the budget.
+    async fn build_and_answer(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+        generation: f64,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        let stmt = self.db.prepare(
+            "SELECT count(*) AS n, max(r) AS last, json_group_array(id) AS ids, \
+             json_group_array(path) AS paths, json_group_array(language) AS langs, \
+             json_group_array(tags) AS tags, group_concat(v, '') AS vs \
+             FROM (SELECT rowid AS r, id, path, language, tags, hex(vector) AS v FROM local_vectors \
+                   WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3 ORDER BY rowid LIMIT ?4)",
+        );
+        let qn = norm(&query.vector);
+        let mut top: TopK<()> = TopK::new(query.top_k);
+        let mut set = Some(QuantizedVectors::new(self.dims));
+        let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
+        let hex_len = self.dims * 8;
+        let mut after = -1f64;
+        loop {
+            let args = [
+                JsValue::from_str(namespace),
+                JsValue::from_f64(self.dims as f64),
+                JsValue::from_f64(after),
+                JsValue::from_f64(self.page_rows as f64),
+            ];
+            let page: Option<BuildPageRow> = stmt
+                .clone()
+                .bind(&args)
+                .map_err(|e| d1("bind", e))?
+                .first(None)
+                .await
+                .map_err(|e| d1("scan", e))?;
+            let Some(page) = page.filter(|p| p.n > 0.0) else { break };
+            let n = page.n as usize;
+            let column = |name: &str, json: Option<String>| -> Result<Vec<String>, VectorError> {
+                let values: Vec<String> = serde_json::from_str(json.as_deref().unwrap_or("[]"))
+                    .map_err(|e| d1(&format!("scan page {name}"), e))?;
+                if values.len() != n {
+                    return Err(d1("scan page", format!("{} {name} for {n} rows", values.len())));
+                }
+                Ok(values)
+            };
+            let ids = column("ids", page.ids)?;
+            let paths = column("paths", page.paths)?;
+            let langs = column("languages", page.langs)?;
+            let tags = column("tags", page.tags)?;
+            let vs = page.vs.unwrap_or_default();
+            if vs.len() != n * hex_len {
+                return Err(VectorError::Backend(format!(
+                    "local index: page of {n} vectors has {} hex chars, expected {}",
+                    vs.len(),
+                    n * hex_len
+                )));
+            }
+            let rows = ids.into_iter().zip(paths).zip(langs).zip(tags);
+            for (i, (((id, path), language), tags)) in rows.enumerate() {
+                decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
+                let fields = FilterFields {
+                    path,
+                    language,
+                    tags: tags.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect(),
+                };
+                let passes = fields.matches(&query.filter);
+                if passes {
+                    let score = cosine_with_norm(&query.vector, qn, &buf);
+                    if top.accepts(score, &id) {
+                        top.push(score, id.clone(), ());
+                    }
+                }
+                if let Some(s) = set.as_mut() {
+                    s.push(id, &buf, fields);
+                    if s.bytes() > self.cache_bytes {
+                        set = None; // does not fit: answer this query, cache nothing
+                    }
+                }
+            }
+            after = page.last.unwrap_or(f64::MAX);
+            if n < self.page_rows {
+                break;
+            }
+        }
+        let path = if set.is_some() { CachePath::Built } else { CachePath::Scan };
+        CACHE.with(|c| c.borrow_mut().store(namespace, self.dims, generation, set, self.cache_bytes));
+        let best = top.into_sorted().into_iter().map(|(score, id, ())| (score, id)).collect();
+        Ok((self.with_metadata(namespace, best).await?, path))
+    }
+
+    /// `(score, id)` best first → matches with their metadata.
+    async fn with_metadata(
+        &self,
+        namespace: &str,
+        best: Vec<(f32, String)>,
+    ) -> Result<Vec<VectorMatch>, VectorError> {
+        let ids: Vec<String> = best.iter().map(|(_, id)| id.clone()).collect();
         let mut metadata = self.metadata_of(namespace, &ids).await?;
         best.into_iter()
-            .map(|(score, id, ())| {
+            .map(|(score, id)| {
                 let meta = metadata.remove(&id).ok_or_else(|| {
                     VectorError::Backend(format!("local index: {id} vanished during the query"))
                 })?;
@@ -222,55 +579,6 @@ impl VectorIndex for LocalD1Index {
             .collect()
     }
 
-    async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
-        validate_namespace(namespace)?;
-        let mut found = std::collections::HashMap::new();
-        for group in ids.chunks(IDS_PER_STATEMENT) {
-            let sql = format!(
-                "SELECT id, hex(vector) AS v, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
-                placeholders(2, group.len())
-            );
-            let mut args = vec![JsValue::from_str(namespace)];
-            args.extend(group.iter().map(|id| JsValue::from_str(id)));
-            let rows: Vec<FullRow> = self
-                .db
-                .prepare(sql)
-                .bind(&args)
-                .map_err(|e| d1("bind", e))?
-                .all()
-                .await
-                .map_err(|e| d1("get", e))?
-                .results()
-                .map_err(|e| d1("get rows", e))?;
-            for row in rows {
-                let values = decode_f32_hex(&row.v)?;
-                let metadata = parse_metadata(&row.id, &row.metadata)?;
-                found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
-            }
-        }
-        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
-    }
-
-    async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
-        validate_namespace(namespace)?;
-        let mut statements = Vec::new();
-        for group in ids.chunks(IDS_PER_STATEMENT) {
-            let sql = format!(
-                "DELETE FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
-                placeholders(2, group.len())
-            );
-            let mut args = vec![JsValue::from_str(namespace)];
-            args.extend(group.iter().map(|id| JsValue::from_str(id)));
-            statements.push(self.db.prepare(sql).bind(&args).map_err(|e| d1("bind", e))?);
-        }
-        if !statements.is_empty() {
-            self.db.batch(statements).await.map_err(|e| d1("delete", e))?;
-        }
-        Ok(())
-    }
-}
-
-impl LocalD1Index {
     async fn metadata_of(
         &self,
         namespace: &str,

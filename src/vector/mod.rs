@@ -79,8 +79,23 @@ pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIn
                     crate::embed::DB_BINDING
                 ))
             })?;
-            Ok(Box::new(LocalD1Index::new(db, dims)))
+            Ok(Box::new(LocalD1Index::new(db, dims).with_cache_bytes(local_cache_bytes(env)?)))
         }
+    }
+}
+
+/// `LOCAL_INDEX_CACHE_MB`: memory for the local index's in-memory copies (default 64; 0 turns
+/// them off and every query scans D1).
+pub fn local_cache_bytes(env: &Env) -> Result<usize, VectorError> {
+    match crate::embed::env_string(env, "LOCAL_INDEX_CACHE_MB").map(|v| v.trim().to_string()) {
+        None => Ok(local::DEFAULT_CACHE_BYTES),
+        Some(v) if v.is_empty() => Ok(local::DEFAULT_CACHE_BYTES),
+        Some(v) => match v.parse::<u32>() {
+            Ok(mb) if mb <= 1024 => Ok(mb as usize * 1024 * 1024),
+            _ => Err(VectorError::Invalid(format!(
+                "LOCAL_INDEX_CACHE_MB must be a whole number of megabytes in 0..=1024, not {v:?}"
+            ))),
+        },
     }
 }
 

@@ -95,7 +95,20 @@ async fn suite(env: &Env, body: serde_json::Value) -> RouteResult {
     let prefix = body.get("prefix").and_then(|p| p.as_str()).unwrap_or("suite").to_string();
     let db = db(env)?;
     let started = now_ms();
-    let report = run_suite(|dims| LocalD1Index::new(super::clone_db(&db), dims), &prefix).await;
+    // Optional: `cacheBytes` (0 = always scan D1) and `pageRows`, to run the suite on every path.
+    let cache_bytes = body.get("cacheBytes").and_then(|v| v.as_u64()).map(|v| v as usize);
+    let page_rows = body.get("pageRows").and_then(|v| v.as_u64()).map(|v| v as usize);
+    let make = |dims| {
+        let mut index = LocalD1Index::new(super::clone_db(&db), dims);
+        if let Some(bytes) = cache_bytes {
+            index = index.with_cache_bytes(bytes);
+        }
+        if let Some(rows) = page_rows {
+            index = index.with_page_rows(rows);
+        }
+        index
+    };
+    let report = run_suite(make, &prefix).await;
     let mut v = serde_json::to_value(&report).map_err(|e| failed("INTERNAL", e))?;
     v["ms"] = serde_json::json!(now_ms() - started);
     Ok(v)
@@ -182,6 +195,9 @@ struct QueryBody {
     seed: u64,
     #[serde(default)]
     filter: VectorFilter,
+    /// Memory for the in-memory copies (default: the index's default; 0 = always scan D1).
+    #[serde(default)]
+    cache_bytes: Option<usize>,
 }
 
 fn one_usize() -> usize {
@@ -196,19 +212,26 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
     if b.queries == 0 || b.queries > 200 {
         return Err(bad("queries must be in 1..=200"));
     }
-    let index = LocalD1Index::new(db(env)?, b.dims);
+    let mut index = LocalD1Index::new(db(env)?, b.dims);
+    if let Some(bytes) = b.cache_bytes {
+        index = index.with_cache_bytes(bytes);
+    }
     let mut rng = Rng(b.seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
     let memory_before = wasm_memory_bytes();
     let mut ms = Vec::with_capacity(b.queries);
+    let mut paths = Vec::with_capacity(b.queries);
     let mut last = Vec::new();
     for _ in 0..b.queries {
         let q = VectorQuery { vector: rng.unit(b.dims), top_k: b.top_k, filter: b.filter.clone() };
         let started = now_ms();
-        last = index.query(&b.namespace, &q).await.map_err(vector_failed)?;
+        let (matches, path) = index.query_traced(&b.namespace, &q).await.map_err(vector_failed)?;
         ms.push(now_ms() - started);
+        paths.push(format!("{path:?}").to_lowercase());
+        last = matches;
     }
     Ok(serde_json::json!({
         "ms": ms,
+        "cache": paths,
         "lastMatches": last.iter().map(|m| serde_json::json!({"id": m.id, "score": m.score})).collect::<Vec<_>>(),
         "wasmMemoryBytesBefore": memory_before,
         "wasmMemoryBytes": wasm_memory_bytes(),

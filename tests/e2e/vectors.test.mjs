@@ -20,8 +20,8 @@ after(async () => {
   await embed?.stop();
 });
 
-async function runSuite(prefix) {
-  const r = await er.request('POST', '/__test/vectors/suite', { body: { prefix } });
+async function runSuite(prefix, options = {}) {
+  const r = await er.request('POST', '/__test/vectors/suite', { body: { prefix, ...options } });
   assert.equal(r.status, 200, r.text);
   return r.body;
 }
@@ -46,6 +46,58 @@ test('the shared VectorIndex suite passes on the local D1 index', async () => {
 test('the suite passes again on the same database (idempotent, no leftovers)', async () => {
   const report = await runSuite('e2e-suite');
   assert.deepEqual(report.failed, [], JSON.stringify(report.failed, null, 2));
+});
+
+// The default run above answers from the isolate's in-memory copy (rebuilt after every write);
+// these run the same cases on the plain D1 scan, on a budget too small to cache anything, and on
+// pages of 3 rows (several pages per scan, in both paths).
+for (const [name, options] of [
+  ['scan only (cache off)', { cacheBytes: 0 }],
+  ['budget too small to cache', { cacheBytes: 1 }],
+  ['pages of 3 rows, cached', { pageRows: 3 }],
+  ['pages of 3 rows, scan only', { pageRows: 3, cacheBytes: 0 }],
+]) {
+  test(`the shared suite passes on the local index: ${name}`, async () => {
+    const report = await runSuite('e2e-suite', options);
+    assert.deepEqual(report.failed, [], JSON.stringify(report.failed, null, 2));
+    assert.ok(report.passed.length >= 14, JSON.stringify(report.passed));
+  });
+}
+
+test('the in-memory copy answers exactly like the scan and follows every write', async () => {
+  const ns = 'e2e-cache';
+  const load = async (count, start, seed) => {
+    const r = await er.request('POST', '/__test/vectors/load', { body: { namespace: ns, count, dims: 32, start, seed } });
+    assert.equal(r.status, 200, r.text);
+  };
+  const query = async (body) => {
+    const r = await er.request('POST', '/__test/vectors/query', { body: { namespace: ns, dims: 32, topK: 10, seed: 5, ...body } });
+    assert.equal(r.status, 200, r.text);
+    return r.body;
+  };
+  await load(600, 0, 3);
+  for (const filter of [{}, { languages: ['rust', 'go'] }, { pathPrefix: 'dir1' }, { tag: 'ten' }]) {
+    const scan = await query({ queries: 3, filter, cacheBytes: 0 });
+    const cached = await query({ queries: 3, filter });
+    assert.deepEqual(scan.cache, ['scan', 'scan', 'scan']);
+    assert.ok(['built', 'hit'].includes(cached.cache[0]), JSON.stringify(cached.cache));
+    assert.deepEqual(cached.cache.slice(1), ['hit', 'hit']);
+    assert.deepEqual(cached.lastMatches, scan.lastMatches, `filter ${JSON.stringify(filter)}`);
+    assert.equal(cached.lastMatches.length, 10);
+  }
+  // A write through the index (new vectors) is seen by the next query.
+  await load(50, 600, 9);
+  const afterInsert = await query({ queries: 1 });
+  assert.deepEqual(afterInsert.cache, ['built']);
+  assert.deepEqual(afterInsert.lastMatches, (await query({ queries: 1, cacheBytes: 0 })).lastMatches);
+  // So is a write that bypasses the index (plain SQL): the triggers bump the generation.
+  const cleared = await er.request('POST', '/__test/vectors/clear', { body: { namespace: ns } });
+  assert.equal(cleared.status, 200, cleared.text);
+  const [{ n: left }] = await er.d1('SELECT COUNT(*) AS n FROM local_vectors WHERE namespace = ?', ns);
+  assert.equal(left, 0);
+  const empty = await query({ queries: 2 });
+  assert.deepEqual(empty.cache, ['built', 'hit']);
+  assert.deepEqual(empty.lastMatches, []);
 });
 
 test('vectors are stored as little-endian f32 blobs of the index dimension', async () => {

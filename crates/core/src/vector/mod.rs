@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod codec;
 mod memory;
+pub mod quantized;
 #[doc(hidden)]
 pub mod testing;
 pub mod topk;
