@@ -945,15 +945,20 @@ fn main() {
         ];
         if embedder.is_some() {
             variants.push(("dense".into(), plan("dense", &with_weights(1.0, 0.0), true)));
-            variants.push(("hybrid RRF 1:1".into(), plan("rrf", &with_weights(1.0, 1.0), true)));
+            variants.push(("hybrid plain RRF 1:1, k 60".into(), {
+                let mut p = with_weights(1.0, 1.0);
+                p.retrieval.rrf_k = 60.0;
+                plan("rrf", &p, true)
+            }));
             variants.push((
-                "hybrid RRF 0.4:0.6 (balanced weights)".into(),
-                plan("rrf-w", &with_weights(0.4, 0.6), true),
+                "hybrid RRF 0.5:0.5, k 10 (balanced)".into(),
+                plan("rrf-b", &with_weights(0.5, 0.5), true),
             ));
-            variants.push(("hybrid RRF 0.3:0.7".into(), plan("rrf-w2", &with_weights(0.3, 0.7), true)));
+            variants.push(("hybrid RRF 0.3:0.7, k 10".into(), plan("rrf-w", &with_weights(0.3, 0.7), true)));
+            variants.push(("hybrid RRF 0.2:0.8, k 10".into(), plan("rrf-w2", &with_weights(0.2, 0.8), true)));
             if std::env::var("SWEEP").is_ok() {
-                for (v, k) in [(0.2, 0.8), (0.15, 0.85), (0.1, 0.9), (0.3, 0.7), (0.4, 0.6)] {
-                    for rrf_k in [5.0, 10.0, 20.0, 30.0] {
+                for (v, k) in [(0.2, 0.8), (0.3, 0.7), (0.4, 0.6), (0.5, 0.5), (0.6, 0.4)] {
+                    for rrf_k in [10.0, 30.0, 60.0] {
                         let mut p = with_weights(v, k);
                         p.retrieval.rrf_k = rrf_k;
                         variants.push((format!("sweep RRF {v}:{k} k={rrf_k}"), plan("sweep", &p, true)));
@@ -979,7 +984,10 @@ fn main() {
             ablate("  − neighbour expansion", &|p| {
                 p.post_processing.neighbor.strategy = NeighborStrategy::Off
             });
-            ablate("  + parent/child", &|p| p.post_processing.parent_child.enabled = true);
+            ablate("  − parent/child", &|p| p.post_processing.parent_child.enabled = false);
+            ablate("  + parent size normalization (seed 004)", &|p| {
+                p.post_processing.parent_child.normalize_scores = true;
+            });
             for name in ["conservative", "balanced", "aggressive", "legacy"] {
                 if let Some(p) = profiles.get(name) {
                     variants.push((format!("profile {name} as shipped (budget on)"), plan(name, p, false)));

@@ -2,8 +2,8 @@
 //! rest of the class. `LINEAR` takes `radius` chunks on each side in the same file;
 //! `PARENT_SYMBOL` takes the other pieces of the enclosing definition (`parent_symbol`), falling
 //! back to `LINEAR` for matches without one; `CALL_GRAPH` needs the code graph and falls back to
-//! `LINEAR` (with a warning). Added chunks sit right after their match, tagged
-//! `neighborOfSpanHash`, scored just below it; at most `2 × radius` per match (the nearest ones)
+//! `LINEAR` (with a warning). Added chunks come after the direct matches, grouped by the match
+//! they surround, tagged `neighborOfSpanHash`, scored just below it; at most `2 × radius` per match (the nearest ones)
 //! and `limit` in total.
 use std::collections::HashSet;
 
@@ -61,7 +61,7 @@ pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -
     out
 }
 
-/// Insert fetched neighbours after their matches. A neighbour belongs to the first match (in list
+/// Append fetched neighbours after the matches. A neighbour belongs to the first match (in list
 /// order) whose range or family contains it; chunks already in the list are never added twice;
 /// nearer neighbours (by chunk index) come first; at most `limit` in total.
 pub fn insert(
@@ -75,6 +75,7 @@ pub fn insert(
         matches.iter().map(|c| (c.record.namespace.clone(), c.record.chunk.id.clone())).collect();
     let mut added = 0;
     let mut out = Vec::with_capacity(matches.len() + limit.min(fetched.len()));
+    let mut groups: Vec<Candidate> = Vec::new();
     for m in matches {
         let origin = m.record.chunk.clone();
         let ns = m.record.namespace.clone();
@@ -115,8 +116,12 @@ pub fn insert(
         }
         // File order within the group reads naturally.
         group.sort_by_key(|c| c.record.chunk.chunk_index);
-        out.extend(group);
+        groups.extend(group);
     }
+    // Neighbours follow every direct match (grouped by origin, in the origins' order): they add
+    // context without pushing the next direct match down, and the context budget trims them
+    // first. (Interleaving them cost ~0.03 MRR@10 in the retrieval benchmark.)
+    out.extend(groups);
     (out, added)
 }
 
@@ -145,10 +150,10 @@ mod tests {
         assert_eq!((l.ranges[0].from_index, l.ranges[0].to_index), (1, 3));
         let (out, added) = insert(matches, &chunks, NeighborStrategy::Linear, 1, 10);
         let idx: Vec<u32> = out.iter().map(|c| c.record.chunk.chunk_index).collect();
-        assert_eq!(idx, [2, 1, 3, 4]);
+        assert_eq!(idx, [2, 3, 1, 4]);
         assert_eq!(added, 2);
-        assert_eq!(out[1].neighbor_of.as_deref(), Some(chunks[2].chunk.metadata.span_hash.as_str()));
-        assert!(out[1].score < 1.0 && out[1].score > 0.8);
+        assert!(out[2].score < 1.0 && out[2].score > 0.8);
+        assert_eq!(out[2].neighbor_of.as_deref(), Some(chunks[2].chunk.metadata.span_hash.as_str()));
         assert_eq!(out[3].neighbor_of.as_deref(), Some(chunks[3].chunk.metadata.span_hash.as_str()));
     }
 

@@ -3,8 +3,9 @@
 //! definition, rebuilt from the family of chunks sharing that `parent_symbol` in the file.
 //!
 //! - each parent is returned once, for its best-scoring child;
-//! - scores are normalized by parent size: `raw × sqrt(avgSize / size)` (avg over the returned
-//!   results) so large parents do not win just by being large;
+//! - scores are normalized by size: `raw × sqrt(avgSize / size)` (avg over the returned results,
+//!   size = the returned text: the parent, or its window) so large parents do not win just by
+//!   being large;
 //! - a parent larger than the context window is returned as a window of whole lines around the
 //!   matched child (the window always contains the child).
 //!
@@ -154,6 +155,9 @@ pub fn apply(
             (doc.start_line, doc.end_line, doc.lines.join("\n"), false)
         };
         spans.push((start, end));
+        // Normalize by what is returned (the whole parent, or its window): a big class returned
+        // as a 1000-char window is not penalized for the lines it does not return.
+        let returned_chars = text.chars().count().max(1);
         c.snippet = Some(SnippetOverride {
             text,
             start_line: start,
@@ -163,7 +167,7 @@ pub fn apply(
             raw_score: c.score,
             is_context_window: is_window,
         });
-        sizes.push(size);
+        sizes.push(returned_chars);
         out.push(c);
     }
     let merged = total - out.len();
@@ -229,7 +233,7 @@ mod tests {
         assert_eq!(out[0].record.chunk.path, "b.py");
         let big = out.iter().find(|c| c.record.chunk.path == "a.py").unwrap();
         let small = out.iter().find(|c| c.record.chunk.path == "b.py").unwrap();
-        let (bs, ss) = (big.snippet.as_ref().unwrap().parent_chars as f32, 27.0f32);
+        let (bs, ss) = (big.snippet.as_ref().unwrap().text.chars().count() as f32, 27.0f32);
         let avg = (bs + ss) / 2.0;
         assert!((big.score - (avg / bs).sqrt()).abs() < 1e-4);
         assert!((small.score - (avg / ss).sqrt()).abs() < 1e-4);
