@@ -37,15 +37,14 @@ pub fn embedder_config(env: &Env) -> Result<EmbedderConfig, EmbedError> {
 /// `OPENAI_BASE_URL`, no `AI` binding for `workers-ai`, …
 pub fn embedder_from_env(env: &Env) -> Result<Box<dyn Embedder>, EmbedError> {
     match embedder_config(env)? {
-        EmbedderConfig::WorkersAi { .. } => {
-            let config = embedder_config(env)?;
+        config @ EmbedderConfig::WorkersAi { timeout_ms, .. } => {
             let ai = env.ai(AI_BINDING).map_err(|e| {
                 EmbedError::Config(format!(
                     "EMBEDDER=workers-ai needs the `{AI_BINDING}` binding ({e}); locally use EMBEDDER=openai with the \
                      local embedding server"
                 ))
             })?;
-            Ok(Box::new(WorkersAiEmbedder::new(ai, config.info())))
+            Ok(Box::new(WorkersAiEmbedder::new(ai, config.info(), timeout_ms)))
         }
         EmbedderConfig::OpenAi(config) => Ok(Box::new(OpenAiEmbedder::new(config))),
     }

@@ -1,16 +1,20 @@
 //! Workers AI embeddings through the `AI` binding. The mapping (request, response checks, error
 //! classification) is [`edgerag_core::embed::workers_ai`], tested natively.
+use std::time::Duration;
+
 use edgerag_core::embed::{truncate_chars, workers_ai, EmbedError, Embedder, EmbedderInfo};
-use worker::Ai;
+use futures_util::future::{select, Either};
+use worker::{Ai, Delay};
 
 pub struct WorkersAiEmbedder {
     ai: Ai,
     info: EmbedderInfo,
+    timeout_ms: u64,
 }
 
 impl WorkersAiEmbedder {
-    pub fn new(ai: Ai, info: EmbedderInfo) -> Self {
-        WorkersAiEmbedder { ai, info }
+    pub fn new(ai: Ai, info: EmbedderInfo, timeout_ms: u64) -> Self {
+        WorkersAiEmbedder { ai, info, timeout_ms }
     }
 }
 
@@ -37,11 +41,18 @@ impl Embedder for WorkersAiEmbedder {
             if truncated > 0 {
                 crate::embed::log_truncation(&self.info, truncated);
             }
-            let response: workers_ai::Response = self
-                .ai
-                .run(&self.info.model, workers_ai::request(&inputs))
-                .await
-                .map_err(|e| workers_ai::classify_error(&e.to_string()))?;
+            // The binding takes no signal: race it against a timer (the call is abandoned, and the
+            // pipeline retries the batch).
+            let run = Box::pin(
+                self.ai.run::<_, workers_ai::Response>(&self.info.model, workers_ai::request(&inputs)),
+            );
+            let timeout = Box::pin(Delay::from(Duration::from_millis(self.timeout_ms)));
+            let response = match select(run, timeout).await {
+                Either::Left((result, _)) => {
+                    result.map_err(|e| workers_ai::classify_error(&e.to_string()))?
+                }
+                Either::Right(((), _)) => return Err(EmbedError::Timeout),
+            };
             out.extend(workers_ai::vectors(response, self.info.dims, inputs.len())?);
         }
         Ok(out)

@@ -15,6 +15,9 @@ pub enum EmbedderConfig {
         dims: usize,
         max_batch: usize,
         max_input_tokens: Option<usize>,
+        /// `EMBED_TIMEOUT_MS`: a call still running after this fails as [`EmbedError::Timeout`]
+        /// (retried by the pipeline) instead of holding the consumer until the platform kills it.
+        timeout_ms: u64,
     },
     #[serde(rename = "openai")]
     OpenAi(OpenAiConfig),
@@ -27,6 +30,10 @@ impl EmbedderConfig {
         let dims = match get("EMBED_DIMS") {
             Some(d) => Some(parse_positive("EMBED_DIMS", &d)?),
             None => None,
+        };
+        let timeout_ms = match get("EMBED_TIMEOUT_MS") {
+            Some(t) => parse_positive("EMBED_TIMEOUT_MS", &t)? as u64,
+            None => DEFAULT_TIMEOUT_MS,
         };
         let provider = get("EMBEDDER").unwrap_or_else(|| "workers-ai".to_string());
         match provider.as_str() {
@@ -42,12 +49,14 @@ impl EmbedderConfig {
                         dims: spec.dims,
                         max_batch: spec.max_batch,
                         max_input_tokens: Some(spec.max_input_tokens),
+                        timeout_ms,
                     }),
                     (None, Some(d)) => Ok(EmbedderConfig::WorkersAi {
                         model,
                         dims: d,
                         max_batch: 100,
                         max_input_tokens: None,
+                        timeout_ms,
                     }),
                     (None, None) => Err(EmbedError::Config(format!(
                         "unknown Workers AI model {model:?}: set EMBED_DIMS for it or use one of {}",
@@ -81,10 +90,6 @@ impl EmbedderConfig {
                     Some(b) => parse_positive("EMBED_BATCH", &b)?,
                     None => DEFAULT_MAX_BATCH,
                 };
-                let timeout_ms = match get("EMBED_TIMEOUT_MS") {
-                    Some(t) => parse_positive("EMBED_TIMEOUT_MS", &t)? as u64,
-                    None => DEFAULT_TIMEOUT_MS,
-                };
                 let max_input_chars = match get("EMBED_MAX_INPUT_CHARS") {
                     Some(c) => Some(parse_positive("EMBED_MAX_INPUT_CHARS", &c)?),
                     None => None,
@@ -108,7 +113,7 @@ impl EmbedderConfig {
     /// What `/health` shows and what namespaces record (`embed_model`, `embed_dims`).
     pub fn info(&self) -> EmbedderInfo {
         match self {
-            EmbedderConfig::WorkersAi { model, dims, max_batch, max_input_tokens } => EmbedderInfo {
+            EmbedderConfig::WorkersAi { model, dims, max_batch, max_input_tokens, .. } => EmbedderInfo {
                 provider: "workers-ai".into(),
                 model: model.clone(),
                 dims: *dims,
@@ -186,6 +191,13 @@ mod tests {
             Err(EmbedError::Config(_))
         ));
         assert!(matches!(cfg(&[("EMBED_MODEL", "@cf/x/new")]), Err(EmbedError::Config(_))));
+        // Workers AI calls time out too (default 30 s).
+        assert!(matches!(cfg(&[]).unwrap(), EmbedderConfig::WorkersAi { timeout_ms: 30_000, .. }));
+        assert!(matches!(
+            cfg(&[("EMBED_TIMEOUT_MS", "5000")]).unwrap(),
+            EmbedderConfig::WorkersAi { timeout_ms: 5000, .. }
+        ));
+        assert!(matches!(cfg(&[("EMBED_TIMEOUT_MS", "0")]), Err(EmbedError::Config(_))));
         assert_eq!(cfg(&[("EMBED_MODEL", "@cf/x/new"), ("EMBED_DIMS", "512")]).unwrap().dims(), 512);
     }
 
