@@ -431,6 +431,22 @@ impl LocalD1Index {
         }
     }
 
+    async fn count(&self, namespace: &str) -> Result<usize, VectorError> {
+        #[derive(Deserialize)]
+        struct CountRow {
+            n: f64,
+        }
+        let row: Option<CountRow> = self
+            .db
+            .prepare("SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2")
+            .bind(&[JsValue::from_str(namespace), JsValue::from_f64(self.dims as f64)])
+            .map_err(|e| d1("bind", e))?
+            .first(None)
+            .await
+            .map_err(|e| d1("count", e))?;
+        Ok(row.map_or(0, |r| r.n as usize))
+    }
+
     async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
         let row: Option<GenerationRow> = self
             .db
@@ -486,9 +502,14 @@ impl LocalD1Index {
              FROM (SELECT rowid AS r, id, path, language, tags, hex(vector) AS v FROM local_vectors \
                    WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3 ORDER BY rowid LIMIT ?4)",
         );
+        // Sized up front (and skipped when it cannot fit): growing the codes by doubling would
+        // briefly need twice their memory.
+        let rows = self.count(namespace).await?;
+        let fits = rows.saturating_mul(QuantizedVectors::bytes_per_vector(self.dims)) <= self.cache_bytes;
         let qn = norm(&query.vector);
         let mut top: TopK<()> = TopK::new(query.top_k);
-        let mut set = Some(QuantizedVectors::new(self.dims));
+        // A few rows may arrive between the count and the scan: the copy then grows a little.
+        let mut set = fits.then(|| QuantizedVectors::with_capacity(self.dims, rows + 16));
         let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
         let hex_len = self.dims * 8;
         let mut after = -1f64;

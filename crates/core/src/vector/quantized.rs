@@ -76,6 +76,21 @@ impl QuantizedVectors {
         }
     }
 
+    /// Room for `n` vectors up front: growing by doubling would briefly hold twice the codes.
+    pub fn with_capacity(dims: usize, n: usize) -> Self {
+        QuantizedVectors {
+            dims,
+            ids: Vec::with_capacity(n),
+            fields: Vec::with_capacity(n),
+            codes: Vec::with_capacity(n.saturating_mul(dims)),
+            steps: Vec::with_capacity(n),
+            scales: Vec::with_capacity(n),
+            norms: Vec::with_capacity(n),
+            norms64: Vec::with_capacity(n),
+            bytes: 0,
+        }
+    }
+
     pub fn dims(&self) -> usize {
         self.dims
     }
