@@ -55,6 +55,11 @@ if [ ! -x "$bin" ] || [ -n "$(find "$es_dir/src" "$es_dir/Cargo.toml" "$es_dir/C
 fi
 [ "$mode" = build ] && exit 0
 
+# candle allocates fresh tensors for every op; with glibc's defaults the large ones are mmap'ed and
+# returned each time, and the page faults cost ~15-20 % of the throughput (measured with
+# scripts/bench-embed-server.sh). Keep them on the heap, for this process only.
+export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824}"
+
 if [ "$mode" = foreground ]; then
   log "embed server on http://$addr (model all-MiniLM-L6-v2, 384 dims)"
   exec "$bin" --addr "$addr"
