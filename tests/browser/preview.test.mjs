@@ -7,7 +7,7 @@
 //   node --test tests/browser/*.test.mjs   (after scripts/build-preview.sh and the worker build)
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -369,6 +369,42 @@ test("opening files and dropping a file chunk them like the server", async () =>
   assert.equal(await page.isHidden("#file-select"), true);
   assert.equal(await page.isHidden("#drop-overlay"), true);
   assert.deepEqual(await listedChunks(), (await expectedChunks("dropped.md", md, options)).map(pick));
+});
+
+test("choosing a folder loads its text files, skipping ignored dirs and binaries; copy copies the id", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "edgerag-folder-"));
+  try {
+    const put = (path, content) => {
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    };
+    const ts = input("shapes.ts");
+    const md = input("guide.md");
+    put("proj/src/shapes.ts", ts);
+    put("proj/docs/guide.md", md);
+    put("proj/node_modules/dep/index.js", "module.exports = 1;\n");
+    put("proj/.git/HEAD", "ref: refs/heads/main\n");
+    put("proj/dist/bundle.js", "console.log(1);\n");
+    put("proj/logo.bin", Buffer.from([0, 1, 2, 0]));
+    const since = await generation();
+    await page.setInputFiles("#folder-input", join(dir, "proj"));
+    await settled(since);
+    // Relative paths from the chosen folder, sorted; node_modules, .git, dist and the binary left out.
+    const listed = await page.$$eval("#file-select option", (o) => o.map((x) => x.textContent.replace(/ — .*$/, "")));
+    assert.deepEqual(listed, ["proj/docs/guide.md", "proj/src/shapes.ts"]);
+    assert.equal(await page.inputValue("#path"), "proj/docs/guide.md");
+    const options = await pageOptions();
+    const expected = await expectedChunks("proj/docs/guide.md", md, options);
+    assert.deepEqual(await listedChunks(), expected.map(pick));
+
+    // The copy button next to a chunk id puts exactly that id on the clipboard.
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    await page.click("#chunk-list li.chunk >> nth=1 >> button.copy >> nth=0");
+    await page.waitForFunction(() => document.body.textContent.includes("Copied"), null, { timeout: 5_000 });
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected[1].id);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("every control has an accessible name; the page fits a phone", async () => {
