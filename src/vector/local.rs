@@ -29,7 +29,7 @@ use edgerag_core::vector::{
 };
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
-use worker::D1Database;
+use worker::{D1Database, D1PreparedStatement};
 
 /// Rows per scan page (one page ≈ 3 MB of hex at 384 dims, fetched as a single result row).
 pub const PAGE_ROWS: usize = 1000;
@@ -257,6 +257,18 @@ fn filter_sql(filter: &VectorFilter, first: usize) -> (String, Vec<JsValue>) {
     (sql, args)
 }
 
+/// A page's concatenated hex must hold exactly `n` vectors.
+fn check_page_hex(vs: &str, n: usize, hex_len: usize) -> Result<(), VectorError> {
+    if vs.len() == n * hex_len {
+        return Ok(());
+    }
+    Err(VectorError::Backend(format!(
+        "local index: page of {n} vectors has {} hex chars, expected {}",
+        vs.len(),
+        n * hex_len
+    )))
+}
+
 fn placeholders(from: usize, count: usize) -> String {
     (from..from + count).map(|i| format!("?{i}")).collect::<Vec<_>>().join(",")
 }
@@ -379,23 +391,11 @@ impl LocalD1Index {
                 JsValue::from_f64(self.page_rows as f64),
             ];
             args.extend(filter_args.iter().cloned());
-            let page: Option<PageRow> = stmt
-                .clone()
-                .bind(&args)
-                .map_err(|e| d1("bind", e))?
-                .first(None)
-                .await
-                .map_err(|e| d1("scan", e))?;
+            let page: Option<PageRow> = Self::first_row(&stmt, &args, "scan").await?;
             let Some(page) = page.filter(|p| p.n > 0.0) else { break };
             let (ids, vs) = (page.ids.unwrap_or_default(), page.vs.unwrap_or_default());
             let n = page.n as usize;
-            if vs.len() != n * hex_len {
-                return Err(VectorError::Backend(format!(
-                    "local index: page of {n} vectors has {} hex chars, expected {}",
-                    vs.len(),
-                    n * hex_len
-                )));
-            }
+            check_page_hex(&vs, n, hex_len)?;
             for (i, id) in ids.split('\u{1f}').enumerate().take(n) {
                 decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
                 let score = cosine_with_norm(&query.vector, qn, &buf);
@@ -431,31 +431,31 @@ impl LocalD1Index {
         }
     }
 
+    /// The first row of `stmt` bound to `args` (`what` names the query in errors).
+    async fn first_row<T: serde::de::DeserializeOwned>(
+        stmt: &D1PreparedStatement,
+        args: &[JsValue],
+        what: &str,
+    ) -> Result<Option<T>, VectorError> {
+        stmt.clone().bind(args).map_err(|e| d1("bind", e))?.first(None).await.map_err(|e| d1(what, e))
+    }
+
     async fn count(&self, namespace: &str) -> Result<usize, VectorError> {
         #[derive(Deserialize)]
         struct CountRow {
             n: f64,
         }
-        let row: Option<CountRow> = self
-            .db
-            .prepare("SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2")
-            .bind(&[JsValue::from_str(namespace), JsValue::from_f64(self.dims as f64)])
-            .map_err(|e| d1("bind", e))?
-            .first(None)
-            .await
-            .map_err(|e| d1("count", e))?;
+        let stmt =
+            self.db.prepare("SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2");
+        let args = [JsValue::from_str(namespace), JsValue::from_f64(self.dims as f64)];
+        let row: Option<CountRow> = Self::first_row(&stmt, &args, "count").await?;
         Ok(row.map_or(0, |r| r.n as usize))
     }
 
     async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
-        let row: Option<GenerationRow> = self
-            .db
-            .prepare("SELECT generation FROM local_vector_generations WHERE namespace = ?1")
-            .bind(&[JsValue::from_str(namespace)])
-            .map_err(|e| d1("bind", e))?
-            .first(None)
-            .await
-            .map_err(|e| d1("generation", e))?;
+        let stmt = self.db.prepare("SELECT generation FROM local_vector_generations WHERE namespace = ?1");
+        let row: Option<GenerationRow> =
+            Self::first_row(&stmt, &[JsValue::from_str(namespace)], "generation").await?;
         Ok(row.map_or(0.0, |r| r.generation))
     }
 
@@ -520,13 +520,7 @@ impl LocalD1Index {
                 JsValue::from_f64(after),
                 JsValue::from_f64(self.page_rows as f64),
             ];
-            let page: Option<BuildPageRow> = stmt
-                .clone()
-                .bind(&args)
-                .map_err(|e| d1("bind", e))?
-                .first(None)
-                .await
-                .map_err(|e| d1("scan", e))?;
+            let page: Option<BuildPageRow> = Self::first_row(&stmt, &args, "scan").await?;
             let Some(page) = page.filter(|p| p.n > 0.0) else { break };
             let n = page.n as usize;
             let column = |name: &str, json: Option<String>| -> Result<Vec<String>, VectorError> {
@@ -542,13 +536,7 @@ impl LocalD1Index {
             let langs = column("languages", page.langs)?;
             let tags = column("tags", page.tags)?;
             let vs = page.vs.unwrap_or_default();
-            if vs.len() != n * hex_len {
-                return Err(VectorError::Backend(format!(
-                    "local index: page of {n} vectors has {} hex chars, expected {}",
-                    vs.len(),
-                    n * hex_len
-                )));
-            }
+            check_page_hex(&vs, n, hex_len)?;
             let rows = ids.into_iter().zip(paths).zip(langs).zip(tags);
             for (i, (((id, path), language), tags)) in rows.enumerate() {
                 decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
