@@ -38,7 +38,8 @@ pub mod vector;
 use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    #[cfg(feature = "test-hooks")]
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;
     }

@@ -1,7 +1,8 @@
 //! Vector indexes for the worker: Cloudflare Vectorize when a `VECTORIZE` binding exists, else the
 //! exact local index in D1 (`local_vectors`, in each namespace's database). `VECTOR_INDEX=local|vectorize`
 //! forces one. Both implement [`edgerag_core::vector::VectorIndex`] and run the shared suite
-//! ([`edgerag_core::vector::testing`]); the local one runs it in workerd through [`test_routes`].
+//! (`edgerag_core::vector::testing`); the local one runs it in workerd through `test_routes`
+//! (built only with the `test-hooks` feature).
 use edgerag_core::vector::{VectorError, VectorIndex};
 use wasm_bindgen::JsValue;
 use worker::Env;
@@ -10,6 +11,7 @@ use crate::bindings::{self, VECTORIZE as VECTORIZE_BINDING};
 use crate::store::Stores;
 
 mod local;
+#[cfg(feature = "test-hooks")]
 pub mod test_routes;
 mod vectorize;
 mod vectorize_sys;

@@ -1,5 +1,6 @@
-//! Test-only routes for the vector index and embedder, served only when the worker runs with
-//! `EDGERAG_TEST_ROUTES=1` (the e2e harness and the benchmarks set it; production never does):
+//! Test-only routes for the vector index and embedder: compiled only with the `test-hooks` feature
+//! (`scripts/build-worker.sh --test-hooks`, the e2e / benchmark build) and served only when the
+//! worker also runs with `EDGERAG_TEST_ROUTES=1` (the e2e harness sets it):
 //!
 //! | route | body | does |
 //! | --- | --- | --- |

@@ -20,6 +20,7 @@ pub mod codec;
 mod memory;
 pub mod quantized;
 #[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod topk;
 pub mod vectorize;
