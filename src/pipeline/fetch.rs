@@ -119,9 +119,11 @@ pub async fn stage_archive(
     Ok(())
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ArchiveStageError {
+    #[error(transparent)]
     Archive(archive::ArchiveError),
+    #[error(transparent)]
     Stage(StageFailure),
 }
 

@@ -89,7 +89,8 @@ impl Ctx {
 }
 
 /// Why a stage failed, and whether delivering the message again could help.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
 pub struct StageError {
     pub code: String,
     pub message: String,
@@ -103,12 +104,6 @@ impl StageError {
 
     pub fn permanent(code: &str, message: impl Into<String>) -> StageError {
         StageError { code: code.into(), message: message.into(), retryable: false }
-    }
-}
-
-impl std::fmt::Display for StageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
     }
 }
 

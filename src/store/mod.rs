@@ -21,16 +21,9 @@ use worker::{D1Database, D1PreparedStatement};
 /// D1's limit on bound parameters per statement.
 pub const MAX_PARAMS: usize = 100;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("D1: {0}")]
 pub struct StoreError(pub String);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "D1: {}", self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 impl From<worker::Error> for StoreError {
     fn from(e: worker::Error) -> Self {
