@@ -18,8 +18,8 @@
 //! namespace larger than the budget is always answered by the filtered scan.
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
+use edgerag_core::vector::cache::{GenerationCache, Lookup};
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
 use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
@@ -133,99 +133,8 @@ pub enum CachePath {
     Scan,
 }
 
-enum Cached {
-    Ready(Rc<QuantizedVectors>),
-    /// Larger than the budget at this generation: scan until it changes.
-    TooBig,
-}
-
-struct CacheEntry {
-    generation: f64,
-    state: Cached,
-    last_used: u64,
-}
-
-#[derive(Default)]
-struct Cache {
-    entries: HashMap<(String, usize), CacheEntry>,
-    clock: u64,
-}
-
-enum Lookup {
-    Hit(Rc<QuantizedVectors>),
-    TooBig,
-    Miss,
-}
-
 thread_local! {
-    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
-}
-
-impl Cache {
-    fn lookup(&mut self, namespace: &str, dims: usize, generation: f64) -> Lookup {
-        self.clock += 1;
-        let key = (namespace.to_string(), dims);
-        match self.entries.get_mut(&key) {
-            Some(e) if e.generation == generation => {
-                e.last_used = self.clock;
-                match &e.state {
-                    Cached::Ready(set) => Lookup::Hit(Rc::clone(set)),
-                    Cached::TooBig => Lookup::TooBig,
-                }
-            }
-            Some(_) => {
-                // Stale: drop it now so the rebuild does not hold two copies.
-                self.entries.remove(&key);
-                Lookup::Miss
-            }
-            None => Lookup::Miss,
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        self.entries
-            .values()
-            .map(|e| match &e.state {
-                Cached::Ready(set) => set.bytes(),
-                Cached::TooBig => 0,
-            })
-            .sum()
-    }
-
-    /// Keeps `set` if it fits `budget`, evicting the least recently used copies to make room.
-    fn store(
-        &mut self,
-        namespace: &str,
-        dims: usize,
-        generation: f64,
-        set: Option<QuantizedVectors>,
-        budget: usize,
-    ) {
-        self.clock += 1;
-        let key = (namespace.to_string(), dims);
-        self.entries.remove(&key);
-        let state = match set {
-            Some(set) if set.bytes() <= budget => {
-                while self.bytes() + set.bytes() > budget {
-                    let oldest = self
-                        .entries
-                        .iter()
-                        .filter(|(_, e)| matches!(e.state, Cached::Ready(_)))
-                        .min_by_key(|(_, e)| e.last_used)
-                        .map(|(k, _)| k.clone());
-                    match oldest {
-                        Some(k) => {
-                            self.entries.remove(&k);
-                        }
-                        None => break,
-                    }
-                }
-                Cached::Ready(Rc::new(set))
-            }
-            _ => Cached::TooBig,
-        };
-        self.entries.insert(key, CacheEntry { generation, state, last_used: self.clock });
-    }
+    static CACHE: RefCell<GenerationCache> = RefCell::new(GenerationCache::default());
 }
 
 fn d1(what: &str, e: impl std::fmt::Display) -> VectorError {
