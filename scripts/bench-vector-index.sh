@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$EDGERAG_ROOT"
-bash scripts/build-worker.sh --fast --if-stale
+bash scripts/build-worker.sh --fast --test-hooks --if-stale
 BENCH_SIZES="${BENCH_SIZES:-10000 50000}" BENCH_QUERIES="${BENCH_QUERIES:-30}" node --input-type=module - <<'JS'
 import { readFileSync, readdirSync } from 'node:fs';
 import { startEdgerag } from './tests/e2e/harness.mjs';

@@ -5,24 +5,27 @@
 #   scripts/build-worker.sh              release build, every tree-sitter grammar, wasm-opt (deploy)
 #   scripts/build-worker.sh --fast       release build without wasm-opt (tests, local dev)
 #   scripts/build-worker.sh --no-grammars  skip the 13 grammars (much faster to compile; dev only)
+#   scripts/build-worker.sh --test-hooks  with the `/__test/*` routes (the e2e tests and benchmarks)
 #   scripts/build-worker.sh --if-stale   skip the build when build/worker is newer than every input
+#                                        and was built with the same options
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$EDGERAG_ROOT"
 
-opt=1 grammars=1 if_stale=0
+opt=1 grammars=1 hooks=0 if_stale=0
 for arg in "$@"; do
   case "$arg" in
     --fast) opt=0 ;;
     --no-grammars) grammars=0 ;;
+    --test-hooks) hooks=1 ;;
     --if-stale) if_stale=1 ;;
-    *) echo "usage: $0 [--fast] [--no-grammars] [--if-stale]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--fast] [--no-grammars] [--test-hooks] [--if-stale]" >&2; exit 2 ;;
   esac
 done
 
 out="$EDGERAG_ROOT/build/worker/shim.mjs"
 stamp="$EDGERAG_ROOT/build/worker/.edgerag-build"
-want="opt=$opt grammars=$grammars"
+want="opt=$opt grammars=$grammars hooks=$hooks"
 if [ "$if_stale" = 1 ] && [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   newer="$(find src crates/core/src crates/core/Cargo.toml Cargo.toml Cargo.lock .cargo -newer "$stamp" -type f 2>/dev/null | head -1)"
   if [ -z "$newer" ]; then
@@ -35,6 +38,7 @@ args=(--release)
 [ "$opt" = 0 ] && args+=(--no-opt)
 cargo_args=()
 [ "$grammars" = 0 ] && cargo_args+=(--no-default-features)
+[ "$hooks" = 1 ] && cargo_args+=(--features test-hooks)
 log "building the worker ($want)"
 # The stamp gets the time the build *started*: files edited during the build stay newer than it.
 started="$(mktemp)"
