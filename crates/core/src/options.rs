@@ -70,6 +70,33 @@ pub fn options_from_value(value: Value) -> Result<ChunkConfig, OptionsError> {
     serde_json::from_value(Value::Object(merged)).map_err(|e| OptionsError::Invalid(e.to_string()))
 }
 
+/// The JSON Schema of what [`options_from_value`] reads: an optional `preset` (whose values are
+/// the base) plus any [`ChunkConfig`] field, every one optional. Built from `ChunkConfig`'s own
+/// schema, so a new config field shows up here by itself.
+#[cfg(feature = "schemars")]
+pub struct ChunkOptionsSchema;
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ChunkOptionsSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ChunkOptions".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = <ChunkConfig as schemars::JsonSchema>::json_schema(generator);
+        let preset = generator.subschema_for::<Preset>();
+        schema.remove("required");
+        schema.insert(
+            "description".into(),
+            "Chunking options: a `preset` (its values are the base) plus any `ChunkConfig` field.".into(),
+        );
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.insert("preset".into(), preset.to_value());
+        }
+        schema
+    }
+}
+
 fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -60,6 +60,7 @@ impl std::fmt::Debug for TokenCounterRef {
 ///
 /// JSON (the API and the preview) uses camelCase names; every field is optional there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ChunkConfig {
     /// `maxLinesPerChunk` (default 100).
@@ -73,7 +74,7 @@ pub struct ChunkConfig {
     pub docstring_lines: usize,
     /// Deepest Markdown heading level that starts a chunk (default 2: H1 and H2).
     pub markdown_split_depth: u8,
-    /// Files larger than this are rejected by [`super::chunk_bytes`] (default 1 MiB).
+    /// Files larger than this are rejected by `chunk_bytes` (default 1 MiB).
     pub max_file_bytes: usize,
     /// Force a language instead of detecting it from the path.
     pub language: Option<Language>,
@@ -99,11 +100,13 @@ impl Default for ChunkConfig {
 
 /// Named configurations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
-    /// Seed 001: 100 lines / 2000 tokens / overlap 3.
+    /// 100 lines / 2000 tokens / 3 overlap lines: [`ChunkConfig::default`].
     Default,
-    /// Seed 003: "1.5–2 KB or 150 lines, whichever comes first" (500 tokens ≈ 2 KB).
+    /// Small chunks for small context windows: about 1.5–2 KB or 150 lines, whichever comes first
+    /// (500 tokens ≈ 2 KB).
     Compact,
 }
 
