@@ -48,7 +48,7 @@ pub mod fusion;
 pub mod guard;
 pub mod mcp;
 pub mod memory;
-pub mod models;
+pub mod model_requests;
 pub mod multi_query;
 pub mod neighbors;
 pub mod parent_child;
