@@ -61,6 +61,9 @@ pub mod rerank;
 pub mod response;
 pub mod sanitize;
 pub mod schema;
+/// The shared behaviour suite of the store ports (the worker's test build runs it over D1).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod transform;
 
 #[cfg(test)]
