@@ -114,7 +114,7 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
   VALUES (new.rowid, new.search_text, new.path, new.symbol_name);
 END;
 
--- Run records (seed 000): one per stage execution summary.
+-- Run records: one per stage execution summary.
 CREATE TABLE index_runs (
   id              TEXT PRIMARY KEY,
   job_id          TEXT NOT NULL,

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 
 # Budget for the gzipped preview wasm. All 12 grammar features weigh ≈ 2.0 MB gzip -9
-# (/work/shared/TREE_SITTER_WASM.md) plus ≈ 0.16 MB for the chunker itself; 2.4 MB leaves ≈ 10 %
+# (docs/tree-sitter-wasm.md) plus ≈ 0.16 MB for the chunker itself; 2.4 MB leaves ≈ 10 %
 # headroom and still catches an accidental doubling (a duplicated grammar, debug info, no LTO).
 budget_kb="${EDGERAG_PREVIEW_BUDGET_KB:-2400}"
 

@@ -2,7 +2,6 @@
 //! schemas in `schemas/` are generated natively from exactly what the worker (de)serializes.
 //!
 //! Requests reject unknown fields; every response field is camelCase.
-pub mod chunk_schema;
 pub mod schema;
 
 use schemars::JsonSchema;
@@ -28,7 +27,7 @@ pub struct ChunkRequest {
     /// Chunking options, as the CLI and the preview take them: a `preset` plus any
     /// `ChunkConfig` field (camelCase), e.g. `{"preset":"compact","overlapLines":0}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<chunk_schema::ChunkOptionsSchema>")]
+    #[schemars(with = "Option<edgerag_core::options::ChunkOptionsSchema>")]
     pub options: Option<serde_json::Value>,
 }
 
@@ -96,6 +95,9 @@ pub struct HealthResponse {
 pub struct ChunkResponse {
     pub files: Vec<ChunkedFile>,
     pub chunk_count: usize,
+    /// What the caller should change (a deprecated preset name); absent when nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -103,7 +105,6 @@ pub struct ChunkResponse {
 pub struct ChunkedFile {
     pub path: String,
     pub language: String,
-    #[schemars(with = "Vec<chunk_schema::ChunkSchema>")]
     pub chunks: Vec<edgerag_core::Chunk>,
     /// Set when the file could not be chunked (binary, too large); the other files still are.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,5 +1,7 @@
-//! The committed JSON Schemas in `schemas/` are generated from the API types. The test below
-//! fails when a committed schema is stale; regenerate with
+//! The one generator of the committed JSON Schemas in `schemas/`: the worker's API types, the core
+//! types they embed (`edgerag-core` with its `schemars` feature) and the search contracts
+//! ([`edgerag_search::schema::all`]). The test below fails when a committed schema is stale or a
+//! file in `schemas/` is no longer generated; regenerate every schema with
 //! `UPDATE_SCHEMAS=1 cargo test -p edgerag-worker --no-default-features --lib schemas`.
 use schemars::{schema_for, Schema};
 
@@ -22,6 +24,9 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("files-response", schema_for!(FilesResponse)),
         ("delete-repo-response", schema_for!(DeleteRepoResponse)),
     ]
+    .into_iter()
+    .chain(edgerag_search::schema::all())
+    .collect()
 }
 
 /// The exact bytes written to `schemas/<stem>.schema.json`.
@@ -35,13 +40,38 @@ pub fn render(schema: &Schema) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use edgerag_core::options::ChunkOptionsSchema;
+    use edgerag_core::{Chunk, ChunkConfig, ChunkMetadata, ChunkType};
+    use schemars::JsonSchema;
+    use std::collections::BTreeSet;
     use std::path::PathBuf;
+
+    fn props<T: JsonSchema>() -> BTreeSet<String> {
+        let schema = schema_for!(T);
+        schema.get("properties").unwrap().as_object().unwrap().keys().cloned().collect()
+    }
+
+    fn keys(value: &serde_json::Value) -> BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    }
 
     #[test]
     fn schemas_are_fresh() {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas");
         let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
         let mut stale = Vec::new();
+        let generated: BTreeSet<String> =
+            all().iter().map(|(stem, _)| format!("{stem}.schema.json")).collect();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if !generated.contains(&name) {
+                if update {
+                    std::fs::remove_file(dir.join(&name)).unwrap();
+                } else {
+                    stale.push(format!("{name} (no longer generated)"));
+                }
+            }
+        }
         for (stem, schema) in all() {
             let path = dir.join(format!("{stem}.schema.json"));
             let want = render(&schema);
@@ -65,6 +95,88 @@ mod tests {
             if stem.ends_with("-request") {
                 assert_eq!(schema.get("additionalProperties"), Some(&serde_json::json!(false)), "{stem}");
             }
+        }
+    }
+
+    /// A chunk with every optional field set serializes to exactly the fields its schema lists.
+    #[test]
+    fn chunk_schema_lists_every_serialized_field() {
+        let text = "/// Adds.\nfn add(a: i32) -> i32 { a }\n";
+        let mut chunk = edgerag_core::chunk_text("src/lib.rs", text, &ChunkConfig::default()).remove(0);
+        chunk.updated_at = Some("2025-01-01T00:00:00.000Z".into());
+        chunk.metadata.heading_level = Some(1);
+        chunk.metadata.heading_path = vec!["A".into()];
+        chunk.metadata.symbol_name = Some("add".into());
+        chunk.metadata.parent_symbol = Some("m".into());
+        chunk.metadata.summary = Some("s".into());
+        let json = serde_json::to_value(&chunk).unwrap();
+        assert_eq!(keys(&json), props::<Chunk>());
+        assert_eq!(keys(&json["metadata"]), props::<ChunkMetadata>());
+    }
+
+    #[test]
+    fn options_schema_is_the_config_plus_a_preset_and_every_preset_parses() {
+        let mut want = keys(&serde_json::to_value(ChunkConfig::default()).unwrap());
+        want.insert("preset".into());
+        assert_eq!(want, props::<ChunkOptionsSchema>());
+        let schema = serde_json::to_value(schema_for!(ChunkOptionsSchema)).unwrap();
+        assert!(schema.get("required").is_none(), "every option is optional: {schema}");
+        let preset = &schema["$defs"]["Preset"];
+        let presets: Vec<&serde_json::Value> = match preset["oneOf"].as_array() {
+            Some(variants) => variants.iter().map(|v| &v["const"]).collect(),
+            None => preset["enum"].as_array().unwrap().iter().collect(),
+        };
+        assert!(presets.len() >= 2, "{preset}");
+        for preset in presets {
+            assert!(preset.is_string(), "{preset}");
+            let json = format!(r#"{{"preset":{preset}}}"#);
+            assert!(edgerag_core::options::parse_options(&json).is_ok(), "{preset}");
+        }
+    }
+
+    #[test]
+    fn chunk_type_schema_lists_every_type_name() {
+        // Exhaustive: adding a ChunkType variant breaks this test until the list below has it.
+        fn name(t: ChunkType) -> &'static str {
+            match t {
+                ChunkType::MarkdownSection
+                | ChunkType::CodeFunction
+                | ChunkType::CodeMethod
+                | ChunkType::CodeClass
+                | ChunkType::CodeInterface
+                | ChunkType::CodeEnum
+                | ChunkType::CodeType
+                | ChunkType::CodeStruct
+                | ChunkType::CodeTrait
+                | ChunkType::CodeImpl
+                | ChunkType::CodeModule
+                | ChunkType::CodeBlock
+                | ChunkType::TextBlock => t.as_str(),
+            }
+        }
+        let all = [
+            ChunkType::MarkdownSection,
+            ChunkType::CodeFunction,
+            ChunkType::CodeMethod,
+            ChunkType::CodeClass,
+            ChunkType::CodeInterface,
+            ChunkType::CodeEnum,
+            ChunkType::CodeType,
+            ChunkType::CodeStruct,
+            ChunkType::CodeTrait,
+            ChunkType::CodeImpl,
+            ChunkType::CodeModule,
+            ChunkType::CodeBlock,
+            ChunkType::TextBlock,
+        ];
+        let schema = serde_json::to_value(schema_for!(ChunkType)).unwrap();
+        let listed: BTreeSet<&str> =
+            schema["enum"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+        let names: BTreeSet<&str> = all.iter().map(|t| name(*t)).collect();
+        assert_eq!(listed, names);
+        for n in names {
+            let t: ChunkType = serde_json::from_value(serde_json::json!(n)).unwrap();
+            assert_eq!(name(t), n);
         }
     }
 }

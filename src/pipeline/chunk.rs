@@ -7,7 +7,7 @@ use super::{producer, Ctx, StageError};
 use crate::store::jobs;
 use crate::store::staging::{self, StagedChunk};
 
-/// The chunking configuration of the pipeline: the core's defaults (seed 001), the worker's file
+/// The chunking configuration of the pipeline: the core's defaults, the worker's file
 /// size limit.
 pub fn pipeline_config(ctx: &Ctx) -> ChunkConfig {
     ChunkConfig { max_file_bytes: ctx.cfg.max_file_bytes, ..ChunkConfig::default() }

@@ -8,7 +8,7 @@
 //! set from D1 and finishes the job. Then the job is completed if nothing else is left.
 use std::collections::{HashMap, HashSet};
 
-use edgerag_core::vector::{VectorMetadata, VectorRecord};
+use edgerag_core::vector::VectorRecord;
 use edgerag_core::Chunk;
 
 use super::messages::SeqRange;
@@ -47,24 +47,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
 
         // 1 + 2: the vector index.
         let index = crate::vector::vector_index_from_env(&ctx.env)?;
-        let records: Vec<VectorRecord> = by_seq
-            .values()
-            .flatten()
-            .map(|(c, v)| VectorRecord {
-                id: c.id.clone(),
-                values: v.clone(),
-                metadata: VectorMetadata {
-                    path: c.path.clone(),
-                    language: c.language.as_str().into(),
-                    chunk_type: c.chunk_type.as_str().into(),
-                    symbol: c.metadata.symbol_name.clone(),
-                    start_line: c.start_line,
-                    end_line: c.end_line,
-                    chunk_hash: c.text_hash.clone(),
-                    tags: Vec::new(),
-                },
-            })
-            .collect();
+        let records: Vec<VectorRecord> =
+            by_seq.values().flatten().map(|(c, v)| VectorRecord::of_chunk(c, v.clone(), &[])).collect();
         for group in records.chunks(UPSERT_BATCH) {
             index.upsert(ns, group).await?;
         }

@@ -9,7 +9,7 @@
 //! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
 mod d1;
-mod models;
+mod model_clients;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::VectorIndex;
@@ -79,11 +79,11 @@ pub async fn run(env: &Env, mode: SearchMode, body: &Value) -> Result<SearchResp
             None
         }
     };
-    let generator: Option<Box<dyn Generator>> = models::generator_from_env(env).unwrap_or_else(|e| {
+    let generator: Option<Box<dyn Generator>> = model_clients::generator_from_env(env).unwrap_or_else(|e| {
         config_warnings.push(format!("text model unavailable ({e}); LLM query transformers skipped"));
         None
     });
-    let reranker: Option<Box<dyn Reranker>> = models::reranker_from_env(env).unwrap_or_else(|e| {
+    let reranker: Option<Box<dyn Reranker>> = model_clients::reranker_from_env(env).unwrap_or_else(|e| {
         config_warnings.push(format!("cross-encoder unavailable ({e})"));
         None
     });

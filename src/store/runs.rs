@@ -1,4 +1,4 @@
-//! `index_runs` (seed 000's run records): one per finished job, written in the same transaction
+//! `index_runs` (run records): one per finished job, written in the same transaction
 //! that finishes the job.
 use serde::Deserialize;
 

@@ -1,4 +1,4 @@
-//! Keywords of a chunk (seed 001): language keywords, identifiers and string literals, at most
+//! Keywords of a chunk: language keywords, identifiers and string literals, at most
 //! [`MAX_KEYWORDS`], most relevant first.
 //!
 //! Terms are lowercased whole (`getUserData` → `getuserdata`); identifiers need ≥ 3 chars and a
@@ -577,7 +577,7 @@ fn is_stopword(word: &str) -> bool {
 fn is_stopword_key(key: u64) -> bool {
     static KEYS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
     let keys = KEYS.get_or_init(|| {
-        let mut keys: Vec<u64> = STOPWORDS.iter().map(|w| fold_hash(w, false)).collect();
+        let mut keys: Vec<u64> = KEYWORD_STOPWORDS.iter().map(|w| fold_hash(w, false)).collect();
         keys.sort_unstable();
         keys
     });
@@ -1178,7 +1178,7 @@ const SQL: &[&str] = &[
     "where",
     "with",
 ];
-const STOPWORDS: &[&str] = &[
+const KEYWORD_STOPWORDS: &[&str] = &[
     "about",
     "above",
     "after",
@@ -1306,7 +1306,7 @@ mod tests {
         assert_ne!(fold_hash("abcdefgh", false), fold_hash("abcdefgh\0", false));
         // The Kelvin sign lowercases to `k` but is three bytes long: not the word `key`.
         assert_ne!(fold_hash("\u{212A}ey", false), fold_hash("key", false));
-        assert!(STOPWORDS.iter().all(|w| is_stopword(w) && is_stopword(&w.to_uppercase())));
+        assert!(KEYWORD_STOPWORDS.iter().all(|w| is_stopword(w) && is_stopword(&w.to_uppercase())));
     }
 
     #[test]
@@ -1327,15 +1327,30 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        for list in
-            [JS, PY, RUST, GO, JAVA, C, CPP, CS, RUBY, PHP, KOTLIN, SWIFT, SCALA, SHELL, SQL, STOPWORDS]
-        {
+        for list in [
+            JS,
+            PY,
+            RUST,
+            GO,
+            JAVA,
+            C,
+            CPP,
+            CS,
+            RUBY,
+            PHP,
+            KOTLIN,
+            SWIFT,
+            SCALA,
+            SHELL,
+            SQL,
+            KEYWORD_STOPWORDS,
+        ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
     }
 
     #[test]
-    fn seed_001_typescript_signature() {
+    fn typescript_signature_keywords() {
         let kw =
             extract("export async function getUserData(id: string): Promise<User>", Language::Typescript);
         for want in ["export", "async", "function", "getuserdata", "string", "promise", "user"] {
@@ -1350,7 +1365,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_class_keywords() {
+    fn class_keywords() {
         let text = "/**\n * User management service\n */\nexport class UserService {\n    private users: User[] = [];\n\n    addUser(user: User): void {\n        this.users.push(user);\n    }\n\n    findUser(id: string): User | null {\n        return this.users.find(u => u.id === id) || null;\n    }\n}\n";
         let kw = extract(text, Language::Typescript);
         for want in ["export", "class", "userservice", "user", "adduser", "finduser"] {

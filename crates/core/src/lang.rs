@@ -1,8 +1,9 @@
-//! Language detection from the file path (seed 001's table plus every grammar language and
-//! common config / text formats). Unknown extensions are `text`.
+//! Language detection from the file path: the documented extension table, every grammar language
+//! and common config / text formats. Unknown extensions are `text`.
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     Markdown,
@@ -171,7 +172,7 @@ mod tests {
     use super::Language;
 
     #[test]
-    fn detects_seed_001_table() {
+    fn detects_the_documented_extension_table() {
         for (path, lang) in [
             ("a.ts", Language::Typescript),
             ("a.tsx", Language::Tsx),

@@ -44,6 +44,17 @@ pub fn parse_options(json: &str) -> Result<ChunkConfig, OptionsError> {
 
 /// Resolve an already-parsed options value (e.g. the `options` member of a request body).
 pub fn options_from_value(value: Value) -> Result<ChunkConfig, OptionsError> {
+    options_with_warnings(value).map(|(config, _)| config)
+}
+
+/// [`options_from_value`] plus the warnings a caller should pass on (a deprecated preset name).
+pub fn options_with_warnings(value: Value) -> Result<(ChunkConfig, Vec<String>), OptionsError> {
+    let warnings: Vec<String> =
+        value.get("preset").and_then(Value::as_str).and_then(Preset::deprecation).into_iter().collect();
+    resolve(value).map(|config| (config, warnings))
+}
+
+fn resolve(value: Value) -> Result<ChunkConfig, OptionsError> {
     let mut fields = match value {
         Value::Null => return Ok(ChunkConfig::default()),
         Value::Object(fields) => fields,
@@ -68,6 +79,33 @@ pub fn options_from_value(value: Value) -> Result<ChunkConfig, OptionsError> {
     };
     merged.extend(fields);
     serde_json::from_value(Value::Object(merged)).map_err(|e| OptionsError::Invalid(e.to_string()))
+}
+
+/// The JSON Schema of what [`options_from_value`] reads: an optional `preset` (whose values are
+/// the base) plus any [`ChunkConfig`] field, every one optional. Built from `ChunkConfig`'s own
+/// schema, so a new config field shows up here by itself.
+#[cfg(feature = "schemars")]
+pub struct ChunkOptionsSchema;
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ChunkOptionsSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ChunkOptions".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = <ChunkConfig as schemars::JsonSchema>::json_schema(generator);
+        let preset = generator.subschema_for::<Preset>();
+        schema.remove("required");
+        schema.insert(
+            "description".into(),
+            "Chunking options: a `preset` (its values are the base) plus any `ChunkConfig` field.".into(),
+        );
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.insert("preset".into(), preset.to_value());
+        }
+        schema
+    }
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -98,11 +136,25 @@ mod tests {
     fn preset_is_the_base_and_fields_override_it() {
         let c = parse_options(r#"{"preset":"compact"}"#).unwrap();
         assert_eq!(c, Preset::Compact.config());
-        let c = parse_options(r#"{"preset":"seed-003","maxLines":20,"language":"ts"}"#);
+        let c = parse_options(r#"{"preset":"compact","maxLines":20,"language":"ts"}"#);
         // `language` takes the canonical name only (serde), aliases are for humans at the CLI.
         assert_eq!(c.unwrap_err().code(), "INVALID_OPTIONS");
-        let c = parse_options(r#"{"preset":"seed-003","maxLines":20,"language":"typescript"}"#).unwrap();
+        let c = parse_options(r#"{"preset":"compact","maxLines":20,"language":"typescript"}"#).unwrap();
         assert_eq!((c.max_lines, c.max_tokens, c.language), (20, 500, Some(Language::Typescript)));
+    }
+
+    #[test]
+    fn deprecated_preset_names_still_work_with_a_warning() {
+        for (old, new) in [("seed-001", Preset::Default), ("seed-003", Preset::Compact)] {
+            let (config, warnings) =
+                options_with_warnings(serde_json::json!({"preset": old, "overlapLines": 1})).unwrap();
+            assert_eq!(config, ChunkConfig { overlap_lines: 1, ..new.config() });
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            assert!(warnings[0].contains(old) && warnings[0].contains(new.name()), "{warnings:?}");
+            assert_eq!(parse_options(&format!(r#"{{"preset":"{old}"}}"#)).unwrap(), new.config());
+        }
+        let (_, warnings) = options_with_warnings(serde_json::json!({"preset": "compact"})).unwrap();
+        assert!(warnings.is_empty());
     }
 
     #[test]

@@ -190,7 +190,7 @@ fn minified_line_is_cut_inside_the_line() {
     assert!(chunks.iter().filter(|c| c.start_line == 1 && c.end_line == 1).count() > 5);
 }
 
-/// Languages without a grammar use seed 001's declaration patterns with brace counting.
+/// Languages without a grammar use the declaration patterns with brace counting.
 #[test]
 fn languages_without_a_grammar_use_the_heuristics() {
     let text = "import Foundation\n\n/// A shape.\nprotocol Shape {\n    func area() -> Double\n}\n\nstruct Square: Shape {\n    let side: Double\n    func area() -> Double { side * side }\n}\n\nfunc describe(_ s: Shape) -> String {\n    return \"area \\(s.area())\"\n}\n";

@@ -985,7 +985,7 @@ fn main() {
                 p.post_processing.neighbor.strategy = NeighborStrategy::Off
             });
             ablate("  − parent/child", &|p| p.post_processing.parent_child.enabled = false);
-            ablate("  + parent size normalization (seed 004)", &|p| {
+            ablate("  + parent size normalization", &|p| {
                 p.post_processing.parent_child.normalize_scores = true;
             });
             for name in ["conservative", "balanced", "aggressive", "legacy"] {

@@ -27,7 +27,7 @@ pub struct SnippetOverride {
     pub text: String,
     pub start_line: u32,
     pub end_line: u32,
-    /// Seed 004's parent fields.
+    /// Parent/child retrieval's fields.
     pub parent_symbol: String,
     pub parent_chars: u32,
     pub raw_score: f32,

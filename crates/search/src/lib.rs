@@ -48,7 +48,7 @@ pub mod fusion;
 pub mod guard;
 pub mod mcp;
 pub mod memory;
-pub mod models;
+pub mod model_requests;
 pub mod multi_query;
 pub mod neighbors;
 pub mod parent_child;
@@ -61,6 +61,9 @@ pub mod rerank;
 pub mod response;
 pub mod sanitize;
 pub mod schema;
+/// The shared behaviour suite of the store ports (the worker's test build runs it over D1).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod transform;
 
 #[cfg(test)]

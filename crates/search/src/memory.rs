@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::text::{embedding_text, fts_document};
-use edgerag_core::vector::{VectorIndex, VectorMetadata, VectorRecord};
+use edgerag_core::vector::{VectorIndex, VectorRecord};
 use edgerag_core::Chunk;
 
 use crate::error::PortError;
@@ -231,24 +231,6 @@ impl ChunkStore for MemoryStore {
     }
 }
 
-/// The vector record the ingestion pipeline stores for a chunk.
-pub fn vector_record(chunk: &Chunk, values: Vec<f32>, tags: &[String]) -> VectorRecord {
-    VectorRecord {
-        id: chunk.id.clone(),
-        values,
-        metadata: VectorMetadata {
-            path: chunk.path.clone(),
-            language: chunk.language.as_str().into(),
-            chunk_type: chunk.chunk_type.as_str().into(),
-            symbol: chunk.metadata.symbol_name.clone(),
-            start_line: chunk.start_line,
-            end_line: chunk.end_line,
-            chunk_hash: chunk.text_hash.clone(),
-            tags: tags.to_vec(),
-        },
-    }
-}
-
 /// Index chunks the way the worker does, in memory: the store (BM25 + lookups) and, when given,
 /// the embedder + vector index (vectors of [`embedding_text`]).
 pub async fn index_chunks(
@@ -265,7 +247,7 @@ pub async fn index_chunks(
             let values =
                 embedder.embed(&texts).await.map_err(|e| PortError::new("embedder", e.to_string()))?;
             let records: Vec<VectorRecord> =
-                group.iter().zip(values).map(|(c, v)| vector_record(c, v, tags)).collect();
+                group.iter().zip(values).map(|(c, v)| VectorRecord::of_chunk(c, v, tags)).collect();
             index
                 .upsert(namespace, &records)
                 .await

@@ -1,4 +1,4 @@
-//! Parent/child retrieval (seed 004, "retrieve small, return big"), on edgerag's chunks: a chunk
+//! Parent/child retrieval ("retrieve small, return big"), on edgerag's chunks: a chunk
 //! cut out of a larger definition (it has `parent_symbol`) is a child; its parent is the whole
 //! definition, rebuilt from the family of chunks sharing that `parent_symbol` in the file.
 //!

@@ -200,9 +200,9 @@ pub struct NeighborSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ParentChildSettings {
-    /// Seed 004: return the enclosing definition once instead of several of its pieces.
+    /// Parent/child retrieval: return the enclosing definition once instead of several of its pieces.
     pub enabled: bool,
-    /// Seed 004's `raw × sqrt(avgSize / size)`. Off by default: on code it favoured tiny
+    /// Parent size normalization, `raw × sqrt(avgSize / size)`. Off by default: on code it favoured tiny
     /// snippets and cost ~0.24 MRR@10 in the retrieval benchmark.
     pub normalize_scores: bool,
     /// Characters of context around the matched child in a large parent.

@@ -28,7 +28,8 @@ pub const BM25_WEIGHTS: [f64; 3] = [1.0, 2.0, 4.0];
 pub const BM25_K1: f64 = 1.2;
 pub const BM25_B: f64 = 0.75;
 
-const STOPWORDS: &[&str] = &[
+/// Function words dropped from a question before BM25 and expansion (they match everything).
+const QUERY_STOPWORDS: &[&str] = &[
     "a",
     "about",
     "after",
@@ -118,7 +119,7 @@ const STOPWORDS: &[&str] = &[
 
 /// Is `word` (lowercase) a function word that carries no retrieval signal?
 pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    QUERY_STOPWORDS.binary_search(&word).is_ok()
 }
 
 /// Fold a lowercase char the way `remove_diacritics` does for the common Latin letters.
@@ -272,9 +273,9 @@ mod tests {
 
     #[test]
     fn stopwords_are_sorted_for_binary_search() {
-        let mut sorted = STOPWORDS.to_vec();
+        let mut sorted = QUERY_STOPWORDS.to_vec();
         sorted.sort_unstable();
-        assert_eq!(sorted, STOPWORDS);
+        assert_eq!(sorted, QUERY_STOPWORDS);
     }
 
     #[test]

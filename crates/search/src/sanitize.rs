@@ -1,8 +1,10 @@
-//! The input sanitizer: raw request JSON → [`SanitizedRequest`]. It trims, fills defaults,
-//! normalizes languages, globs, profile names and template placeholders, maps known aliases, and
-//! rejects raw tuning parameters and unknown fields. Every automatic fix is reported in
+//! The input sanitizer: raw request JSON → [`SanitizedRequest`]. It rejects raw tuning parameters
+//! and unknown fields, maps known aliases, deserializes into the tool's typed request
+//! ([`crate::request`]), then trims, fills defaults and normalizes languages, globs, profile names
+//! and template placeholders. Every automatic fix is reported in
 //! `warnings`. [`resolve_scope`] then fills owner/name from the last READY namespace.
 use edgerag_core::Language;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -10,7 +12,10 @@ use crate::error::SearchError;
 use crate::filters::{compile_glob, SearchFilters};
 use crate::ports::{namespace_id, NamespaceInfo};
 use crate::profile::{normalize_profile_name, ProfileRegistry};
-use crate::request::{SearchMode, Turn};
+use crate::request::{
+    wire_fields, ConversationInput, FiltersInput, GlobalSearchRequest, Message, RequestContract, SearchMode,
+    SearchRequest, SimpleSearchRequest, Turn, TurnInput,
+};
 
 /// Longest `rawQuery` kept (characters); longer ones are cut with a warning.
 pub const MAX_QUERY_CHARS: usize = 2000;
@@ -86,7 +91,8 @@ fn key_norm(k: &str) -> String {
     k.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
 
-/// Sanitize the body of one of the four tools.
+/// Sanitize the body of one of the four tools: reject tuning parameters, map aliases (warned),
+/// deserialize into the tool's typed request, then normalize the typed values.
 pub fn sanitize(
     mode: SearchMode,
     body: &Value,
@@ -94,7 +100,6 @@ pub fn sanitize(
 ) -> Result<SanitizedRequest, SearchError> {
     let obj =
         body.as_object().ok_or_else(|| SearchError::invalid("the request body must be a JSON object"))?;
-    let mut warnings = Vec::new();
 
     // Tuning parameters first: the most useful message when someone passes `topK`.
     let tuning: Vec<&str> = obj
@@ -109,61 +114,109 @@ pub fn sanitize(
         });
     }
 
-    let accepted: &[(&str, &[&str])] = match mode {
-        SearchMode::Simple | SearchMode::SimpleGlobal => &[("rawQuery", &["query"])],
-        SearchMode::Repo => &[
-            ("owner", &["repoOwner"]),
-            ("name", &["repoName"]),
-            ("repo", &[]),
-            ("rawQuery", &["query"]),
-            ("profile", &[]),
-            ("conversationContext", &["history"]),
-            ("filters", &[]),
-            ("instructionsTemplate", &[]),
-            ("allowEmptyContext", &[]),
-            ("debug", &[]),
-        ],
-        SearchMode::Global => &[
-            ("displayRepoOwner", &[]),
-            ("displayRepoName", &[]),
-            ("rawQuery", &["query"]),
-            ("profile", &[]),
-            ("conversationContext", &["history"]),
-            ("filters", &[]),
-            ("instructionsTemplate", &[]),
-            ("allowEmptyContext", &[]),
-            ("debug", &[]),
-        ],
+    let mut warnings = Vec::new();
+    let fields: RequestFields = match mode {
+        SearchMode::Repo => parse::<SearchRequest>(mode, obj, &mut warnings)?.into(),
+        SearchMode::Global => parse::<GlobalSearchRequest>(mode, obj, &mut warnings)?.into(),
+        SearchMode::Simple | SearchMode::SimpleGlobal => {
+            parse::<SimpleSearchRequest>(mode, obj, &mut warnings)?.into()
+        }
     };
-    // Fields of the full contract that a narrower tool does not take: ignored with a warning.
-    let foreign: &[&str] = match mode {
-        SearchMode::Simple | SearchMode::SimpleGlobal => &[
-            "owner",
-            "name",
-            "repoOwner",
-            "repoName",
-            "repo",
-            "displayRepoOwner",
-            "displayRepoName",
-            "profile",
-            "conversationContext",
-            "history",
-            "filters",
-            "instructionsTemplate",
-            "allowEmptyContext",
-            "debug",
-        ],
-        SearchMode::Global => &["owner", "name", "repoOwner", "repoName", "repo"],
-        SearchMode::Repo => &["displayRepoOwner", "displayRepoName"],
-    };
+    normalize(mode, fields, profiles, warnings)
+}
 
+/// The typed body of any tool in one shape (a field a tool does not have stays `None`).
+#[derive(Default)]
+struct RequestFields {
+    owner: Option<String>,
+    name: Option<String>,
+    repo: Option<String>,
+    display_owner: Option<String>,
+    display_name: Option<String>,
+    raw_query: String,
+    profile: Option<String>,
+    conversation: Option<ConversationInput>,
+    filters: Option<FiltersInput>,
+    instructions_template: Option<String>,
+    allow_empty_context: Option<bool>,
+    debug: Option<bool>,
+}
+
+impl From<SearchRequest> for RequestFields {
+    fn from(r: SearchRequest) -> Self {
+        RequestFields {
+            owner: r.owner,
+            name: r.name,
+            repo: r.repo,
+            raw_query: r.raw_query,
+            profile: r.profile,
+            conversation: r.conversation_context,
+            filters: r.filters,
+            instructions_template: r.instructions_template,
+            allow_empty_context: r.allow_empty_context,
+            debug: r.debug,
+            ..Default::default()
+        }
+    }
+}
+
+impl From<GlobalSearchRequest> for RequestFields {
+    fn from(r: GlobalSearchRequest) -> Self {
+        RequestFields {
+            display_owner: r.display_repo_owner,
+            display_name: r.display_repo_name,
+            raw_query: r.raw_query,
+            profile: r.profile,
+            conversation: r.conversation_context,
+            filters: r.filters,
+            instructions_template: r.instructions_template,
+            allow_empty_context: r.allow_empty_context,
+            debug: r.debug,
+            ..Default::default()
+        }
+    }
+}
+
+impl From<SimpleSearchRequest> for RequestFields {
+    fn from(r: SimpleSearchRequest) -> Self {
+        RequestFields { raw_query: r.raw_query, ..Default::default() }
+    }
+}
+
+/// Every field name and alias of every tool: a key among them that the called tool does not take
+/// is another tool's field (ignored with a warning), any other key is unknown (an error).
+fn contract_names() -> Vec<&'static str> {
+    fn names<T: RequestContract>(out: &mut Vec<&'static str>) {
+        out.extend(wire_fields::<T>());
+        out.extend(T::ALIASES.iter().map(|(alias, _)| *alias));
+    }
+    let mut out = Vec::new();
+    names::<SearchRequest>(&mut out);
+    names::<GlobalSearchRequest>(&mut out);
+    names::<SimpleSearchRequest>(&mut out);
+    out
+}
+
+/// The field an accepted key stands for: itself, or the field it is an alias of.
+fn canonical_field<T: RequestContract>(key: &str) -> Option<&'static str> {
+    wire_fields::<T>()
+        .iter()
+        .find(|f| **f == key)
+        .or_else(|| T::ALIASES.iter().find(|(alias, _)| *alias == key).map(|(_, field)| field))
+        .copied()
+}
+
+/// Map the keys of `obj` onto `T`'s fields (warning about each fix) and deserialize.
+fn parse<T: RequestContract>(
+    mode: SearchMode,
+    obj: &Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<T, SearchError> {
     let mut fields = Map::new();
     for (key, value) in obj {
-        if let Some((canonical, _)) =
-            accepted.iter().find(|(c, aliases)| c == key || aliases.contains(&key.as_str()))
-        {
+        if let Some(canonical) = canonical_field::<T>(key) {
             if key != canonical {
-                if obj.contains_key(*canonical) {
+                if obj.contains_key(canonical) {
                     warnings.push(format!("`{key}` ignored: `{canonical}` is also given"));
                     continue;
                 }
@@ -182,18 +235,90 @@ pub fn sanitize(
             } else {
                 warnings.push(format!("`{key}` ignored: global search covers every repository"));
             }
-        } else if foreign.contains(&key.as_str()) {
+        } else if contract_names().contains(&key.as_str()) {
             warnings.push(format!("`{key}` is not accepted by {} and was ignored", mode.tool_name()));
         } else {
-            let names: Vec<&str> = accepted.iter().map(|(c, _)| *c).collect();
-            return Err(SearchError::UnknownField { field: key.clone(), accepted: names.join(", ") });
+            return Err(SearchError::UnknownField {
+                field: key.clone(),
+                accepted: wire_fields::<T>().join(", "),
+            });
         }
     }
+    if matches!(fields.get("rawQuery"), None | Some(Value::Null)) {
+        return Err(SearchError::EmptyQuery);
+    }
+    if let Some(filters) = fields.get_mut("filters").filter(|f| !f.is_null()) {
+        *filters = map_filter_aliases(filters, warnings)?;
+    }
+    typed(Value::Object(fields))
+}
 
-    let raw_query = sanitize_query(fields.get("rawQuery"), &mut warnings)?;
+/// Deserialize with the path of the offending value in the message.
+fn typed<T: DeserializeOwned>(value: Value) -> Result<T, SearchError> {
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| SearchError::invalid(format!("`{}`: {}", e.path(), e.inner())))
+}
 
-    let (mut owner, mut name) = (opt_string(&fields, "owner")?, opt_string(&fields, "name")?);
-    if let Some(repo) = opt_string(&fields, "repo")? {
+/// `filters` with every key mapped onto a [`FiltersInput`] field (warned); two spellings of one
+/// filter add up.
+fn map_filter_aliases(value: &Value, warnings: &mut Vec<String>) -> Result<Value, SearchError> {
+    let obj = value.as_object().ok_or_else(|| SearchError::invalid("`filters` must be an object"))?;
+    let mut out = Map::new();
+    for (key, v) in obj {
+        let Some(canonical) = canonical_field::<FiltersInput>(key) else {
+            return Err(SearchError::UnknownField {
+                field: format!("filters.{key}"),
+                accepted: wire_fields::<FiltersInput>().join(", "),
+            });
+        };
+        if canonical != key {
+            warnings.push(format!("filters.{key} was read as filters.{canonical}"));
+        }
+        let merged = match out.remove(canonical) {
+            None => v.clone(),
+            Some(earlier) => concat_lists(earlier, v.clone()),
+        };
+        out.insert(canonical.to_string(), merged);
+    }
+    Ok(Value::Object(out))
+}
+
+/// Two string-or-list values as one list; a value of another type is kept so that the typed
+/// parse reports it.
+fn concat_lists(a: Value, b: Value) -> Value {
+    fn items(v: &Value) -> Option<Vec<Value>> {
+        match v {
+            Value::Null => Some(Vec::new()),
+            Value::String(s) => Some(s.split(',').map(|p| Value::String(p.to_string())).collect()),
+            Value::Array(items) => Some(items.clone()),
+            _ => None,
+        }
+    }
+    match (items(&a), items(&b)) {
+        (Some(mut x), Some(y)) => {
+            x.extend(y);
+            Value::Array(x)
+        }
+        (None, _) => a,
+        (_, None) => b,
+    }
+}
+
+/// Trimmed; blank is absent.
+fn non_blank(value: Option<String>) -> Option<String> {
+    value.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn normalize(
+    mode: SearchMode,
+    fields: RequestFields,
+    profiles: &ProfileRegistry,
+    mut warnings: Vec<String>,
+) -> Result<SanitizedRequest, SearchError> {
+    let raw_query = sanitize_query(&fields.raw_query, &mut warnings)?;
+
+    let (mut owner, mut name) = (non_blank(fields.owner), non_blank(fields.name));
+    if let Some(repo) = non_blank(fields.repo) {
         match repo.split_once('/') {
             Some((o, n)) if owner.is_none() && name.is_none() => {
                 owner = Some(o.trim().to_string());
@@ -215,10 +340,7 @@ pub fn sanitize(
         )));
     }
 
-    let display_owner = opt_string(&fields, "displayRepoOwner")?;
-    let display_name = opt_string(&fields, "displayRepoName")?;
-
-    let profile = match opt_string(&fields, "profile")? {
+    let profile = match non_blank(fields.profile) {
         None => profiles.default_profile.clone(),
         Some(p) => {
             let normalized = normalize_profile_name(&p);
@@ -238,87 +360,34 @@ pub fn sanitize(
         }
     };
 
-    let conversation = sanitize_conversation(fields.get("conversationContext"), &mut warnings)?;
-    let filters = match fields.get("filters") {
-        None | Some(Value::Null) => SearchFilters::default(),
-        Some(v) => sanitize_filters(v, &mut warnings)?,
-    };
-    let instructions_template = match opt_string(&fields, "instructionsTemplate")? {
-        None => None,
-        Some(t) => {
-            let mut t = t;
-            if t.chars().count() > MAX_TEMPLATE_CHARS {
-                t = t.chars().take(MAX_TEMPLATE_CHARS).collect();
-                warnings.push(format!("instructionsTemplate was cut to {MAX_TEMPLATE_CHARS} characters"));
-            }
-            Some(normalize_template(&t, &mut warnings))
+    let conversation = sanitize_conversation(fields.conversation, &mut warnings);
+    let filters = fields.filters.map(|f| sanitize_filters(f, &mut warnings)).unwrap_or_default();
+    let instructions_template = non_blank(fields.instructions_template).map(|mut t| {
+        if t.chars().count() > MAX_TEMPLATE_CHARS {
+            t = t.chars().take(MAX_TEMPLATE_CHARS).collect();
+            warnings.push(format!("instructionsTemplate was cut to {MAX_TEMPLATE_CHARS} characters"));
         }
-    };
-    let allow_empty_context = opt_bool(&fields, "allowEmptyContext")?;
-    let debug = opt_bool(&fields, "debug")?.unwrap_or(false);
+        normalize_template(&t, &mut warnings)
+    });
 
     Ok(SanitizedRequest {
         mode,
         owner,
         name,
-        display_owner,
-        display_name,
+        display_owner: non_blank(fields.display_owner),
+        display_name: non_blank(fields.display_name),
         raw_query,
         profile,
         conversation,
         filters,
         instructions_template,
-        allow_empty_context,
-        debug,
+        allow_empty_context: fields.allow_empty_context,
+        debug: fields.debug.unwrap_or(false),
         warnings,
     })
 }
 
-fn opt_string(fields: &Map<String, Value>, key: &str) -> Result<Option<String>, SearchError> {
-    match fields.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => {
-            let t = s.trim();
-            Ok((!t.is_empty()).then(|| t.to_string()))
-        }
-        Some(other) => {
-            Err(SearchError::invalid(format!("`{key}` must be a string, got {}", type_name(other))))
-        }
-    }
-}
-
-fn opt_bool(fields: &Map<String, Value>, key: &str) -> Result<Option<bool>, SearchError> {
-    match fields.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => {
-            Err(SearchError::invalid(format!("`{key}` must be true or false, got {}", type_name(other))))
-        }
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn sanitize_query(value: Option<&Value>, warnings: &mut Vec<String>) -> Result<String, SearchError> {
-    let q = match value {
-        None | Some(Value::Null) => return Err(SearchError::EmptyQuery),
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(SearchError::invalid(format!(
-                "`rawQuery` must be a string, got {}",
-                type_name(other)
-            )))
-        }
-    };
+fn sanitize_query(q: &str, warnings: &mut Vec<String>) -> Result<String, SearchError> {
     // Control characters (other than whitespace) carry nothing for retrieval.
     let cleaned: String = q.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let collapsed = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -346,56 +415,34 @@ fn validate_repo_part(field: &str, value: &str) -> Result<(), SearchError> {
     }
 }
 
-fn sanitize_conversation(
-    value: Option<&Value>,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<Turn>, SearchError> {
+fn sanitize_conversation(value: Option<ConversationInput>, warnings: &mut Vec<String>) -> Vec<Turn> {
     let mut turns = match value {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::String(s)) => vec![Turn { role: "user".into(), content: s.clone() }],
-        Some(Value::Array(items)) => {
-            let mut turns = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                match item {
-                    Value::String(s) => {
-                        let role = if i % 2 == 0 { "user" } else { "assistant" };
-                        turns.push(Turn { role: role.into(), content: s.clone() });
-                    }
-                    Value::Object(o) => {
-                        let content = o.get("content").and_then(Value::as_str).ok_or_else(|| {
-                            SearchError::invalid(format!("conversationContext[{i}].content must be a string"))
-                        })?;
-                        let role =
-                            o.get("role").and_then(Value::as_str).unwrap_or("user").trim().to_lowercase();
-                        let role = match role.as_str() {
-                            "user" | "human" => "user",
-                            "assistant" | "ai" | "bot" | "model" => "assistant",
-                            "system" => "system",
-                            other => {
-                                warnings.push(format!(
-                                    "conversationContext[{i}]: role `{other}` was read as `user`"
-                                ));
-                                "user"
-                            }
-                        };
-                        turns.push(Turn { role: role.into(), content: content.to_string() });
-                    }
-                    other => {
-                        return Err(SearchError::invalid(format!(
-                            "conversationContext[{i}] must be a string or {{role, content}}, got {}",
-                            type_name(other)
-                        )))
-                    }
+        None => return Vec::new(),
+        Some(ConversationInput::Text(s)) => vec![Turn { role: "user".into(), content: s }],
+        Some(ConversationInput::Turns(items)) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                TurnInput::Text(content) => {
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    Turn { role: role.into(), content }
                 }
-            }
-            turns
-        }
-        Some(other) => {
-            return Err(SearchError::invalid(format!(
-                "`conversationContext` must be a string or a list, got {}",
-                type_name(other)
-            )))
-        }
+                TurnInput::Message(Message { role, content }) => {
+                    let role = role.as_deref().unwrap_or("user").trim().to_lowercase();
+                    let role = match role.as_str() {
+                        "user" | "human" => "user",
+                        "assistant" | "ai" | "bot" | "model" => "assistant",
+                        "system" => "system",
+                        other => {
+                            warnings
+                                .push(format!("conversationContext[{i}]: role `{other}` was read as `user`"));
+                            "user"
+                        }
+                    };
+                    Turn { role: role.into(), content }
+                }
+            })
+            .collect(),
     };
     for t in &mut turns {
         t.content = t.content.trim().to_string();
@@ -417,110 +464,54 @@ fn sanitize_conversation(
         ));
         turns.drain(..keep);
     }
-    Ok(turns)
+    turns
 }
 
-fn string_list(field: &str, value: &Value) -> Result<Vec<String>, SearchError> {
-    match value {
-        Value::Null => Ok(Vec::new()),
-        Value::String(s) => {
-            Ok(s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect())
-        }
-        Value::Array(items) => items
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => Ok(s.trim().to_string()),
-                other => Err(SearchError::invalid(format!(
-                    "filters.{field} must hold strings, got {}",
-                    type_name(other)
-                ))),
-            })
-            .filter(|r| r.as_ref().map_or(true, |s| !s.is_empty()))
-            .collect(),
-        other => Err(SearchError::invalid(format!(
-            "filters.{field} must be a string or a list of strings, got {}",
-            type_name(other)
-        ))),
-    }
-}
-
-fn sanitize_filters(value: &Value, warnings: &mut Vec<String>) -> Result<SearchFilters, SearchError> {
-    let obj = value.as_object().ok_or_else(|| SearchError::invalid("`filters` must be an object"))?;
+fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> SearchFilters {
     let mut filters = SearchFilters::default();
-    for (key, v) in obj {
-        let canonical = match key.as_str() {
-            "paths" | "languages" | "tags" => key.as_str(),
-            "path" | "pathGlob" | "glob" | "filePath" => "paths",
-            "language" | "lang" => "languages",
-            "tag" => "tags",
-            other => {
-                return Err(SearchError::UnknownField {
-                    field: format!("filters.{other}"),
-                    accepted: "paths, languages, tags".into(),
-                })
-            }
-        };
-        if canonical != key {
-            warnings.push(format!("filters.{key} was read as filters.{canonical}"));
+    for raw in input.paths.map(|p| p.items()).unwrap_or_default() {
+        let cleaned = raw.trim_start_matches("./").trim_start_matches('/').to_string();
+        if cleaned != raw {
+            warnings.push(format!("filters.paths: `{raw}` was read as `{cleaned}`"));
         }
-        let items = string_list(canonical, v)?;
-        match canonical {
-            "paths" => {
-                for raw in items {
-                    let cleaned = raw.trim_start_matches("./").trim_start_matches('/').to_string();
-                    if cleaned != raw {
-                        warnings.push(format!("filters.paths: `{raw}` was read as `{cleaned}`"));
-                    }
-                    if cleaned.is_empty() {
-                        continue;
-                    }
-                    if let Err(e) = compile_glob(&cleaned) {
-                        warnings.push(format!(
-                            "filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"
-                        ));
-                        continue;
-                    }
-                    if filters.paths.len() >= MAX_PATH_GLOBS {
-                        warnings
-                            .push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
-                        break;
-                    }
-                    if !filters.paths.contains(&cleaned) {
-                        filters.paths.push(cleaned);
-                    }
-                }
-            }
-            "languages" => {
-                for raw in items {
-                    match Language::from_name(&raw) {
-                        Some(lang) => {
-                            if lang.as_str() != raw {
-                                warnings.push(format!("filters.languages: `{raw}` was read as `{lang}`"));
-                            }
-                            if !filters.languages.contains(&lang) {
-                                filters.languages.push(lang);
-                            }
-                        }
-                        None => {
-                            warnings.push(format!("filters.languages: unknown language `{raw}` was ignored"))
-                        }
-                    }
-                }
-            }
-            _ => {
-                for tag in items {
-                    if filters.tags.len() >= MAX_TAGS {
-                        warnings.push(format!("filters.tags: only the first {MAX_TAGS} tags are used"));
-                        break;
-                    }
-                    if !filters.tags.contains(&tag) {
-                        filters.tags.push(tag);
-                    }
-                }
-            }
+        if cleaned.is_empty() {
+            continue;
+        }
+        if let Err(e) = compile_glob(&cleaned) {
+            warnings.push(format!("filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"));
+            continue;
+        }
+        if filters.paths.len() >= MAX_PATH_GLOBS {
+            warnings.push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
+            break;
+        }
+        if !filters.paths.contains(&cleaned) {
+            filters.paths.push(cleaned);
         }
     }
-    Ok(filters)
+    for raw in input.languages.map(|l| l.items()).unwrap_or_default() {
+        match Language::from_name(&raw) {
+            Some(lang) => {
+                if lang.as_str() != raw {
+                    warnings.push(format!("filters.languages: `{raw}` was read as `{lang}`"));
+                }
+                if !filters.languages.contains(&lang) {
+                    filters.languages.push(lang);
+                }
+            }
+            None => warnings.push(format!("filters.languages: unknown language `{raw}` was ignored")),
+        }
+    }
+    for tag in input.tags.map(|t| t.items()).unwrap_or_default() {
+        if filters.tags.len() >= MAX_TAGS {
+            warnings.push(format!("filters.tags: only the first {MAX_TAGS} tags are used"));
+            break;
+        }
+        if !filters.tags.contains(&tag) {
+            filters.tags.push(tag);
+        }
+    }
+    filters
 }
 
 /// Normalize an instructions template: `{{query}}` → `{{rawQuery}}`, placeholder names matched
@@ -751,6 +742,60 @@ mod tests {
         assert_eq!(
             run(SearchMode::Repo, json!({"rawQuery": "x", "repo": "nope"})).unwrap_err().code(),
             "INVALID_REQUEST"
+        );
+    }
+
+    #[test]
+    fn a_wrong_type_is_reported_with_its_path() {
+        for (body, path) in [
+            (json!({"rawQuery": 3}), "`rawQuery`"),
+            (json!({"rawQuery": "x", "debug": "yes"}), "`debug`"),
+            (json!({"rawQuery": "x", "filters": {"tags": ["a", 2]}}), "`filters.tags[1]`"),
+            (json!({"rawQuery": "x", "history": ["a", {"role": "user"}]}), "`conversationContext[1]"),
+        ] {
+            let e = run(SearchMode::Repo, body.clone()).unwrap_err();
+            assert_eq!(e.code(), "INVALID_REQUEST", "{body}");
+            assert!(e.to_string().starts_with(path), "{body}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_conversation_list_may_mix_texts_and_turns() {
+        let r = ok(json!({"rawQuery": "q", "conversationContext": [
+            "first question", {"role": "assistant", "content": "an answer"}, {"content": "follow-up"}
+        ]}));
+        let roles: Vec<&str> = r.conversation.iter().map(|t| t.role.as_str()).collect();
+        assert_eq!(roles, ["user", "assistant", "user"]);
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn a_filter_spelled_two_ways_adds_up() {
+        let r = ok(json!({"rawQuery": "q", "filters": {"path": "a/*, b/*", "paths": ["c/*"], "tag": "x"}}));
+        assert_eq!(r.filters.paths, ["a/*", "b/*", "c/*"]);
+        assert_eq!(r.filters.tags, ["x"]);
+        assert!(r.warnings.iter().any(|w| w == "filters.tag was read as filters.tags"), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn unknown_field_lists_the_accepted_fields_of_the_tool() {
+        let e = run(SearchMode::Repo, json!({"rawQuery": "x", "colour": "red"})).unwrap_err();
+        assert_eq!(
+            e,
+            SearchError::UnknownField {
+                field: "colour".into(),
+                accepted: "owner, name, repo, rawQuery, profile, conversationContext, filters, \
+                           instructionsTemplate, allowEmptyContext, debug"
+                    .into()
+            }
+        );
+        let e = run(SearchMode::Repo, json!({"rawQuery": "x", "filters": {"size": 1}})).unwrap_err();
+        assert_eq!(
+            e,
+            SearchError::UnknownField {
+                field: "filters.size".into(),
+                accepted: "paths, languages, tags".into()
+            }
         );
     }
 

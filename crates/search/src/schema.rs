@@ -1,7 +1,6 @@
-//! JSON Schemas of the search API, generated from the Rust types (the same way the worker's API
-//! schemas are): `schemas/search-*.schema.json`. The test fails when a committed schema is stale;
-//! regenerate with `UPDATE_SCHEMAS=1 cargo test -p edgerag-search schemas`. The MCP endpoint
-//! serves the request schemas as the tools' `inputSchema`.
+//! JSON Schemas of the search API, generated from the Rust types. The worker's schema generator
+//! (`src/api/schema.rs`) writes them to `schemas/search-*.schema.json` with the rest of the API and
+//! checks they are fresh; the MCP endpoint serves the request schemas as the tools' `inputSchema`.
 use schemars::{schema_for, Schema};
 
 use crate::profile::Profile;
@@ -28,38 +27,9 @@ pub fn request_schema(mode: SearchMode) -> Schema {
     }
 }
 
-/// The exact bytes written to `schemas/<stem>.schema.json`.
-pub fn render(schema: &Schema) -> String {
-    let mut out = serde_json::to_string_pretty(schema).unwrap_or_default();
-    out.push('\n');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    #[test]
-    fn schemas_are_fresh() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
-        let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
-        let mut stale = Vec::new();
-        for (stem, schema) in all() {
-            let path = dir.join(format!("{stem}.schema.json"));
-            let want = render(&schema);
-            if update {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(&path, &want).unwrap();
-            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
-                stale.push(path.display().to_string());
-            }
-        }
-        assert!(
-            stale.is_empty(),
-            "stale or missing JSON Schemas {stale:?}: run `UPDATE_SCHEMAS=1 cargo test -p edgerag-search schemas`"
-        );
-    }
 
     #[test]
     fn requests_reject_unknown_fields() {

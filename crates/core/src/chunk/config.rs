@@ -5,14 +5,14 @@ use serde::{Deserialize, Serialize};
 use crate::lang::Language;
 
 /// Measures text in tokens for `max_tokens`. The default ([`CharsPerToken`]) estimates
-/// `ceil(chars / 4)` as seed 001 does; plug a real tokenizer with
+/// `ceil(chars / 4)`; plug a real tokenizer with
 /// [`ChunkConfig::with_token_counter`]. Counts must grow with the text (a longer span never counts
 /// fewer tokens), since the chunkers search for the largest span that fits.
 pub trait TokenCounter: Send + Sync {
     fn count(&self, text: &str) -> usize;
 }
 
-/// Seed 001's estimate: one token per 4 characters (Unicode scalar values), rounded up.
+/// The default estimate: one token per 4 characters (Unicode scalar values), rounded up.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CharsPerToken;
 
@@ -55,11 +55,12 @@ impl std::fmt::Debug for TokenCounterRef {
     }
 }
 
-/// Limits and knobs for chunking. `ChunkConfig::default()` is seed 001's configuration:
+/// Limits and knobs for chunking. `ChunkConfig::default()`:
 /// 100 lines, 2000 tokens, 3 overlap lines, 5 docstring lines, Markdown split at H1/H2.
 ///
 /// JSON (the API and the preview) uses camelCase names; every field is optional there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ChunkConfig {
     /// `maxLinesPerChunk` (default 100).
@@ -73,7 +74,7 @@ pub struct ChunkConfig {
     pub docstring_lines: usize,
     /// Deepest Markdown heading level that starts a chunk (default 2: H1 and H2).
     pub markdown_split_depth: u8,
-    /// Files larger than this are rejected by [`super::chunk_bytes`] (default 1 MiB).
+    /// Files larger than this are rejected by `chunk_bytes` (default 1 MiB).
     pub max_file_bytes: usize,
     /// Force a language instead of detecting it from the path.
     pub language: Option<Language>,
@@ -99,11 +100,13 @@ impl Default for ChunkConfig {
 
 /// Named configurations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
-    /// Seed 001: 100 lines / 2000 tokens / overlap 3.
+    /// 100 lines / 2000 tokens / 3 overlap lines: [`ChunkConfig::default`].
     Default,
-    /// Seed 003: "1.5–2 KB or 150 lines, whichever comes first" (500 tokens ≈ 2 KB).
+    /// Small chunks for small context windows: about 1.5–2 KB or 150 lines, whichever comes first
+    /// (500 tokens ≈ 2 KB).
     Compact,
 }
 
@@ -115,12 +118,36 @@ impl Preset {
         }
     }
 
+    /// The preset a name stands for; the deprecated aliases ([`Preset::DEPRECATED_ALIASES`]) are
+    /// still read.
     pub fn from_name(name: &str) -> Option<Preset> {
         match name {
-            "default" | "seed-001" => Some(Preset::Default),
-            "compact" | "seed-003" => Some(Preset::Compact),
-            _ => None,
+            "default" => Some(Preset::Default),
+            "compact" => Some(Preset::Compact),
+            _ => Preset::DEPRECATED_ALIASES.iter().find(|(alias, _)| *alias == name).map(|(_, p)| *p),
         }
+    }
+
+    /// Old names, accepted with a deprecation warning ([`Preset::deprecation`]) until the next
+    /// release.
+    pub const DEPRECATED_ALIASES: &'static [(&'static str, Preset)] =
+        &[("seed-001", Preset::Default), ("seed-003", Preset::Compact)];
+
+    /// The preset's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Default => "default",
+            Preset::Compact => "compact",
+        }
+    }
+
+    /// The warning for a deprecated preset name, `None` for a current one.
+    pub fn deprecation(name: &str) -> Option<String> {
+        let (alias, preset) = Preset::DEPRECATED_ALIASES.iter().find(|(alias, _)| *alias == name)?;
+        Some(format!(
+            "preset `{alias}` is deprecated and will be removed in the next release; use `{}`",
+            preset.name()
+        ))
     }
 }
 

@@ -2,7 +2,7 @@
 //! `#` line inside a fenced code block or front matter is not a heading).
 //!
 //! - Every top-level heading of level ≤ `markdown_split_depth` (default 2: H1 and H2) starts a
-//!   chunk; deeper headings stay inside their parent's chunk (seed 001). Content before the first
+//!   chunk; deeper headings stay inside their parent's chunk. Content before the first
 //!   such heading (front matter included) is a chunk of its own.
 //! - Every chunk carries `heading_path` (breadcrumbs from the top heading down to the innermost
 //!   heading in force at its start); `symbol_name` / `heading_level` are that innermost heading.

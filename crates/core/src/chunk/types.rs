@@ -8,9 +8,10 @@ pub const CHUNK_SCHEMA_VERSION: u32 = 1;
 
 /// One retrievable unit of a file. JSON field names are camelCase and stable (they are the API).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Chunk {
-    /// BLAKE3 of content + path + start line + end line (see [`crate::ids::chunk_id`]).
+    /// BLAKE3 of content + path + start line + end line, 64 hex characters (`ids::chunk_id`).
     pub id: String,
     /// BLAKE3 of the content only.
     pub text_hash: String,
@@ -41,6 +42,7 @@ pub struct Chunk {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ChunkMetadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,6 +66,7 @@ pub struct ChunkMetadata {
 
 /// What a chunk holds. Serialized in kebab-case: `code-function`, `markdown-section`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ChunkType {
     MarkdownSection,

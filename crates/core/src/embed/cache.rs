@@ -1,5 +1,5 @@
 //! The embedding cache: vectors keyed by model + BLAKE3 of the exact text embedded, so the same text
-//! is never sent to a backend twice (seed 004 P7). The worker stores it in D1 (`embedding_cache`);
+//! is never sent to a backend twice. The worker stores it in D1 (`embedding_cache`);
 //! [`InMemoryEmbeddingCache`] serves native tests.
 use std::cell::RefCell;
 use std::collections::HashMap;

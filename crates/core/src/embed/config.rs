@@ -3,7 +3,7 @@
 //! [`EmbedError::Config`] before any request is made.
 use serde::Serialize;
 
-use super::models::{workers_ai_model, ModelSpec, LOCAL_MINILM, WORKERS_AI_DEFAULT};
+use super::model_specs::{workers_ai_model, ModelSpec, LOCAL_MINILM, WORKERS_AI_DEFAULT};
 use super::openai::{OpenAiConfig, DEFAULT_MAX_BATCH, DEFAULT_TIMEOUT_MS};
 use super::{EmbedError, EmbedderInfo};
 
@@ -60,7 +60,7 @@ impl EmbedderConfig {
                     }),
                     (None, None) => Err(EmbedError::Config(format!(
                         "unknown Workers AI model {model:?}: set EMBED_DIMS for it or use one of {}",
-                        super::models::WORKERS_AI_MODELS
+                        super::model_specs::WORKERS_AI_MODELS
                             .iter()
                             .map(|m| m.name)
                             .collect::<Vec<_>>()
@@ -118,7 +118,7 @@ impl EmbedderConfig {
                 model: model.clone(),
                 dims: *dims,
                 max_batch: *max_batch,
-                max_input_chars: max_input_tokens.map(|t| t * super::models::CHARS_PER_TOKEN),
+                max_input_chars: max_input_tokens.map(|t| t * super::model_specs::CHARS_PER_TOKEN),
             },
             EmbedderConfig::OpenAi(c) => EmbedderInfo {
                 provider: "openai".into(),

@@ -12,7 +12,7 @@ pub mod cache;
 pub mod compat;
 pub mod config;
 mod hashing;
-pub mod models;
+pub mod model_specs;
 pub mod openai;
 pub mod workers_ai;
 
@@ -20,7 +20,7 @@ pub use cache::{embed_cached, CachedEmbedder, EmbedStats, EmbeddingCache, InMemo
 pub use compat::{check_model_compat, CompatDecision, ModelMismatch};
 pub use config::EmbedderConfig;
 pub use hashing::HashingEmbedder;
-pub use models::ModelSpec;
+pub use model_specs::ModelSpec;
 
 /// Which model produced a vector. Vectors of different models are never mixed in one namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -57,7 +57,7 @@ pub fn classify_error(message: &str) -> EmbedError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::embed::models::workers_ai_model;
+    use crate::embed::model_specs::workers_ai_model;
 
     #[test]
     fn request_shape() {

@@ -16,6 +16,8 @@
 //!   wins. Deleting or getting an unknown id is not an error.
 use serde::{Deserialize, Serialize};
 
+use crate::chunk::Chunk;
+
 pub mod cache;
 pub mod codec;
 mod memory;
@@ -64,6 +66,31 @@ pub struct VectorRecord {
     pub id: String,
     pub values: Vec<f32>,
     pub metadata: VectorMetadata,
+}
+
+impl VectorMetadata {
+    /// What a vector of `chunk` carries, with the tags of its file. Every writer (the worker's
+    /// ingestion, the in-memory stores) stores exactly this, so filters see the same fields
+    /// everywhere.
+    pub fn of_chunk(chunk: &Chunk, tags: &[String]) -> VectorMetadata {
+        VectorMetadata {
+            path: chunk.path.clone(),
+            language: chunk.language.as_str().into(),
+            chunk_type: chunk.chunk_type.as_str().into(),
+            symbol: chunk.metadata.symbol_name.clone(),
+            start_line: chunk.start_line,
+            end_line: chunk.end_line,
+            chunk_hash: chunk.text_hash.clone(),
+            tags: tags.to_vec(),
+        }
+    }
+}
+
+impl VectorRecord {
+    /// The record stored for `chunk` (id = chunk id).
+    pub fn of_chunk(chunk: &Chunk, values: Vec<f32>, tags: &[String]) -> VectorRecord {
+        VectorRecord { id: chunk.id.clone(), values, metadata: VectorMetadata::of_chunk(chunk, tags) }
+    }
 }
 
 /// Filters supported by every implementation.
@@ -272,6 +299,22 @@ pub fn dedup_last_wins(records: &[VectorRecord]) -> Vec<&VectorRecord> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chunk_vector_carries_its_place_symbol_hash_and_the_file_tags() {
+        let text = "fn retry() {}\n";
+        let chunk = crate::chunk_text("src/net.rs", text, &Default::default()).remove(0);
+        let tags = vec!["api".to_string(), "v2".to_string()];
+        let record = VectorRecord::of_chunk(&chunk, vec![1.0, 0.0], &tags);
+        assert_eq!(record.id, chunk.id);
+        let m = &record.metadata;
+        assert_eq!((m.path.as_str(), m.language.as_str()), ("src/net.rs", "rust"));
+        assert_eq!((m.chunk_type.as_str(), m.symbol.as_deref()), ("code-function", Some("retry")));
+        assert_eq!((m.start_line, m.end_line), (chunk.start_line, chunk.end_line));
+        assert_eq!(m.chunk_hash, chunk.text_hash);
+        assert_eq!(m.tags, tags);
+        assert!(VectorFilter { tag: Some("v2".into()), ..Default::default() }.matches(m));
+    }
 
     fn meta(path: &str, lang: &str, tags: &[&str]) -> VectorMetadata {
         VectorMetadata {

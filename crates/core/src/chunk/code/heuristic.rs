@@ -1,11 +1,11 @@
-//! Code chunking without a grammar: seed 001's declaration patterns plus brace counting (or
+//! Code chunking without a grammar: declaration patterns plus brace counting (or
 //! indentation for Python / Ruby), then lines. Used for code languages whose tree-sitter feature
 //! is disabled and for languages with no grammar here (Swift, Scala). Compiled without the
 //! `tree-sitter` feature too.
 //!
 //! A declaration is a line that, after modifiers (`export`, `pub`, `async`, `public static`, …),
-//! starts with a declaration keyword and a name (seed 001: `function`, `class`, `interface`,
-//! `enum`, `type`; plus `fn`, `struct`, `trait`, `def`, …), or — in C-like languages — looks
+//! starts with a declaration keyword and a name (`function`, `class`, `interface`,
+//! `enum`, `type`, `fn`, `struct`, `trait`, `def`, …), or — in C-like languages — looks
 //! like a function signature (`int main(void) {`). It ends where its braces balance (or at a `;`
 //! before any brace), or for Python / Ruby where the indentation returns. Comments and
 //! attributes directly above go with it (up to `docstring_lines`, or the whole block when it
@@ -523,7 +523,7 @@ const MODIFIERS: &[&str] = &[
     "companion",
 ];
 
-/// Seed 001's patterns, generalised: `[modifiers] keyword name` → type and name.
+/// The declaration patterns: `[modifiers] keyword name` → type and name.
 fn declaration(line: &str, style: Style) -> Option<(ChunkType, String)> {
     let mut rest = line.trim_start();
     let mut words = 0;
@@ -675,7 +675,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_example_without_a_grammar() {
+    fn typescript_class_and_function_without_a_grammar() {
         let text = "/**\n * Sample class\n */\nexport class MyClass {\n    method() {\n        return true;\n    }\n}\n\nfunction helper() {\n    return \"helper\";\n}\n";
         let got = kinds(text, Language::Typescript);
         assert_eq!(got.len(), 2, "{got:?}");
@@ -687,7 +687,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_patterns() {
+    fn declaration_patterns_give_type_and_name() {
         for (line, ty, name) in [
             ("export async function getUserData(id: string) {", ChunkType::CodeFunction, "getUserData"),
             ("export abstract class Base {", ChunkType::CodeClass, "Base"),

@@ -1,5 +1,5 @@
 //! Code chunking: syntax-aware with tree-sitter where the language's grammar is compiled in
-//! (`lang-*` features), else seed 001's declaration heuristics ([`heuristic`]); `None` for
+//! (`lang-*` features), else declaration heuristics ([`heuristic`]); `None` for
 //! languages that are not code (the caller then uses the line chunker).
 //!
 //! See `syntax.rs` for the algorithm (units → split → merge) and `lang/` for the per-language

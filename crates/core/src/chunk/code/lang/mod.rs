@@ -4,7 +4,7 @@
 //! Adding a language (template):
 //! 1. add the grammar crate to `crates/core/Cargo.toml` as an optional dependency with a
 //!    `lang-<name>` feature (and list the feature in `all-languages`); check it builds for wasm32
-//!    (`/work/shared/TREE_SITTER_WASM.md`);
+//!    (`docs/tree-sitter-wasm.md`);
 //! 2. write `lang/<family>.rs` with a `static <NAME>: Grammar` whose `classify` maps node kinds
 //!    to a [`Role`](super::grammar::Role): comments / doc comments / sibling attributes →
 //!    `Prefix`; definitions → `Def` via [`named`](super::grammar::named) (or a hand-built

@@ -1,5 +1,6 @@
-//! Seed 001's worked examples, as named tests. The seed prints some line numbers off by one or
-//! two; these are the true lines of the text (trailing blank lines are not part of a span).
+//! The worked examples of the chunking contract (Markdown sections, keywords, default limits, text
+//! blocks), as named tests. Lines are the true lines of the text (trailing blank lines are not part
+//! of a span).
 #![allow(clippy::unwrap_used)]
 use edgerag_core::chunk::invariants;
 use edgerag_core::{chunk_text, keywords, Chunk, ChunkConfig, ChunkType, Language};
@@ -26,7 +27,7 @@ Available endpoints below.
 ";
 
 #[test]
-fn seed_001_example_1_api_documentation_gives_three_chunks() {
+fn api_documentation_example_gives_three_chunks() {
     let config = ChunkConfig::default();
     let chunks = chunk_text("docs/api.md", API_DOCS, &config);
     invariants::check(API_DOCS, &chunks, &config).unwrap();
@@ -58,11 +59,11 @@ Final content.
 ";
 
 #[test]
-fn seed_001_markdown_example_h3_stays_in_its_h2() {
+fn markdown_example_h3_stays_in_its_h2() {
     let config = ChunkConfig::default();
     let chunks = chunk_text("README.md", NESTED, &config);
     invariants::check(NESTED, &chunks, &config).unwrap();
-    // The seed marks chunk starts at lines 1, 4 and 11; the text's true lines are 1, 4 and 10.
+    // Chunks start at the headings' true lines 1, 4 and 10.
     assert_eq!(lines(&chunks), [(1, 2), (4, 8), (10, 11)]);
     assert_eq!(chunks[1].metadata.symbol_name.as_deref(), Some("Section 1"));
     assert!(chunks[1].text.ends_with("### Subsection 1.1\nMore content."));
@@ -70,7 +71,7 @@ fn seed_001_markdown_example_h3_stays_in_its_h2() {
 }
 
 #[test]
-fn seed_001_content_before_the_first_heading_is_its_own_chunk() {
+fn content_before_the_first_heading_is_its_own_chunk() {
     let text = "Preamble line.\n\n# Title\n\nBody.\n";
     let chunks = chunk_text("a.md", text, &ChunkConfig::default());
     assert_eq!(lines(&chunks), [(1, 1), (3, 5)]);
@@ -79,7 +80,7 @@ fn seed_001_content_before_the_first_heading_is_its_own_chunk() {
 }
 
 #[test]
-fn seed_001_keywords_of_the_typescript_signature() {
+fn keywords_of_a_typescript_signature() {
     let kw = keywords::extract(
         "export async function getUserData(id: string): Promise<User>",
         Language::Typescript,
@@ -91,14 +92,14 @@ fn seed_001_keywords_of_the_typescript_signature() {
 }
 
 #[test]
-fn seed_001_limits_are_the_default() {
+fn documented_limits_are_the_default() {
     let c = ChunkConfig::default();
     assert_eq!((c.max_lines, c.max_tokens, c.overlap_lines, c.docstring_lines), (100, 2000, 3, 5));
     assert_eq!(c.count_tokens("abcdefghi"), 3, "tokens ≈ chars / 4, rounded up");
 }
 
 #[test]
-fn seed_001_other_files_are_text_blocks_with_overlap() {
+fn other_files_are_text_blocks_with_overlap() {
     let text: String = (1..=250).map(|i| format!("row {i}\n")).collect();
     let config = ChunkConfig::default();
     let chunks = chunk_text("data.txt", &text, &config);

@@ -1,11 +1,11 @@
 //! The optional model ports in the worker: a text generator (Workers AI text model or any
 //! OpenAI-compatible chat endpoint) for the query transformers / multi-query, and the Workers AI
-//! cross-encoder. The mapping lives in `edgerag_search::models` (tested natively); this file only
+//! cross-encoder. The mapping lives in `edgerag_search::model_requests` (tested natively); this file only
 //! moves bytes. Configuration: `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`,
 //! `GENERATOR_API_KEY`, `RERANKER`, `RERANKER_MODEL`.
 use std::time::Duration;
 
-use edgerag_search::models::{self, GeneratorConfig, RerankerConfig};
+use edgerag_search::model_requests::{self, GeneratorConfig, RerankerConfig};
 use edgerag_search::ports::{GenerateRequest, Generator, Reranker};
 use edgerag_search::PortError;
 use futures_util::future::{select, Either};
@@ -41,7 +41,7 @@ pub fn generator_from_env(env: &Env) -> Result<Option<Box<dyn Generator>>, Strin
             Ok(Some(Box::new(WorkersAiGenerator { ai, model })))
         }
         GeneratorConfig::OpenAi { base_url, model, api_key } => {
-            Ok(Some(Box::new(OpenAiGenerator { url: models::chat_url(&base_url), model, api_key })))
+            Ok(Some(Box::new(OpenAiGenerator { url: model_requests::chat_url(&base_url), model, api_key })))
         }
     }
 }
@@ -69,10 +69,10 @@ impl Generator for WorkersAiGenerator {
     async fn generate(&self, request: &GenerateRequest) -> Result<String, PortError> {
         let out: serde_json::Value = self
             .ai
-            .run(&self.model, models::workers_ai_chat_input(request))
+            .run(&self.model, model_requests::workers_ai_chat_input(request))
             .await
             .map_err(|e| failed("generator", e))?;
-        models::parse_workers_ai_text(&out)
+        model_requests::parse_workers_ai_text(&out)
     }
 }
 
@@ -88,7 +88,7 @@ impl Generator for OpenAiGenerator {
         if let Some(key) = &self.api_key {
             headers.set("authorization", &format!("Bearer {key}")).map_err(|e| failed("generator", e))?;
         }
-        let body = models::openai_chat_body(&self.model, request).to_string();
+        let body = model_requests::openai_chat_body(&self.model, request).to_string();
         let mut init = RequestInit::new();
         init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
         let req = Request::new_with_init(&self.url, &init).map_err(|e| failed("generator", e))?;
@@ -103,7 +103,7 @@ impl Generator for OpenAiGenerator {
         };
         let status = response.status_code();
         let text = response.text().await.map_err(|e| failed("generator", e))?;
-        models::parse_openai_chat(status, &text)
+        model_requests::parse_openai_chat(status, &text)
     }
 }
 
@@ -116,9 +116,9 @@ impl Reranker for WorkersAiReranker {
     async fn rerank(&self, query: &str, documents: &[String]) -> Result<Vec<f32>, PortError> {
         let out: serde_json::Value = self
             .ai
-            .run(&self.model, models::workers_ai_rerank_input(query, documents))
+            .run(&self.model, model_requests::workers_ai_rerank_input(query, documents))
             .await
             .map_err(|e| failed("reranker", e))?;
-        models::parse_workers_ai_rerank(&out, documents.len())
+        model_requests::parse_workers_ai_rerank(&out, documents.len())
     }
 }

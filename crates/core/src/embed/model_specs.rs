@@ -30,7 +30,7 @@ impl ModelSpec {
     }
 }
 
-/// The default Workers AI model: multilingual (the seeds' teams write Russian, Portuguese, Chinese).
+/// The default Workers AI model: multilingual (teams write code comments and docs in Russian, Portuguese, Chinese, ...).
 pub const WORKERS_AI_DEFAULT: &str = "@cf/baai/bge-m3";
 
 /// Workers AI text-embedding models (batches of up to 100 texts).

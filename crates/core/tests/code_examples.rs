@@ -1,11 +1,11 @@
-//! Seed 001's code examples, as named tests (they fix the default behaviour of the code chunker).
+//! Worked TypeScript examples, as named tests (they fix the default behaviour of the code chunker).
 #![allow(clippy::unwrap_used)]
 #![cfg(feature = "lang-typescript")]
 use edgerag_core::chunk::invariants;
 use edgerag_core::{chunk_text, ChunkConfig, ChunkType};
 
-/// Seed 001, "Exemplo 2: Classe TypeScript" — one `code-class` chunk with its JSDoc. The seed
-/// prints lines 1–19; the class really ends on line 20.
+/// A TypeScript class with JSDoc on the class and its methods: one `code-class` chunk, lines 1–20
+/// (the closing brace is on line 20).
 const USER_SERVICE: &str = r#"/**
  * User management service
  */
@@ -28,7 +28,7 @@ export class UserService {
 }
 "#;
 
-/// Seed 001, the TypeScript example of section 2: the class with its JSDoc, then the function.
+/// A class with its JSDoc, then a free function.
 const MY_CLASS: &str = r#"/**
  * Sample class
  */
@@ -44,7 +44,7 @@ function helper() {
 "#;
 
 #[test]
-fn seed_001_user_service_is_one_class_chunk_with_its_jsdoc() {
+fn user_service_is_one_class_chunk_with_its_jsdoc() {
     let config = ChunkConfig::default();
     let chunks = chunk_text("src/user-service.ts", USER_SERVICE, &config);
     invariants::check(USER_SERVICE, &chunks, &config).unwrap();
@@ -60,7 +60,7 @@ fn seed_001_user_service_is_one_class_chunk_with_its_jsdoc() {
 }
 
 #[test]
-fn seed_001_my_class_and_helper_are_two_chunks() {
+fn my_class_and_helper_are_two_chunks() {
     let config = ChunkConfig::default();
     let chunks = chunk_text("src/sample.ts", MY_CLASS, &config);
     invariants::check(MY_CLASS, &chunks, &config).unwrap();

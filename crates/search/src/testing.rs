@@ -1,0 +1,570 @@
+//! The one behavioural suite every implementation of the search store ports runs
+//! ([`KeywordIndex`], [`ChunkStore`], [`NamespaceCatalog`]), like the core's `VectorIndex` suite:
+//! natively against the in-memory stores ([`MemoryStores`]) and in workerd against D1 (through the
+//! worker's test route). BM25 parity is one of its cases: the store under test must rank and score
+//! a query exactly like the in-memory reference ([`MemoryStore`], FTS5's formula) loaded with the
+//! same chunks.
+//!
+//! The suite writes namespaces under a caller-chosen `prefix` and deletes them at the end. BM25's
+//! IDF is corpus-wide (in FTS5 too), so the score comparison assumes the store holds nothing but
+//! the suite's chunks while it runs. Each case reports pass or its first failed check; nothing
+//! panics.
+use edgerag_core::chunk::CHUNK_SCHEMA_VERSION;
+use edgerag_core::{ids, Chunk, ChunkMetadata, ChunkType, Language};
+use serde::Serialize;
+
+use crate::error::PortError;
+use crate::filters::SearchFilters;
+use crate::memory::{MemoryCatalog, MemoryStore};
+use crate::ports::{
+    namespace_id, ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog,
+    NamespaceInfo, NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
+};
+use crate::query::{keyword_terms, TermOptions};
+
+/// The stores under test plus the writes the suite needs to set them up (what ingestion does).
+#[async_trait::async_trait(?Send)]
+pub trait SearchStores {
+    /// Store `chunks` of one file in `namespace` with the file's tags (replacing same ids).
+    async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError>;
+    /// Create or replace the namespace row.
+    async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError>;
+    /// Delete the namespace and everything in it (nothing to delete is not an error).
+    async fn clear(&self, namespace: &str) -> Result<(), PortError>;
+    fn keyword(&self) -> &dyn KeywordIndex;
+    fn chunks(&self) -> &dyn ChunkStore;
+    fn catalog(&self) -> &dyn NamespaceCatalog;
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SuiteReport {
+    pub passed: Vec<String>,
+    pub failed: Vec<CaseFailure>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CaseFailure {
+    pub case: String,
+    pub error: String,
+}
+
+type CaseResult = Result<(), String>;
+
+macro_rules! check {
+    ($cond:expr, $($msg:tt)+) => {
+        let ok: bool = $cond;
+        if !ok {
+            return Err(format!($($msg)+));
+        }
+    };
+}
+
+/// Number of cases [`run_suite`] runs.
+pub const CASES: usize = 9;
+
+/// The suite's data: two namespaces, a few files with tags, a class split into methods.
+struct Fixture {
+    one: NamespaceInfo,
+    two: NamespaceInfo,
+    /// `(namespace, chunks of one file, tags)`.
+    files: Vec<(String, Vec<Chunk>, Vec<String>)>,
+}
+
+fn chunk(
+    path: &str,
+    chunk_type: ChunkType,
+    text: &str,
+    index: u32,
+    symbol: Option<&str>,
+    parent: Option<&str>,
+) -> Chunk {
+    let start_line = 1 + index * 10;
+    let end_line = start_line + text.lines().count().max(1) as u32 - 1;
+    Chunk {
+        id: ids::chunk_id(text, path, start_line, end_line),
+        text_hash: ids::text_hash(text),
+        path: path.to_string(),
+        language: Language::detect(path),
+        chunk_type,
+        text: text.to_string(),
+        start_line,
+        end_line,
+        start_byte: (index as usize) * 1000,
+        end_byte: (index as usize) * 1000 + text.len(),
+        chunk_index: index,
+        token_count: text.chars().count().div_ceil(4) as u32,
+        keywords: Vec::new(),
+        metadata: ChunkMetadata {
+            symbol_name: symbol.map(String::from),
+            parent_symbol: parent.map(String::from),
+            span_hash: ids::span_hash(path, start_line, end_line),
+            ..Default::default()
+        },
+        updated_at: None,
+        version: CHUNK_SCHEMA_VERSION,
+    }
+}
+
+fn fixture(prefix: &str) -> Fixture {
+    let info = |owner: String, status, ready_at: Option<&str>, chunk_count| NamespaceInfo {
+        owner,
+        name: "app".into(),
+        status,
+        ready_at: ready_at.map(String::from),
+        chunk_count,
+    };
+    let one = info(format!("{prefix}-one"), NamespaceStatus::Ready, Some("2025-01-02T00:00:00.000Z"), 6);
+    let two = info(format!("{prefix}-two"), NamespaceStatus::Indexing, None, 1);
+    let retry = "fn retry_with_backoff(attempts: u32) -> Duration {\n    backoff(attempts)\n}";
+    let client = [
+        (
+            "class Client {\n  constructor(url) { this.url = url; }",
+            ChunkType::CodeClass,
+            Some("Client"),
+            None,
+        ),
+        (
+            "  connect() { return openSocket(this.url); }",
+            ChunkType::CodeMethod,
+            Some("connect"),
+            Some("Client"),
+        ),
+        (
+            "  send(message) { return retrySend(message); }",
+            ChunkType::CodeMethod,
+            Some("send"),
+            Some("Client"),
+        ),
+        ("function helper() { return 42; }", ChunkType::CodeFunction, Some("helper"), None),
+    ];
+    let client_chunks = client
+        .iter()
+        .enumerate()
+        .map(|(i, (text, ty, symbol, parent))| chunk("src/client.ts", *ty, text, i as u32, *symbol, *parent))
+        .collect();
+    let guide = "## Retry policy\n\nWe retry failed requests with exponential backoff.";
+    let (ns1, ns2) = (one.id(), two.id());
+    Fixture {
+        files: vec![
+            (
+                ns1.clone(),
+                vec![chunk(
+                    "src/net/retry.rs",
+                    ChunkType::CodeFunction,
+                    retry,
+                    0,
+                    Some("retry_with_backoff"),
+                    None,
+                )],
+                vec!["api".into(), "net".into()],
+            ),
+            (ns1.clone(), client_chunks, Vec::new()),
+            (
+                ns1,
+                vec![chunk(
+                    "docs/guide.md",
+                    ChunkType::MarkdownSection,
+                    guide,
+                    0,
+                    Some("Retry policy"),
+                    None,
+                )],
+                vec!["docs".into()],
+            ),
+            (
+                ns2,
+                vec![chunk(
+                    "src/net/retry.rs",
+                    ChunkType::CodeFunction,
+                    retry,
+                    0,
+                    Some("retry_with_backoff"),
+                    None,
+                )],
+                vec!["api".into()],
+            ),
+        ],
+        one,
+        two,
+    }
+}
+
+/// Set up the fixture under `prefix`, run every case, clean up.
+pub async fn run_suite(stores: &dyn SearchStores, prefix: &str) -> SuiteReport {
+    let fx = fixture(prefix);
+    let mut report = SuiteReport::default();
+    if let Err(e) = setup(stores, &fx).await {
+        report.failed.push(CaseFailure { case: "setup".into(), error: e.to_string() });
+        let _ = teardown(stores, &fx).await;
+        return report;
+    }
+    let reference = MemoryStore::new();
+    for (ns, chunks, tags) in &fx.files {
+        reference.upsert(ns, chunks.iter().cloned(), tags);
+    }
+    let cases: [(&str, CaseResult); CASES] = [
+        ("keyword_ranks_and_scores_like_the_reference_bm25", bm25_parity(stores, &reference, &fx).await),
+        ("keyword_without_terms_finds_nothing", no_terms(stores, &fx).await),
+        ("keyword_namespaces_never_leak", namespaces_never_leak(stores, &fx).await),
+        ("keyword_filters_languages_paths_and_tags", filters(stores, &fx).await),
+        ("keyword_limit_keeps_the_best", limit(stores, &fx).await),
+        ("chunks_get_returns_what_was_stored_and_skips_missing", get(stores, &fx).await),
+        ("chunks_neighbors_come_in_file_order", neighbors(stores, &fx).await),
+        ("chunks_families_hold_the_definition_and_its_pieces", families(stores, &fx).await),
+        ("catalog_lists_the_recorded_namespaces", catalog(stores, &fx).await),
+    ];
+    for (case, result) in cases {
+        match result {
+            Ok(()) => report.passed.push(case.to_string()),
+            Err(error) => report.failed.push(CaseFailure { case: case.to_string(), error }),
+        }
+    }
+    if let Err(e) = teardown(stores, &fx).await {
+        report.failed.push(CaseFailure { case: "teardown".into(), error: e.to_string() });
+    }
+    report
+}
+
+async fn setup(stores: &dyn SearchStores, fx: &Fixture) -> Result<(), PortError> {
+    teardown(stores, fx).await?;
+    for info in [&fx.one, &fx.two] {
+        stores.record_namespace(info).await?;
+    }
+    for (ns, chunks, tags) in &fx.files {
+        stores.load(ns, chunks, tags).await?;
+    }
+    Ok(())
+}
+
+async fn teardown(stores: &dyn SearchStores, fx: &Fixture) -> Result<(), PortError> {
+    stores.clear(&fx.one.id()).await?;
+    stores.clear(&fx.two.id()).await
+}
+
+fn query(namespaces: &[String], text: &str, filters: SearchFilters, limit: usize) -> KeywordQuery {
+    KeywordQuery {
+        namespaces: namespaces.to_vec(),
+        terms: keyword_terms(text, TermOptions::default()),
+        filters,
+        limit,
+    }
+}
+
+async fn search(stores: &dyn SearchStores, q: &KeywordQuery) -> Result<Vec<ScoredKey>, String> {
+    stores.keyword().search(q).await.map_err(|e| format!("search failed: {e}"))
+}
+
+fn paths_of(fx: &Fixture, hits: &[ScoredKey]) -> Vec<String> {
+    hits.iter()
+        .map(|h| {
+            fx.files
+                .iter()
+                .flat_map(|(ns, chunks, _)| chunks.iter().map(move |c| (ns, c)))
+                .find(|(ns, c)| **ns == h.key.namespace && c.id == h.key.id)
+                .map_or_else(|| format!("unknown {}", h.key.id), |(_, c)| c.path.clone())
+        })
+        .collect()
+}
+
+async fn bm25_parity(stores: &dyn SearchStores, reference: &MemoryStore, fx: &Fixture) -> CaseResult {
+    let q = query(&[fx.one.id()], "where do we retry with backoff", SearchFilters::default(), 10);
+    let got = search(stores, &q).await?;
+    let want = reference.search(&q).await.map_err(|e| e.to_string())?;
+    check!(want.len() >= 3, "the reference found only {} chunks", want.len());
+    let keys = |hits: &[ScoredKey]| hits.iter().map(|h| h.key.clone()).collect::<Vec<_>>();
+    check!(
+        keys(&got) == keys(&want),
+        "ranking differs from the reference: got {:?}, want {:?}",
+        paths_of(fx, &got),
+        paths_of(fx, &want)
+    );
+    for (g, w) in got.iter().zip(&want) {
+        check!(g.score > 0.0, "score of {} is {} (BM25 is reported positive)", g.key.id, g.score);
+        let tolerance = 1e-3 * w.score.abs().max(1.0);
+        check!(
+            (g.score - w.score).abs() <= tolerance,
+            "score of {} is {}, the reference says {}",
+            g.key.id,
+            g.score,
+            w.score
+        );
+    }
+    for pair in got.windows(2) {
+        let ordered = pair[0].score > pair[1].score
+            || (pair[0].score == pair[1].score && pair[0].key.id <= pair[1].key.id);
+        check!(ordered, "not best first, ties by id: {pair:?}");
+    }
+    // Any-term semantics: the helper function matches no term and must not appear.
+    let helper = &fx.files[1].1[3];
+    check!(!got.iter().any(|h| h.key.id == helper.id), "a chunk without any query term was returned");
+    Ok(())
+}
+
+async fn no_terms(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let q = KeywordQuery { terms: Vec::new(), ..query(&[fx.one.id()], "", SearchFilters::default(), 10) };
+    let got = search(stores, &q).await?;
+    check!(got.is_empty(), "empty terms found {got:?}");
+    Ok(())
+}
+
+async fn namespaces_never_leak(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let got = search(stores, &query(&[fx.two.id()], "retry backoff", SearchFilters::default(), 10)).await?;
+    check!(got.len() == 1, "namespace two holds one matching chunk, got {}", got.len());
+    check!(got.iter().all(|h| h.key.namespace == fx.two.id()), "another namespace leaked in: {got:?}");
+    let both = [fx.one.id(), fx.two.id()];
+    let got = search(stores, &query(&both, "retry backoff", SearchFilters::default(), 10)).await?;
+    for ns in &both {
+        check!(got.iter().any(|h| &h.key.namespace == ns), "{ns} missing from a two-namespace search");
+    }
+    let unknown = namespace_id("nobody", "nothing");
+    let got = search(stores, &query(&[unknown], "retry backoff", SearchFilters::default(), 10)).await?;
+    check!(got.is_empty(), "an unknown namespace found {got:?}");
+    Ok(())
+}
+
+async fn filters(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let ns = [fx.one.id()];
+    let run = |filters: SearchFilters| {
+        let q = query(&ns, "retry backoff client", filters, 10);
+        async move { search(stores, &q).await.map(|hits| paths_of(fx, &hits)) }
+    };
+    let all = run(SearchFilters::default()).await?;
+    check!(
+        all.iter().any(|p| p.starts_with("src/")) && all.iter().any(|p| p.starts_with("docs/")),
+        "{all:?}"
+    );
+    let md = run(SearchFilters { languages: vec![Language::Markdown], ..Default::default() }).await?;
+    check!(md == ["docs/guide.md"], "languages=[markdown] gave {md:?}");
+    let src = run(SearchFilters { paths: vec!["src/**".into()], ..Default::default() }).await?;
+    check!(!src.is_empty() && src.iter().all(|p| p.starts_with("src/")), "paths=[src/**] gave {src:?}");
+    let glob = run(SearchFilters { paths: vec!["*.rs".into()], ..Default::default() }).await?;
+    check!(glob == ["src/net/retry.rs"], "paths=[*.rs] gave {glob:?}");
+    let api = run(SearchFilters { tags: vec!["api".into()], ..Default::default() }).await?;
+    check!(api == ["src/net/retry.rs"], "tags=[api] gave {api:?}");
+    let any = run(SearchFilters { tags: vec!["docs".into(), "net".into()], ..Default::default() }).await?;
+    check!(any.len() == 2 && any.contains(&"docs/guide.md".to_string()), "tags=[docs, net] gave {any:?}");
+    let none = run(SearchFilters { tags: vec!["nope".into()], ..Default::default() }).await?;
+    check!(none.is_empty(), "tags=[nope] gave {none:?}");
+    Ok(())
+}
+
+async fn limit(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let ns = [fx.one.id()];
+    let all = search(stores, &query(&ns, "retry backoff", SearchFilters::default(), 10)).await?;
+    let one = search(stores, &query(&ns, "retry backoff", SearchFilters::default(), 1)).await?;
+    check!(all.len() >= 2, "expected several hits, got {}", all.len());
+    check!(one.len() == 1 && one[0].key == all[0].key, "limit 1 gave {one:?}, the best is {:?}", all[0]);
+    Ok(())
+}
+
+fn same_chunk(got: &Chunk, want: &Chunk) -> bool {
+    // `updated_at` is the store's to set.
+    Chunk { updated_at: None, ..got.clone() } == *want
+}
+
+async fn get(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let (ns, chunks, tags) = &fx.files[0];
+    let keys = [
+        ChunkKey::new(ns, &chunks[0].id),
+        ChunkKey::new(ns, "0".repeat(64)),
+        ChunkKey::new(fx.two.id(), &fx.files[1].1[0].id),
+    ];
+    let got = stores.chunks().get(&keys).await.map_err(|e| format!("get failed: {e}"))?;
+    check!(got.len() == 1, "one of three keys exists, got {} records", got.len());
+    let record = &got[0];
+    check!(record.namespace == *ns, "namespace {}", record.namespace);
+    check!(same_chunk(&record.chunk, &chunks[0]), "stored {:?}\nread back {:?}", chunks[0], record.chunk);
+    check!(record.tags == *tags, "tags {:?}, stored {tags:?}", record.tags);
+    let empty = stores.chunks().get(&[]).await.map_err(|e| format!("get failed: {e}"))?;
+    check!(empty.is_empty(), "no keys gave {empty:?}");
+    Ok(())
+}
+
+fn order_of(records: &[ChunkRecord]) -> Vec<(String, String, u32)> {
+    records.iter().map(|r| (r.namespace.clone(), r.chunk.path.clone(), r.chunk.chunk_index)).collect()
+}
+
+async fn neighbors(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let ns = fx.one.id();
+    let range = |path: &str, from_index, to_index| NeighborRange {
+        namespace: ns.clone(),
+        path: path.into(),
+        from_index,
+        to_index,
+    };
+    let ranges =
+        [range("src/net/retry.rs", 0, 3), range("src/client.ts", 1, 2), range("docs/guide.md", 5, 9)];
+    let got = stores.chunks().neighbors(&ranges).await.map_err(|e| format!("neighbors failed: {e}"))?;
+    let want = vec![
+        (ns.clone(), "src/client.ts".to_string(), 1),
+        (ns.clone(), "src/client.ts".to_string(), 2),
+        (ns.clone(), "src/net/retry.rs".to_string(), 0),
+    ];
+    check!(order_of(&got) == want, "got {:?}, want {want:?}", order_of(&got));
+    Ok(())
+}
+
+async fn families(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let ns = fx.one.id();
+    let family =
+        SymbolFamily { namespace: ns.clone(), path: "src/client.ts".into(), symbol: "Client".into() };
+    let got = stores
+        .chunks()
+        .families(std::slice::from_ref(&family), 10)
+        .await
+        .map_err(|e| format!("families failed: {e}"))?;
+    let indexes: Vec<u32> = got.iter().map(|r| r.chunk.chunk_index).collect();
+    check!(indexes == [0, 1, 2], "the Client family is the class and its two methods, got {indexes:?}");
+    let got = stores.chunks().families(&[family], 2).await.map_err(|e| format!("families failed: {e}"))?;
+    let indexes: Vec<u32> = got.iter().map(|r| r.chunk.chunk_index).collect();
+    check!(indexes == [0, 1], "limit 2 gave {indexes:?}");
+    let elsewhere =
+        SymbolFamily { namespace: fx.two.id(), path: "src/client.ts".into(), symbol: "Client".into() };
+    let got =
+        stores.chunks().families(&[elsewhere], 10).await.map_err(|e| format!("families failed: {e}"))?;
+    check!(got.is_empty(), "a family leaked across namespaces: {:?}", order_of(&got));
+    Ok(())
+}
+
+async fn catalog(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let listed = stores.catalog().list().await.map_err(|e| format!("list failed: {e}"))?;
+    for want in [&fx.one, &fx.two] {
+        let Some(got) = listed.iter().find(|n| n.id() == want.id()) else {
+            return Err(format!("{} is not listed", want.id()));
+        };
+        check!(
+            got.status == want.status,
+            "{}: status {:?}, recorded {:?}",
+            want.id(),
+            got.status,
+            want.status
+        );
+        check!(
+            got.ready_at == want.ready_at,
+            "{}: readyAt {:?}, recorded {:?}",
+            want.id(),
+            got.ready_at,
+            want.ready_at
+        );
+        check!(
+            got.chunk_count == want.chunk_count,
+            "{}: {} chunks, {} stored",
+            want.id(),
+            got.chunk_count,
+            want.chunk_count
+        );
+        check!(got.is_searchable() == (want.status == NamespaceStatus::Ready), "{}: searchable", want.id());
+    }
+    Ok(())
+}
+
+/// The in-memory stores behind the ports, set up the way [`SearchStores`] asks.
+#[derive(Debug, Default)]
+pub struct MemoryStores {
+    pub store: MemoryStore,
+    pub catalog: MemoryCatalog,
+}
+
+#[async_trait::async_trait(?Send)]
+impl SearchStores for MemoryStores {
+    async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError> {
+        self.store.upsert(namespace, chunks.iter().cloned(), tags);
+        Ok(())
+    }
+
+    async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError> {
+        let mut namespaces = self.catalog.namespaces.borrow_mut();
+        namespaces.retain(|n| n.id() != info.id());
+        namespaces.push(info.clone());
+        Ok(())
+    }
+
+    async fn clear(&self, namespace: &str) -> Result<(), PortError> {
+        for record in self.store.records(namespace) {
+            self.store.remove(&ChunkKey::new(namespace, &record.chunk.id));
+        }
+        self.catalog.namespaces.borrow_mut().retain(|n| n.id() != namespace);
+        Ok(())
+    }
+
+    fn keyword(&self) -> &dyn KeywordIndex {
+        &self.store
+    }
+
+    fn chunks(&self) -> &dyn ChunkStore {
+        &self.store
+    }
+
+    fn catalog(&self) -> &dyn NamespaceCatalog {
+        &self.catalog
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::block_on;
+
+    #[test]
+    fn the_in_memory_stores_pass_the_suite() {
+        let stores = MemoryStores::default();
+        let report = block_on(run_suite(&stores, "suite"));
+        assert!(report.failed.is_empty(), "{:#?}", report.failed);
+        assert_eq!(report.passed.len(), CASES);
+        assert!(
+            stores.store.is_empty() && stores.catalog.namespaces.borrow().is_empty(),
+            "teardown left data"
+        );
+    }
+
+    /// A keyword index that answers in the wrong order and ignores namespaces and filters.
+    struct Careless(MemoryStores);
+
+    #[async_trait::async_trait(?Send)]
+    impl KeywordIndex for Careless {
+        async fn search(&self, query: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+            let namespaces = self.0.catalog.namespaces.borrow().iter().map(NamespaceInfo::id).collect();
+            let loose = KeywordQuery { namespaces, filters: SearchFilters::default(), ..query.clone() };
+            let mut hits = self.0.store.search(&loose).await?;
+            hits.reverse();
+            Ok(hits)
+        }
+    }
+
+    #[async_trait::async_trait(?Send)]
+    impl SearchStores for Careless {
+        async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError> {
+            self.0.load(namespace, chunks, tags).await
+        }
+        async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError> {
+            self.0.record_namespace(info).await
+        }
+        async fn clear(&self, namespace: &str) -> Result<(), PortError> {
+            self.0.clear(namespace).await
+        }
+        fn keyword(&self) -> &dyn KeywordIndex {
+            self
+        }
+        fn chunks(&self) -> &dyn ChunkStore {
+            &self.0.store
+        }
+        fn catalog(&self) -> &dyn NamespaceCatalog {
+            &self.0.catalog
+        }
+    }
+
+    #[test]
+    fn a_store_that_ranks_wrong_and_leaks_fails_the_keyword_cases() {
+        let report = block_on(run_suite(&Careless(MemoryStores::default()), "careless"));
+        let failed: Vec<&str> = report.failed.iter().map(|f| f.case.as_str()).collect();
+        for case in [
+            "keyword_ranks_and_scores_like_the_reference_bm25",
+            "keyword_namespaces_never_leak",
+            "keyword_filters_languages_paths_and_tags",
+            "keyword_limit_keeps_the_best",
+        ] {
+            assert!(failed.contains(&case), "{case} passed: {failed:?}");
+        }
+        assert!(report.passed.contains(&"chunks_get_returns_what_was_stored_and_skips_missing".to_string()));
+    }
+}
