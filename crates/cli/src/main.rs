@@ -3,6 +3,7 @@
 mod args;
 mod chunk;
 mod client;
+mod graph;
 mod index;
 mod search;
 mod status;
@@ -22,6 +23,11 @@ pub const COMMANDS: &[Command] = &[
         name: "chunk",
         summary: "Cut files and directories into chunks (JSONL, JSON or a table)",
         run: chunk::run,
+    },
+    Command {
+        name: "graph",
+        summary: "Extract the code graph: symbols, calls, imports (JSONL, JSON or dot)",
+        run: graph::run,
     },
     Command {
         name: "search",
