@@ -2,115 +2,81 @@
 //! calls, imports, inheritance, containment) of files and directories, with the same walk and
 //! ignore rules as `chunk`. Edges are resolved across all the files given.
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::ValueEnum;
 use edgerag_core::graph::{chunk_with_graph, resolve, Edge, FileGraph, GraphStats, Node};
 use edgerag_core::ChunkConfig;
 use serde_json::json;
 
-use crate::args::{Arg, Args};
 use crate::walk::{walk, Entry};
-use crate::USAGE_ERROR;
+use crate::{Failure, Outcome};
 
-const HELP: &str = "usage: edgerag graph <file|dir>... [options]
+const EXAMPLES: &str = "\
+EXAMPLES:
+    edgerag graph src --stats > graph.jsonl
+    edgerag graph . | jq -c 'select(.type == \"edge\" and .kind == \"CALLS\" and .dst == null)'
+    edgerag graph src --format dot | dot -Tsvg > graph.svg";
 
-Extract the code graph: symbols (MODULE, CLASS, INTERFACE, ENUM, STRUCT, TRAIT, TYPE, METHOD,
-FUNCTION, FIELD, CONSTANT, ENDPOINT) and edges (CONTAINS, CALLS, IMPORTS, EXTENDS, IMPLEMENTS),
-resolved across all the files given. Directories are walked like `edgerag chunk` walks them.
+/// Extract the code graph: symbols, calls, imports, inheritance (JSONL, JSON or dot).
+///
+/// Nodes are the symbols of every file with a tree-sitter grammar: MODULE (a file, or a module /
+/// namespace block), CLASS, INTERFACE, ENUM, STRUCT, TRAIT, TYPE, METHOD, FUNCTION, FIELD,
+/// CONSTANT and ENDPOINT (an HTTP handler, with its route and method). Edges are CONTAINS,
+/// CALLS, IMPORTS, EXTENDS and IMPLEMENTS; each says how its target was found (scope, same-file,
+/// import, same-package, unique-name) with a confidence, and calls that lead outside the given
+/// files keep the callee's name with a null `dst`.
+///
+/// Paths are walked exactly like `edgerag chunk` walks them; edges are resolved across all the
+/// files given, so pass the whole project.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
+pub struct Args {
+    /// Files and directories to read.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<String>,
+    /// Output format: one node or edge per line, one JSON object {nodes, edges}, or Graphviz dot.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl, help_heading = "Output")]
+    format: Format,
+    /// Print counts per node and edge kind and the share of resolved calls to stderr.
+    #[arg(long, help_heading = "Output")]
+    stats: bool,
+}
 
-options:
-  --format jsonl|json|dot   output format (default jsonl: one node or edge per line;
-                            json: {\"nodes\": [...], \"edges\": [...]}; dot: Graphviz)
-  --stats                   print counts per kind and the share of resolved calls to stderr
-  -h, --help                this help
-";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Jsonl,
     Json,
     Dot,
 }
 
-#[derive(Debug)]
-struct Options {
-    paths: Vec<String>,
-    format: Format,
-    stats: bool,
-}
-
-/// Parse the arguments; `Err(None)` means help was printed.
-fn parse(argv: Vec<String>) -> Result<Options, Option<String>> {
-    let mut args = Args::new(argv);
-    let mut options = Options { paths: Vec::new(), format: Format::Jsonl, stats: false };
-    while let Some(arg) = args.next() {
-        match arg {
-            Arg::Positional(p) => options.paths.push(p),
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => {
-                    print!("{HELP}");
-                    return Err(None);
+impl Args {
+    pub fn run(self) -> Outcome {
+        let started = Instant::now();
+        let config = ChunkConfig::default();
+        let mut files: Vec<FileGraph> = Vec::new();
+        walk(&self.paths, config.max_file_bytes, &mut |entry| match entry {
+            Entry::Skipped { path, code, message } => eprintln!("edgerag graph: skipped {path}: {code}: {message}"),
+            Entry::File { path, text } => {
+                if let (_, Some(graph)) = chunk_with_graph(&path, &text, &config) {
+                    files.push(graph);
                 }
-                "--format" => {
-                    options.format = match args.value(&name, inline)?.as_str() {
-                        "jsonl" => Format::Jsonl,
-                        "json" => Format::Json,
-                        "dot" => Format::Dot,
-                        other => {
-                            return Err(Some(format!(
-                                "--format: unknown format {other:?} (jsonl, json, dot)"
-                            )))
-                        }
-                    }
-                }
-                "--stats" => options.stats = true,
-                other => return Err(Some(format!("unknown option {other}"))),
-            },
-        }
-    }
-    if options.paths.is_empty() {
-        return Err(Some("no file or directory given".into()));
-    }
-    Ok(options)
-}
-
-pub fn run(argv: Vec<String>) -> ExitCode {
-    let options = match parse(argv) {
-        Ok(options) => options,
-        Err(None) => return ExitCode::SUCCESS,
-        Err(Some(message)) => {
-            eprintln!("edgerag graph: {message}\n\n{HELP}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
-    let started = Instant::now();
-    let config = ChunkConfig::default();
-    let mut files: Vec<FileGraph> = Vec::new();
-    walk(&options.paths, config.max_file_bytes, &mut |entry| match entry {
-        Entry::Skipped { path, code, message } => {
-            eprintln!("edgerag graph: skipped {path}: {code}: {message}")
-        }
-        Entry::File { path, text } => {
-            if let (_, Some(graph)) = chunk_with_graph(&path, &text, &config) {
-                files.push(graph);
             }
+        });
+        resolve(&mut files);
+        let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
+        if let Err(e) = write_graph(&mut out, self.format, &files).and_then(|_| out.flush()) {
+            // A closed pipe (`| head`) is a normal way to stop reading.
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                return Err(Failure::Failed(format!("cannot write output: {e}")));
+            }
+            return Ok(());
         }
-    });
-    resolve(&mut files);
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let result = write_graph(&mut out, options.format, &files).and_then(|_| out.flush());
-    if let Err(e) = result {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("edgerag graph: cannot write output: {e}");
+        if self.stats {
+            print_stats(&GraphStats::of(&files), started.elapsed().as_secs_f64());
         }
-        return ExitCode::SUCCESS;
+        Ok(())
     }
-    if options.stats {
-        print_stats(&GraphStats::of(&files), started.elapsed().as_secs_f64());
-    }
-    ExitCode::SUCCESS
 }
 
 fn node_json(n: &Node) -> serde_json::Value {
@@ -214,24 +180,50 @@ fn print_stats(stats: &GraphStats, seconds: f64) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use clap::Parser;
+
     use super::*;
 
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
     }
 
     #[test]
     fn options_are_parsed() {
-        let o = parse(argv("a b --format dot --stats")).ok().unwrap();
-        assert_eq!(o.paths, ["a", "b"]);
-        assert_eq!(o.format, Format::Dot);
-        assert!(o.stats);
+        let cli = Cli::try_parse_from(["graph", "a", "b", "--format", "dot", "--stats"]).unwrap();
+        assert_eq!(cli.args.paths, ["a", "b"]);
+        assert_eq!(cli.args.format, Format::Dot);
+        assert!(cli.args.stats);
     }
 
     #[test]
     fn usage_errors_are_reported() {
-        for bad in ["", "a --format xml", "a --bogus", "a --format"] {
-            assert!(matches!(parse(argv(bad)), Err(Some(_))), "{bad:?}");
+        for bad in [&["graph"][..], &["graph", "a", "--format", "xml"], &["graph", "a", "--bogus"]] {
+            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn jsonl_has_the_documented_fields() {
+        let (_, graph) = chunk_with_graph("a.py", "def f():\n    g()\n\ndef g():\n    pass\n", &ChunkConfig::default());
+        let mut files = vec![graph.unwrap()];
+        resolve(&mut files);
+        let mut out = Vec::new();
+        write_graph(&mut out, Format::Jsonl, &files).unwrap();
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let node = lines.iter().find(|l| l["type"] == "node" && l["name"] == "f").unwrap();
+        for key in ["id", "kind", "name", "fqn", "path", "language", "startLine", "endLine", "signature", "doc", "parent"] {
+            assert!(node.get(key).is_some(), "node lacks {key}");
+        }
+        let call = lines.iter().find(|l| l["type"] == "edge" && l["kind"] == "CALLS").unwrap();
+        for key in ["kind", "src", "dst", "dstName", "confidence", "path", "line"] {
+            assert!(call.get(key).is_some(), "edge lacks {key}");
+        }
+        let g = lines.iter().find(|l| l["type"] == "node" && l["name"] == "g").unwrap();
+        assert_eq!(call["dst"], g["id"]);
+        assert_eq!(call["line"], 2);
     }
 }

@@ -72,10 +72,15 @@ fn roots(family: &str) -> (Language, &'static str, Vec<PathBuf>) {
         "javascript" => (Language::Javascript, ".js", vec![node_modules]),
         _ => {
             let output = std::process::Command::new("python3")
-                .args(["-c", "import sysconfig as s; p = s.get_paths(); print(p['purelib']); print(p['stdlib'])"])
+                .args([
+                    "-c",
+                    "import sysconfig as s; p = s.get_paths(); print(p['purelib']); print(p['stdlib'])",
+                ])
                 .output();
             let dirs = match output {
-                Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from).collect(),
+                Ok(o) if o.status.success() => {
+                    String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from).collect()
+                }
                 _ => vec![PathBuf::from("/usr/lib/python3")],
             };
             (Language::Python, ".py", dirs)

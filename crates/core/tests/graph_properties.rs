@@ -59,7 +59,8 @@ fn check_file(graph: &FileGraph, text: &str) {
         assert_eq!(n.path, graph.path);
         if i > 0 {
             // A parent comes earlier, so following parents always ends at the module: a forest.
-            let parent = n.parent.as_deref().unwrap_or_else(|| panic!("{}: {} has no parent", graph.path, n.fqn));
+            let parent =
+                n.parent.as_deref().unwrap_or_else(|| panic!("{}: {} has no parent", graph.path, n.fqn));
             let p = ids[parent];
             assert!(p < i, "{}: {} is parented by a later node", graph.path, n.fqn);
         }

@@ -11,6 +11,7 @@ use tree_sitter::{Node as TsNode, Tree};
 
 use super::endpoint::{annotation_route, call_route, next_route};
 use super::lang::{GraphLang, ModuleStyle};
+use super::text::{split_path, strip_generics};
 use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
 use super::{module_path, node_id};
 use crate::chunk::code::grammar::text;
@@ -159,6 +160,7 @@ impl<'a> Extractor<'a> {
             parent: parent_id,
             route,
             http_method,
+            declared_type: None,
         });
         self.children.push(Vec::new());
         index
@@ -318,6 +320,7 @@ impl<'a> Extractor<'a> {
             doc,
             route,
         );
+        self.nodes[index].declared_type = decl.type_ref.clone();
         if pushed_owner {
             self.parts.pop();
         }
@@ -580,13 +583,22 @@ const SUPER_NAMES: &[&str] = &["super", "base", "parent"];
 /// `self`-like qualifiers are normalised to `self` in hints so that resolution across files need
 /// not know each language's spelling.
 fn self_qualifier(q: Option<String>, lang: &GraphLang, receiver: Option<&str>) -> Option<String> {
-    match q {
-        Some(q) if SUPER_NAMES.contains(&q.as_str()) => Some("super".into()),
-        Some(q) if lang.self_names.contains(&q.as_str()) || receiver == Some(q.as_str()) => {
-            Some("self".into())
-        }
-        other => other,
-    }
+    let q = q?;
+    let (head, rest) = match q.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (q.as_str(), None),
+    };
+    let normal = if SUPER_NAMES.contains(&head) {
+        "super"
+    } else if lang.self_names.contains(&head) || receiver == Some(head) {
+        "self"
+    } else {
+        return Some(q);
+    };
+    Some(match rest {
+        Some(rest) => format!("{normal}.{rest}"),
+        None => normal.to_string(),
+    })
 }
 
 fn line_of(node: TsNode<'_>) -> u32 {
@@ -778,74 +790,6 @@ fn join_route(prefix: &str, route: &str) -> String {
         return prefix.to_string();
     }
     format!("{}/{}", prefix.trim_end_matches('/'), route.trim_start_matches('/'))
-}
-
-/// `Foo<T>` → `Foo`, `a.b.C<X, Y>` → `a.b.C`.
-pub(crate) fn strip_generics(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut depth = 0usize;
-    for c in s.chars() {
-        match c {
-            '<' | '[' if depth > 0 || !out.is_empty() => depth += 1,
-            '>' | ']' if depth > 0 => depth -= 1,
-            _ if depth == 0 && !c.is_whitespace() => out.push(c),
-            _ => {}
-        }
-    }
-    out.trim_start_matches("::").to_string()
-}
-
-/// Splits a callee as written into its name and what it was reached through:
-/// `self.save` → (`save`, `self`), `a::b::c` → (`c`, `a.b`), `foo().bar` → (`bar`, `?`).
-pub(crate) fn split_path(written: &str) -> (String, Option<String>) {
-    let s = written.trim();
-    let mut cut = None;
-    for sep in ["?.", "->", "::", ".", "\\"] {
-        if let Some(i) = s.rfind(sep) {
-            let end = i + sep.len();
-            if cut.is_none_or(|(c, _)| end > c) {
-                cut = Some((end, i));
-            }
-        }
-    }
-    let is_ident = |t: &str| {
-        !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '!' | '?' | '@'))
-    };
-    match cut {
-        None => {
-            let name = s.trim_start_matches(['@', '$', '&', '*']).to_string();
-            if is_ident(&name) {
-                (name, None)
-            } else {
-                (String::new(), None)
-            }
-        }
-        Some((end, start)) => {
-            let name = s[end..].trim().to_string();
-            if !is_ident(&name) {
-                return (String::new(), None);
-            }
-            let qual = s[..start].trim().trim_start_matches(['$', '@']);
-            let simple = qual
-                .split(['.', ':', '\\'])
-                .filter(|p| !p.is_empty())
-                .all(|p| p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'));
-            let qualifier = if qual.is_empty() {
-                None
-            } else if simple {
-                Some(
-                    qual.replace("::", ".")
-                        .replace("->", ".")
-                        .replace('\\', ".")
-                        .trim_matches('.')
-                        .to_string(),
-                )
-            } else {
-                Some("?".to_string())
-            };
-            (name, qualifier)
-        }
-    }
 }
 
 /// The callee of a call node: its simple name, qualifier, and the callee text as written.

@@ -29,6 +29,7 @@ mod lang;
 mod modules;
 mod resolve;
 mod stats;
+mod text;
 mod types;
 
 pub use resolve::resolve;

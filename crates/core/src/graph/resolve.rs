@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
+use super::text::{split_path, strip_generics};
 use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, NodeKind, Resolution};
 
 /// Resolves the edges of `files` that their own file could not resolve (see the module docs of
@@ -159,6 +160,7 @@ struct Index {
     fqns: Vec<Vec<String>>,
     packages: Vec<Option<String>>,
     bases: HashMap<At, Vec<At>>,
+    declared: Vec<Vec<Option<String>>>,
 }
 
 impl Index {
@@ -174,6 +176,7 @@ impl Index {
             fqns: Vec::with_capacity(files.len()),
             packages: Vec::with_capacity(files.len()),
             bases: HashMap::new(),
+            declared: Vec::with_capacity(files.len()),
         };
         for (fi, file) in files.iter().enumerate() {
             for key in keys(file) {
@@ -195,6 +198,7 @@ impl Index {
             index.kinds.push(file.nodes.iter().map(|n| n.kind).collect());
             index.ids.push(file.nodes.iter().map(|n| n.id.clone()).collect());
             index.fqns.push(file.nodes.iter().map(|n| n.fqn.clone()).collect());
+            index.declared.push(file.nodes.iter().map(|n| n.declared_type.clone()).collect());
         }
         index
     }
@@ -319,7 +323,13 @@ impl Index {
                 found.map(|at| (at, Resolution::Scope)).or_else(|| self.unique_method(name))
             }
             Some("?") => self.unique_method(name),
-            Some(q) => self.qualified(fi, file, q, name, want),
+            // `self.field.method()`: the field's declared type.
+            Some(q) if q.starts_with("self.") && !q[5..].contains('.') => hint
+                .owner
+                .as_deref()
+                .and_then(|owner| self.through_field(fi, file, owner, &q[5..], name, want))
+                .or_else(|| self.unique_method(name)),
+            Some(q) => self.qualified(fi, file, q, name, hint.owner.as_deref(), want),
         };
         found.map(|(at, r)| (self.id(at), r))
     }
@@ -371,10 +381,19 @@ impl Index {
         file: &FileGraph,
         qualifier: &str,
         name: &str,
+        owner: Option<&str>,
         want: &dyn Fn(NodeKind) -> bool,
     ) -> Option<(At, Resolution)> {
         let head = qualifier.split('.').next().unwrap_or(qualifier);
         let last = qualifier.rsplit('.').next().unwrap_or(qualifier);
+        // `field.method()` where bare names reach the enclosing type's fields.
+        if qualifier == head && implicit_members(file.language) {
+            if let Some(owner) = owner {
+                if let Some(found) = self.through_field(fi, file, owner, head, name, want) {
+                    return Some(found);
+                }
+            }
+        }
         let types = |k: NodeKind| k.is_type();
         let mut bound = false;
         for import in file.imports.iter().filter(|i| i.local() == Some(head) || i.local() == Some(qualifier))
@@ -450,6 +469,53 @@ impl Index {
             }
         }
         self.unique_method(name)
+    }
+
+    /// `name` on the declared type of `owner`'s field `field` (own or inherited).
+    fn through_field(
+        &self,
+        fi: usize,
+        file: &FileGraph,
+        owner: &str,
+        field: &str,
+        name: &str,
+        want: &dyn Fn(NodeKind) -> bool,
+    ) -> Option<(At, Resolution)> {
+        let fields = |k: NodeKind| k == NodeKind::Field;
+        let field_at =
+            self.types_named_fqn(owner).into_iter().find_map(|ty| self.member(ty, field, &fields))?;
+        let written = self.declared[field_at.0][field_at.1].as_deref()?;
+        let ty = self.resolve_type(fi, file, written, 0)?;
+        self.member(ty, name, want).map(|at| (at, Resolution::Scope))
+    }
+
+    /// A type as written in a declaration (`*store.Store`, `List<Item>`, `Post[]`, `&mut Db`),
+    /// resolved from `file`; a generic type that is not the project's resolves to its last type
+    /// argument (`List<Item>` → `Item`).
+    fn resolve_type(&self, fi: usize, file: &FileGraph, written: &str, depth: usize) -> Option<At> {
+        let types = |k: NodeKind| k.is_type();
+        let cleaned = written
+            .trim()
+            .trim_start_matches(['*', '&', '?'])
+            .trim_start_matches("mut ")
+            .trim_end_matches("[]")
+            .trim_end_matches('?');
+        let (name, qualifier) = split_path(&strip_generics(cleaned));
+        if !name.is_empty() {
+            let found = match qualifier.as_deref() {
+                None => self.unqualified(fi, file, &name, &types),
+                Some(q) => self.qualified(fi, file, q, &name, None, &types),
+            };
+            if let Some((at, _)) = found {
+                return Some(at);
+            }
+        }
+        let inner = cleaned.split_once('<')?.1.rsplit_once('>')?.0;
+        let last = inner.rsplit(',').next()?.trim();
+        if last.is_empty() || depth > 4 {
+            return None;
+        }
+        self.resolve_type(fi, file, last, depth + 1)
     }
 
     fn resolve_import(&self, file: &FileGraph, edge: &Edge, hint: &Hint) -> Option<(String, Resolution)> {

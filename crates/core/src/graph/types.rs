@@ -193,6 +193,9 @@ pub struct Node {
     /// `ENDPOINT` only: `GET`, `POST`, … or `ANY`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_method: Option<String>,
+    /// `FIELD` only: the declared type as written, when the language states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_type: Option<String>,
 }
 
 /// A relation between two nodes; `dst` is `None` for an external (unresolved) target, which is

@@ -2,7 +2,7 @@
 //! properties and fields; base lists (→ `EXTENDS`); `using` (every type of the namespace).
 use tree_sitter::Node;
 
-use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle};
+use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle};
 use crate::chunk::code::grammar::{child_of_kind, field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -30,13 +30,19 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         "method_declaration" | "constructor_declaration" | "local_function_statement" => {
             return named(NodeKind::Method, node, src);
         }
-        "property_declaration" => return named(NodeKind::Field, node, src),
+        "property_declaration" => {
+            return Some(typed_field(field_text(node, "name", src)?, node, "type", src))
+        }
         "field_declaration" => {
             let var = child_of_kind(node, "variable_declaration")?;
             let declarator = child_of_kind(var, "variable_declarator")?;
             let name = field_text(declarator, "name", src)?;
             let constant = text(node, src).split('=').next().is_some_and(|h| h.contains("const "));
-            return Some(decl(if constant { NodeKind::Constant } else { NodeKind::Field }, name, None));
+            let mut d = typed_field(name, var, "type", src);
+            if constant {
+                d.kind = NodeKind::Constant;
+            }
+            return Some(d);
         }
         "namespace_declaration" => return named(NodeKind::Module, node, src),
         _ => return None,

@@ -3,7 +3,7 @@
 //! constants; ES `import` and `require`; `this` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle};
 use crate::chunk::code::grammar::{field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -95,12 +95,12 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
                 Some(v) if is_function(v) => {
                     Some(decl(NodeKind::Method, name, v.child_by_field_name("body")))
                 }
-                _ => Some(decl(NodeKind::Field, name, None)),
+                _ => Some(typed_field(name, node, "type", src)),
             }
         }
         "property_signature" => {
             let name = field_text(node, "name", src)?;
-            Some(decl(NodeKind::Field, name, None))
+            Some(typed_field(name, node, "type", src))
         }
         _ => None,
     }

@@ -2,7 +2,7 @@
 //! interface / other types, struct fields, constants; `import` specs (a package = a directory).
 use tree_sitter::Node;
 
-use super::{decl, named, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, typed_field, Decl, GraphLang, ModuleStyle};
 use crate::chunk::code::grammar::{child_of_kind, field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -61,7 +61,7 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         }
         "field_declaration" => {
             let name = field_text(node, "name", src)?;
-            Some(decl(NodeKind::Field, name, None))
+            Some(typed_field(name, node, "type", src))
         }
         "method_elem" | "method_spec" => {
             let name = field_text(node, "name", src)?;

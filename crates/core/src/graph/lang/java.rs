@@ -2,7 +2,7 @@
 //! → constants); `extends` / `implements`; `import` (`.*` = every type of the package).
 use tree_sitter::Node;
 
-use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle};
+use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -41,7 +41,11 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
             let modifiers = child_of_kind(node, "modifiers").map(|m| text(m, src)).unwrap_or("");
             let constant = node.kind() == "constant_declaration"
                 || (modifiers.contains("static") && modifiers.contains("final"));
-            return Some(decl(if constant { NodeKind::Constant } else { NodeKind::Field }, name, None));
+            let mut d = typed_field(name, node, "type", src);
+            if constant {
+                d.kind = NodeKind::Constant;
+            }
+            return Some(d);
         }
         _ => return None,
     };

@@ -60,17 +60,37 @@ pub(crate) struct Decl<'t> {
     pub bases: Vec<(EdgeKind, String)>,
     /// A scope without a node of its own (a Rust `impl` block): members get `owner`.
     pub scope_only: bool,
+    /// A field's declared type as written (`store.Store`, `List<Item>`): calls through the field
+    /// are resolved on that type.
+    pub type_ref: Option<String>,
 }
 
 /// A plain definition named `name`.
 pub(crate) fn decl<'t>(kind: NodeKind, name: String, body: Option<Node<'t>>) -> Decl<'t> {
-    Decl { kind, name, body, owner: None, receiver: None, bases: Vec::new(), scope_only: false }
+    Decl {
+        kind,
+        name,
+        body,
+        owner: None,
+        receiver: None,
+        bases: Vec::new(),
+        scope_only: false,
+        type_ref: None,
+    }
 }
 
 /// A definition named by its `name` field with its `body` field as body.
 pub(crate) fn named<'t>(kind: NodeKind, node: Node<'t>, src: &str) -> Option<Decl<'t>> {
     let name = field_text(node, "name", src)?;
     Some(decl(kind, name, node.child_by_field_name("body")))
+}
+
+/// A field named `name` whose declared type is the text of `node`'s `field` (if any).
+pub(crate) fn typed_field<'t>(name: String, node: Node<'t>, field: &str, src: &str) -> Decl<'t> {
+    let mut d = decl(NodeKind::Field, name, None);
+    d.type_ref =
+        node.child_by_field_name(field).map(|t| text(t, src).trim_start_matches(':').trim().to_string());
+    d
 }
 
 /// The text of every named child of `node` (optionally only of kind `kind`).

@@ -3,7 +3,7 @@
 //! → `IMPLEMENTS`; `use` trees; `self` / `Self` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle};
 use crate::chunk::code::grammar::{field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -44,7 +44,7 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         "const_item" | "static_item" => named(NodeKind::Constant, node, src),
         "field_declaration" => {
             let name = field_text(node, "name", src)?;
-            Some(decl(NodeKind::Field, name, None))
+            Some(typed_field(name, node, "type", src))
         }
         "mod_item" if node.child_by_field_name("body").is_some() => named(NodeKind::Module, node, src),
         "impl_item" => {
