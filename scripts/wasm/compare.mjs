@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Determinism check: chunks every file through the wasm32 build of crates/wasm-check and compares
-// the JSON byte for byte with the native build's output (one line per file, same order).
+// Determinism check: chunks (and extracts the code graph of) every file through the wasm32 build
+// of crates/wasm-check and compares the JSON byte for byte with the native build's output (one
+// line per file, same order).
 //
 //   node compare.mjs <module.wasm> <native-output.jsonl> <file>...   compare
 //   node compare.mjs --time <module.wasm> <file>...                  throughput (MB/s) as JSON

@@ -84,6 +84,7 @@ macro_rules! commands {
 
 commands! {
     Chunk => chunk,
+    Graph => graph,
     Index => index,
     Search => search,
     Status => status,

@@ -12,6 +12,7 @@
 
 pub mod chunk;
 pub mod embed;
+pub mod graph;
 pub mod ids;
 pub mod ignore;
 pub mod keywords;

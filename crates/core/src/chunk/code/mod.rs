@@ -8,7 +8,7 @@ use super::{ChunkConfig, Piece};
 use crate::lang::Language;
 
 #[cfg(feature = "tree-sitter")]
-mod grammar;
+pub(crate) mod grammar;
 mod heuristic;
 #[cfg(feature = "tree-sitter")]
 mod lang;
@@ -24,6 +24,31 @@ pub fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Option<Vec
         }
     }
     heuristic::chunk(text, language, config)
+}
+
+/// Pieces for `text` plus the parse tree they were cut from, so that a second pass (the code
+/// graph) reads the same parse instead of parsing again. The tree is `None` when the language has
+/// no grammar in this build (the pieces then come from the heuristics, or are `None` as in
+/// [`chunk`]).
+#[cfg(feature = "tree-sitter")]
+pub fn chunk_with_tree(
+    text: &str,
+    language: Language,
+    config: &ChunkConfig,
+) -> (Option<Vec<Piece>>, Option<tree_sitter::Tree>) {
+    if let Some(grammar) = lang::grammar(language) {
+        if let Some(tree) = syntax::parse(text, grammar) {
+            let pieces = syntax::chunk_tree(text, &tree, language, grammar, config);
+            return (Some(pieces), Some(tree));
+        }
+    }
+    (heuristic::chunk(text, language, config), None)
+}
+
+/// The tree-sitter language `language` is parsed with in this build, if any.
+#[cfg(feature = "tree-sitter")]
+pub fn ts_language(language: Language) -> Option<tree_sitter::Language> {
+    lang::grammar(language).map(|g| (g.language)())
 }
 
 /// Whether `language` is chunked with a tree-sitter grammar in this build.

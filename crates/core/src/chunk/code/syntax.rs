@@ -45,11 +45,27 @@ pub(crate) fn chunk(
     grammar: &Grammar,
     config: &ChunkConfig,
 ) -> Option<Vec<Piece>> {
-    let tree = PARSER.with(|parser| {
+    let tree = parse(text, grammar)?;
+    Some(chunk_tree(text, &tree, language, grammar, config))
+}
+
+/// `text` parsed with `grammar`, or `None` if the parser could not run.
+pub(crate) fn parse(text: &str, grammar: &Grammar) -> Option<tree_sitter::Tree> {
+    PARSER.with(|parser| {
         let mut parser = parser.try_borrow_mut().ok()?;
         parser.set_language(&(grammar.language)()).ok()?;
         parser.parse(text, None)
-    })?;
+    })
+}
+
+/// Pieces for `text` from its parse `tree` (so that other passes can share the one parse).
+pub(crate) fn chunk_tree(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    language: Language,
+    grammar: &Grammar,
+    config: &ChunkConfig,
+) -> Vec<Piece> {
     let chunker = Chunker::new(text, language, grammar, config);
     let root = tree.root_node();
     let units = if root.is_error() && root.end_byte() > root.start_byte() {
@@ -64,7 +80,7 @@ pub(crate) fn chunk(
     for unit in units {
         chunker.expand(unit, None, 0, &mut atoms);
     }
-    Some(chunker.merge(atoms, None))
+    chunker.merge(atoms, None)
 }
 
 /// The enclosing definition while its members are chunked.

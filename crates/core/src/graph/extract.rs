@@ -1,0 +1,824 @@
+//! Per-file extraction: one iterative walk over the parse tree the chunker already made.
+//!
+//! Definitions become nodes (fqn = package parts + enclosing definitions + name), calls become
+//! `CALLS` edges from the innermost enclosing function (else the type, else the file), imports
+//! become `IMPORTS` edges from the file's module node. Calls are resolved here as far as the file
+//! alone allows — an enclosing scope, a `self`/`this`/receiver member, a type of the same file —
+//! and the rest keep a [`Hint`] for [`super::resolve`].
+use std::collections::HashMap;
+
+use tree_sitter::{Node as TsNode, Tree};
+
+use super::endpoint::{annotation_route, call_route, next_route};
+use super::lang::{GraphLang, ModuleStyle};
+use super::text::{split_path, strip_generics};
+use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
+use super::{module_path, node_id};
+use crate::chunk::code::grammar::text;
+use crate::lang::Language;
+
+/// Longest signature kept (chars).
+const MAX_SIGNATURE: usize = 400;
+/// Longest doc kept (chars).
+const MAX_DOC: usize = 2000;
+
+struct Scope {
+    /// tree-sitter id of the node whose subtree this scope covers.
+    ts_id: usize,
+    /// Index of the graph node calls and children are attributed to.
+    node: usize,
+    /// fqn of the type whose members `self`/`this` reach here.
+    owner: Option<String>,
+    receiver: Option<String>,
+    /// Whether this scope pushed a part onto the fqn.
+    pushed: bool,
+}
+
+struct PendingCall {
+    src: usize,
+    name: String,
+    qualifier: Option<String>,
+    owner: Option<String>,
+    receiver: Option<String>,
+    dst_name: String,
+    line: u32,
+}
+
+struct Extractor<'a> {
+    path: &'a str,
+    src: &'a str,
+    language: Language,
+    lang: &'a GraphLang,
+    package: Option<String>,
+    nodes: Vec<Node>,
+    children: Vec<Vec<usize>>,
+    edges: Vec<Edge>,
+    imports: Vec<Import>,
+    calls: Vec<PendingCall>,
+    scopes: Vec<Scope>,
+    parts: Vec<String>,
+    ordinals: HashMap<(NodeKind, String), u32>,
+    /// Route prefix of enclosing controllers (Spring `@RequestMapping` on the class).
+    route_prefix: Vec<(usize, String)>,
+}
+
+/// Extracts `path`'s graph from its parse `tree`.
+pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, lang: &GraphLang) -> FileGraph {
+    let root = tree.root_node();
+    let package = {
+        let mut cursor = root.walk();
+        let found = root.named_children(&mut cursor).find_map(|c| (lang.package)(c, src));
+        found.or_else(|| match lang.modules {
+            ModuleStyle::Python | ModuleStyle::EcmaScript | ModuleStyle::Rust => {
+                module_path(path, lang.modules)
+            }
+            _ => None,
+        })
+    };
+    let mut ex = Extractor {
+        path,
+        src,
+        language,
+        lang,
+        package: package.clone(),
+        nodes: Vec::new(),
+        children: Vec::new(),
+        edges: Vec::new(),
+        imports: Vec::new(),
+        calls: Vec::new(),
+        scopes: Vec::new(),
+        parts: package
+            .iter()
+            .flat_map(|p| p.split('.').map(str::to_string))
+            .filter(|s| !s.is_empty())
+            .collect(),
+        ordinals: HashMap::new(),
+        route_prefix: Vec::new(),
+    };
+    let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
+    let last_line = src.lines().count().max(1) as u32;
+    let module =
+        ex.push_node(NodeKind::Module, file_name, path.to_string(), None, 1, last_line, None, None, None);
+    ex.scopes.push(Scope { ts_id: root.id(), node: module, owner: None, receiver: None, pushed: false });
+    ex.walk(root);
+    ex.finish()
+}
+
+impl<'a> Extractor<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn push_node(
+        &mut self,
+        kind: NodeKind,
+        name: String,
+        fqn: String,
+        parent: Option<usize>,
+        start_line: u32,
+        end_line: u32,
+        signature: Option<String>,
+        doc: Option<String>,
+        route: Option<(String, String)>,
+    ) -> usize {
+        let ordinal = {
+            let slot = self.ordinals.entry((kind, fqn.clone())).or_insert(0);
+            let o = *slot;
+            *slot += 1;
+            o
+        };
+        let id = node_id(self.path, kind, &fqn, ordinal);
+        let parent_id = parent.map(|p| self.nodes[p].id.clone());
+        let index = self.nodes.len();
+        if let Some(p) = parent {
+            self.children[p].push(index);
+            self.edges.push(Edge {
+                kind: EdgeKind::Contains,
+                src: self.nodes[p].id.clone(),
+                dst: Some(id.clone()),
+                dst_name: fqn.clone(),
+                confidence: 1.0,
+                resolution: Resolution::Syntax,
+                path: self.path.to_string(),
+                line: start_line,
+                hint: None,
+            });
+        }
+        let (http_method, route) = match route {
+            Some((m, r)) => (Some(m), Some(r)),
+            None => (None, None),
+        };
+        self.nodes.push(Node {
+            id,
+            kind,
+            name,
+            fqn,
+            package: self.package.clone(),
+            signature,
+            doc,
+            path: self.path.to_string(),
+            language: self.language,
+            start_line,
+            end_line,
+            parent: parent_id,
+            route,
+            http_method,
+            declared_type: None,
+        });
+        self.children.push(Vec::new());
+        index
+    }
+
+    fn fqn_of(&self, name: &str) -> String {
+        let mut fqn = self.parts.join(".");
+        if !fqn.is_empty() {
+            fqn.push('.');
+        }
+        fqn.push_str(name);
+        fqn
+    }
+
+    fn walk(&mut self, root: TsNode<'a>) {
+        let mut cursor = root.walk();
+        // The root is visited by its scope already; start at its children.
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let node = cursor.node();
+            let descend = !node.is_named() || self.visit(node);
+            if descend && cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                self.leave(cursor.node().id());
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+                if cursor.node().id() == root.id() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn leave(&mut self, ts_id: usize) {
+        while self.scopes.last().is_some_and(|s| s.ts_id == ts_id) {
+            if let Some(scope) = self.scopes.pop() {
+                if scope.pushed {
+                    self.parts.pop();
+                }
+            }
+            if self.route_prefix.last().is_some_and(|(id, _)| *id == ts_id) {
+                self.route_prefix.pop();
+            }
+        }
+    }
+
+    /// Handles one named node; returns whether to walk into it.
+    fn visit(&mut self, node: TsNode<'a>) -> bool {
+        if node.kind().contains("comment") {
+            return false;
+        }
+        let line = node.start_position().row as u32 + 1;
+        if (self.lang.imports)(node, self.src, line, &mut self.imports) {
+            return false;
+        }
+        if let Some(decl) = (self.lang.classify)(node, self.src) {
+            self.definition(node, decl);
+            return true;
+        }
+        if self.lang.call_kinds.contains(&node.kind()) {
+            self.call(node);
+        }
+        true
+    }
+
+    fn enclosing_type(&self) -> Option<&Scope> {
+        self.scopes.iter().rev().find(|s| s.owner.is_some())
+    }
+
+    fn definition(&mut self, node: TsNode<'a>, decl: super::lang::Decl<'a>) {
+        let mut span = node;
+        while let Some(parent) = span.parent() {
+            if self.lang.wrappers.contains(&parent.kind()) {
+                span = parent;
+            } else {
+                break;
+            }
+        }
+        let innermost = self.scopes.last().map(|s| s.node).unwrap_or(0);
+        // Directly in a type (or an `impl` block): functions are methods.
+        let in_type =
+            self.scopes.last().is_some_and(|s| s.owner.is_some() && !self.nodes[s.node].kind.is_body());
+        if decl.scope_only {
+            // An `impl` block: members are the owner's, parented to the owner when it is here.
+            let owner = decl.owner.clone().unwrap_or_default();
+            let owner_fqn = self.fqn_of(&owner);
+            let parent = self.find_fqn(&owner_fqn).unwrap_or(innermost);
+            if let Some(owner_node) = self.find_fqn(&owner_fqn) {
+                for (kind, base) in &decl.bases {
+                    self.base_edge(owner_node, *kind, base, line_of(node));
+                }
+            }
+            self.parts.push(owner);
+            self.scopes.push(Scope {
+                ts_id: node.id(),
+                node: parent,
+                owner: Some(owner_fqn),
+                receiver: None,
+                pushed: true,
+            });
+            return;
+        }
+        let mut kind = decl.kind;
+        if kind == NodeKind::Function && (in_type || decl.owner.is_some()) {
+            kind = NodeKind::Method;
+        }
+        // Members declared outside their type (`func (s *S) M()`, `void S::m()`).
+        let mut pushed_owner = false;
+        let mut parent = innermost;
+        if let Some(owner) = decl.owner.as_deref().filter(|_| !in_type) {
+            let owner_fqn = self.fqn_of(owner);
+            if let Some(owner_node) = self.find_fqn(&owner_fqn) {
+                parent = owner_node;
+            }
+            self.parts.push(owner.to_string());
+            pushed_owner = true;
+        }
+        let fqn = self.fqn_of(&decl.name);
+        let signature = signature(node, decl.body, self.src);
+        let doc = doc_of(span, decl.body, self.src);
+        let annotations = annotations(span, node, self.src);
+        let mut route = annotations.iter().find_map(|a| annotation_route(a));
+        if route.is_none() && kind.is_body() {
+            route = next_route(self.path, &decl.name);
+        }
+        if let Some((_, r)) = &mut route {
+            if let Some((_, prefix)) = self.route_prefix.last() {
+                *r = join_route(prefix, r);
+            }
+        }
+        let mut class_prefix = None;
+        if kind.is_type() {
+            if let Some((_, r)) = route.take() {
+                class_prefix = Some(r);
+            }
+        } else if route.is_some() && kind.is_body() {
+            kind = NodeKind::Endpoint;
+        }
+        let start = line_of(span);
+        let end = span.end_position().row as u32 + 1;
+        let index = self.push_node(
+            kind,
+            decl.name.clone(),
+            fqn.clone(),
+            Some(parent),
+            start,
+            end,
+            signature,
+            doc,
+            route,
+        );
+        self.nodes[index].declared_type = decl.type_ref.clone();
+        if pushed_owner {
+            self.parts.pop();
+        }
+        for (base_kind, base) in &decl.bases {
+            self.base_edge(index, *base_kind, base, start);
+        }
+        let owner = if kind.is_type() {
+            Some(fqn)
+        } else if let Some(owner) = &decl.owner {
+            Some(self.fqn_of(owner))
+        } else {
+            self.enclosing_type().and_then(|s| s.owner.clone())
+        };
+        let receiver = decl.receiver.clone().or_else(|| self.scopes.last().and_then(|s| s.receiver.clone()));
+        if let Some(prefix) = class_prefix {
+            self.route_prefix.push((node.id(), prefix));
+        }
+        let pushed = if pushed_owner {
+            // Keep the owner in the fqn of anything nested in the method.
+            self.parts.push(decl.owner.clone().unwrap_or_default());
+            self.parts.push(decl.name.clone());
+            // Two parts: pop one now through a helper scope sharing the same ts id.
+            self.scopes.push(Scope {
+                ts_id: node.id(),
+                node: index,
+                owner: owner.clone(),
+                receiver: receiver.clone(),
+                pushed: true,
+            });
+            true
+        } else {
+            self.parts.push(decl.name);
+            true
+        };
+        self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed });
+    }
+
+    fn base_edge(&mut self, src: usize, kind: EdgeKind, base: &str, line: u32) {
+        let clean = strip_generics(base);
+        let (name, qualifier) = split_path(&clean);
+        if name.is_empty() {
+            return;
+        }
+        self.edges.push(Edge {
+            kind,
+            src: self.nodes[src].id.clone(),
+            dst: None,
+            dst_name: clean.clone(),
+            confidence: 0.0,
+            resolution: Resolution::External,
+            path: self.path.to_string(),
+            line,
+            hint: Some(Hint { name, qualifier, owner: None }),
+        });
+    }
+
+    fn find_fqn(&self, fqn: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.fqn == fqn && n.kind.is_type())
+    }
+
+    /// The node a call at this point is attributed to.
+    fn caller(&self) -> usize {
+        self.scopes.last().map(|s| s.node).unwrap_or(0)
+    }
+
+    fn call(&mut self, node: TsNode<'a>) {
+        let Some((name, qualifier, written)) = callee(node, self.src) else { return };
+        let line = line_of(node);
+        let in_annotation = node.parent().is_some_and(|p| ANNOTATION_KINDS.contains(&p.kind()));
+        let route = if in_annotation { None } else { call_route(node, &name, self.src) };
+        if let Some((method, route, handlers)) = route {
+            let caller = self.caller();
+            let label = format!("{method} {route}");
+            let fqn = self.fqn_of(&label);
+            let end = node.end_position().row as u32 + 1;
+            let signature = Some(collapse(&first_line(text(node, self.src)), MAX_SIGNATURE));
+            let index = self.push_node(
+                NodeKind::Endpoint,
+                label.clone(),
+                fqn,
+                Some(caller),
+                line,
+                end,
+                signature,
+                None,
+                Some((method, route)),
+            );
+            let owner = self.scopes.last().and_then(|s| s.owner.clone());
+            let receiver = self.scopes.last().and_then(|s| s.receiver.clone());
+            for handler in handlers {
+                let (hname, hqual) = split_path(&handler);
+                if hname.is_empty() {
+                    continue;
+                }
+                self.calls.push(PendingCall {
+                    src: index,
+                    name: hname,
+                    qualifier: hqual,
+                    owner: owner.clone(),
+                    receiver: receiver.clone(),
+                    dst_name: handler,
+                    line,
+                });
+            }
+            self.parts.push(label);
+            self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed: true });
+            return;
+        }
+        let (owner, receiver) = match self.scopes.last() {
+            Some(s) => (s.owner.clone(), s.receiver.clone()),
+            None => (None, None),
+        };
+        self.calls.push(PendingCall {
+            src: self.caller(),
+            name,
+            qualifier,
+            owner,
+            receiver,
+            dst_name: written,
+            line,
+        });
+    }
+
+    fn finish(mut self) -> FileGraph {
+        let mut by_fqn: HashMap<&str, usize> = HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            by_fqn.entry(n.fqn.as_str()).or_insert(i);
+        }
+        let calls = std::mem::take(&mut self.calls);
+        let mut edges = Vec::with_capacity(calls.len());
+        for call in calls {
+            let found = self.resolve_local(&call, &by_fqn);
+            let (dst, resolution) = match found {
+                Some((i, r)) => (Some(self.nodes[i].id.clone()), r),
+                None => (None, Resolution::External),
+            };
+            edges.push(Edge {
+                kind: EdgeKind::Calls,
+                src: self.nodes[call.src].id.clone(),
+                dst,
+                dst_name: call.dst_name,
+                confidence: resolution.confidence(),
+                resolution,
+                path: self.path.to_string(),
+                line: call.line,
+                hint: found.is_none().then(|| Hint {
+                    name: call.name,
+                    qualifier: self_qualifier(call.qualifier, self.lang, call.receiver.as_deref()),
+                    owner: call.owner,
+                }),
+            });
+        }
+        // Local types for EXTENDS / IMPLEMENTS.
+        for edge in &mut self.edges {
+            if edge.dst.is_some() {
+                continue;
+            }
+            let Some(hint) = &edge.hint else { continue };
+            if hint.qualifier.is_none() {
+                if let Some(n) = self.nodes.iter().find(|n| n.kind.is_type() && n.name == hint.name) {
+                    edge.dst = Some(n.id.clone());
+                    edge.resolution = Resolution::SameFile;
+                    edge.confidence = Resolution::SameFile.confidence();
+                    edge.hint = None;
+                }
+            }
+        }
+        self.edges.extend(edges);
+        let module_id = self.nodes[0].id.clone();
+        for import in &self.imports {
+            let dst_name = match &import.name {
+                Some(name) => format!("{}.{}", import.module, name),
+                None => import.module.clone(),
+            };
+            self.edges.push(Edge {
+                kind: EdgeKind::Imports,
+                src: module_id.clone(),
+                dst: None,
+                dst_name,
+                confidence: 0.0,
+                resolution: Resolution::External,
+                path: self.path.to_string(),
+                line: import.line,
+                hint: Some(Hint {
+                    name: import.name.clone().unwrap_or_default(),
+                    qualifier: None,
+                    owner: None,
+                }),
+            });
+        }
+        FileGraph {
+            path: self.path.to_string(),
+            language: self.language,
+            package: self.package,
+            nodes: self.nodes,
+            edges: self.edges,
+            imports: self.imports,
+        }
+    }
+
+    fn resolve_local(
+        &self,
+        call: &PendingCall,
+        by_fqn: &HashMap<&str, usize>,
+    ) -> Option<(usize, Resolution)> {
+        let callable = |i: &usize| self.nodes[*i].kind.is_callable();
+        match call.qualifier.as_deref() {
+            None => {
+                // Enclosing scopes, innermost first: nested functions, then (where the language
+                // allows bare member calls) the type, then the file.
+                let mut at = Some(call.src);
+                while let Some(scope) = at {
+                    let skip = self.nodes[scope].kind.is_type() && !self.lang.implicit_members;
+                    if !skip {
+                        if let Some(&i) = self.children[scope]
+                            .iter()
+                            .find(|&&i| callable(&i) && self.nodes[i].name == call.name)
+                        {
+                            let r = if scope == 0 { Resolution::SameFile } else { Resolution::Scope };
+                            return Some((i, r));
+                        }
+                    }
+                    at = self.parent_index(scope);
+                }
+                if self.lang.implicit_members {
+                    if let Some(owner) = &call.owner {
+                        let fqn = format!("{owner}.{}", call.name);
+                        if let Some(&i) = by_fqn.get(fqn.as_str()).filter(|i| callable(i)) {
+                            return Some((i, Resolution::Scope));
+                        }
+                    }
+                }
+                None
+            }
+            Some(q) if SUPER_NAMES.contains(&q) => None,
+            Some(q) if self.lang.self_names.contains(&q) || call.receiver.as_deref() == Some(q) => {
+                let owner = call.owner.as_ref()?;
+                let fqn = format!("{owner}.{}", call.name);
+                by_fqn.get(fqn.as_str()).filter(|i| callable(i)).map(|&i| (i, Resolution::Scope))
+            }
+            Some(q) => {
+                // `Type.member()` / `Type::new()` for a type of this file.
+                let ty = self.nodes.iter().position(|n| n.kind.is_type() && n.name == q)?;
+                let fqn = format!("{}.{}", self.nodes[ty].fqn, call.name);
+                by_fqn.get(fqn.as_str()).filter(|i| callable(i)).map(|&i| (i, Resolution::SameFile))
+            }
+        }
+    }
+
+    fn parent_index(&self, i: usize) -> Option<usize> {
+        let parent = self.nodes[i].parent.as_ref()?;
+        // Parents precede their children.
+        self.nodes[..i].iter().rposition(|n| &n.id == parent)
+    }
+}
+
+/// Qualifiers that reach the base type's members.
+const SUPER_NAMES: &[&str] = &["super", "base", "parent"];
+
+/// `self`-like qualifiers are normalised to `self` in hints so that resolution across files need
+/// not know each language's spelling.
+fn self_qualifier(q: Option<String>, lang: &GraphLang, receiver: Option<&str>) -> Option<String> {
+    let q = q?;
+    let (head, rest) = match q.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (q.as_str(), None),
+    };
+    let normal = if SUPER_NAMES.contains(&head) {
+        "super"
+    } else if lang.self_names.contains(&head) || receiver == Some(head) {
+        "self"
+    } else {
+        return Some(q);
+    };
+    Some(match rest {
+        Some(rest) => format!("{normal}.{rest}"),
+        None => normal.to_string(),
+    })
+}
+
+fn line_of(node: TsNode<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// Whitespace runs collapsed to one space, capped at `max` chars.
+pub(crate) fn collapse(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max));
+    for (i, word) in s.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > max {
+            let cut = out.char_indices().take_while(|(i, _)| *i < max).last().map(|(i, c)| i + c.len_utf8());
+            out.truncate(cut.unwrap_or(0));
+            out.push('…');
+            break;
+        }
+    }
+    out
+}
+
+fn signature(node: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<String> {
+    let start = node.start_byte();
+    let end = match body {
+        Some(b) if b.start_byte() > start => b.start_byte(),
+        _ => {
+            let t = text(node, src);
+            start + t.find('\n').unwrap_or(t.len())
+        }
+    };
+    let raw = src.get(start..end)?;
+    // Comment lines between the header and the body are not part of the declaration.
+    let code: Vec<&str> = raw
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("//")
+                || t.starts_with("/*")
+                || t.starts_with('*')
+                || (t.starts_with('#') && !t.starts_with("#[")))
+        })
+        .collect();
+    let sig = collapse(strip_annotations(&code.join("\n")), MAX_SIGNATURE);
+    let sig = sig.trim_end_matches(['{', ':', '=', ' ']).trim_end().to_string();
+    (!sig.is_empty()).then_some(sig)
+}
+
+/// Leading `@Annotation(…)` / `[Attribute(…)]` groups removed (they are routes and markers,
+/// not the declaration).
+fn strip_annotations(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        let (open, close) = match s.chars().next() {
+            Some('@') => ('(', ')'),
+            Some('[') => ('[', ']'),
+            _ => return s,
+        };
+        let mut depth = 0usize;
+        let mut end = s.len();
+        for (i, c) in s.char_indices().skip(1) {
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                if depth <= 1 && (open == '[' || depth == 1) {
+                    end = i + 1;
+                    break;
+                }
+                depth = depth.saturating_sub(1);
+            } else if depth == 0 && open == '(' && c.is_whitespace() {
+                end = i;
+                break;
+            }
+        }
+        if end >= s.len() {
+            return s;
+        }
+        s = &s[end..];
+    }
+}
+
+const ANNOTATION_KINDS: &[&str] =
+    &["decorator", "attribute_item", "attribute_list", "annotation", "marker_annotation", "attribute"];
+
+/// Comments directly above the definition (attributes in between are skipped), or a Python
+/// docstring at the start of the body.
+fn doc_of(span: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<String> {
+    if let Some(body) = body {
+        let first = body.named_child(0).filter(|c| c.kind() == "expression_statement");
+        if let Some(s) = first.and_then(|c| c.named_child(0)).filter(|c| c.kind() == "string") {
+            let raw = text(s, src);
+            let trimmed = raw
+                .trim_start_matches(['r', 'u', 'b', 'R', 'U', 'B'])
+                .trim_matches(|c| c == '"' || c == '\'');
+            return clean_doc(trimmed);
+        }
+    }
+    let mut lines: Vec<&str> = Vec::new();
+    let mut top = span.start_position().row;
+    let mut prev = span.prev_named_sibling();
+    while let Some(p) = prev {
+        if p.end_position().row + 1 < top {
+            break;
+        }
+        if p.kind().contains("comment") {
+            lines.push(text(p, src));
+        } else if !ANNOTATION_KINDS.contains(&p.kind()) {
+            break;
+        }
+        top = p.start_position().row;
+        prev = p.prev_named_sibling();
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    lines.reverse();
+    clean_doc(&lines.join("\n"))
+}
+
+fn clean_doc(raw: &str) -> Option<String> {
+    let mut out = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for marker in ["/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "*"] {
+            if let Some(rest) = l.strip_prefix(marker) {
+                l = rest;
+                break;
+            }
+        }
+        let l = l.trim_end_matches("*/").trim();
+        if !l.is_empty() {
+            out.push(l);
+        }
+    }
+    let doc = out.join("\n");
+    if doc.is_empty() {
+        return None;
+    }
+    let mut doc = doc;
+    if doc.len() > MAX_DOC {
+        let cut = doc.char_indices().take_while(|(i, _)| *i < MAX_DOC).last().map(|(i, c)| i + c.len_utf8());
+        doc.truncate(cut.unwrap_or(0));
+    }
+    Some(doc)
+}
+
+/// Decorator / annotation / attribute texts attached to a definition.
+fn annotations<'s>(span: TsNode<'_>, node: TsNode<'_>, src: &'s str) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let collect = |n: TsNode<'_>, out: &mut Vec<&'s str>| {
+        let mut cursor = n.walk();
+        for c in n.named_children(&mut cursor) {
+            if ANNOTATION_KINDS.contains(&c.kind()) {
+                out.push(text(c, src));
+            } else if c.kind() == "modifiers" || c.kind() == "modifier" {
+                let mut inner = c.walk();
+                for m in c.named_children(&mut inner) {
+                    if ANNOTATION_KINDS.contains(&m.kind()) {
+                        out.push(text(m, src));
+                    }
+                }
+            }
+        }
+    };
+    collect(span, &mut out);
+    if node.id() != span.id() {
+        collect(node, &mut out);
+    }
+    let mut prev = span.prev_named_sibling();
+    while let Some(p) = prev {
+        if ANNOTATION_KINDS.contains(&p.kind()) {
+            out.push(text(p, src));
+        } else if !p.kind().contains("comment") {
+            break;
+        }
+        prev = p.prev_named_sibling();
+    }
+    out
+}
+
+fn join_route(prefix: &str, route: &str) -> String {
+    if route.is_empty() {
+        return prefix.to_string();
+    }
+    format!("{}/{}", prefix.trim_end_matches('/'), route.trim_start_matches('/'))
+}
+
+/// The callee of a call node: its simple name, qualifier, and the callee text as written.
+fn callee(node: TsNode<'_>, src: &str) -> Option<(String, Option<String>, String)> {
+    let written = if let Some(f) = node
+        .child_by_field_name("function")
+        .or_else(|| node.child_by_field_name("constructor"))
+        .or_else(|| node.child_by_field_name("type"))
+    {
+        text(f, src).to_string()
+    } else if let Some(name) = node.child_by_field_name("name").or_else(|| node.child_by_field_name("method"))
+    {
+        let qualifier = node
+            .child_by_field_name("object")
+            .or_else(|| node.child_by_field_name("receiver"))
+            .or_else(|| node.child_by_field_name("scope"));
+        match qualifier {
+            Some(q) => format!("{}.{}", text(q, src), text(name, src)),
+            None => text(name, src).to_string(),
+        }
+    } else {
+        let first = node.named_child(0)?;
+        text(first, src).to_string()
+    };
+    let written = strip_generics(&written);
+    let (name, qualifier) = split_path(&written);
+    if name.is_empty() || name.len() > 200 {
+        return None;
+    }
+    let written = if written.len() > 200 { name.clone() } else { written };
+    Some((name, qualifier, written))
+}

@@ -1,0 +1,151 @@
+//! What graph extraction needs to know about each language: one file per language family, each
+//! exposing a [`GraphLang`] per language behind its cargo feature. [`graph_lang`] is the registry.
+//!
+//! Adding a language (template) — the grammar must already be registered for chunking
+//! (`chunk/code/lang/mod.rs`), since the graph reads the chunker's parse:
+//! 1. write `graph/lang/<family>.rs` with a `static <NAME>: GraphLang`:
+//!    - `classify`: definition nodes → a [`Decl`] (kind, name, the node holding the body, an
+//!      owner type when declared outside it, base types); use [`decl`] for the common case.
+//!      Print a tree with `Node::to_sexp` to find the kinds;
+//!    - `call_kinds`: the call / `new` expression kinds (the callee is found generically: the
+//!      `function` / `constructor` / `type` field, else `name` + `object`/`receiver`/`scope`,
+//!      else the first named child);
+//!    - `imports`: turn an import statement into [`Import`]s (return `true` when it was one);
+//!    - `package`: the package / namespace clause, if the language has one;
+//!    - `self_names`, `implicit_members` (whether a bare `foo()` inside a method may be a member),
+//!      `wrappers` (nodes such as `export …` whose span a definition takes), `modules` (how
+//!      import strings map to files, see [`ModuleStyle`]);
+//! 2. add a registry line below;
+//! 3. add a fixture project under `tests/fixtures/graph/<lang>/` with its `expected.json`.
+use tree_sitter::Node;
+
+pub(crate) use super::modules::ModuleStyle;
+use super::types::{EdgeKind, Import, NodeKind};
+use crate::chunk::code::grammar::{field_text, text};
+use crate::lang::Language;
+
+#[cfg(any(feature = "lang-c", feature = "lang-cpp"))]
+mod c_family;
+#[cfg(feature = "lang-csharp")]
+mod csharp;
+#[cfg(any(feature = "lang-typescript", feature = "lang-javascript"))]
+mod ecmascript;
+#[cfg(feature = "lang-go")]
+mod go;
+#[cfg(feature = "lang-java")]
+mod java;
+#[cfg(feature = "lang-kotlin")]
+mod kotlin;
+#[cfg(feature = "lang-php")]
+mod php;
+#[cfg(feature = "lang-python")]
+mod python;
+#[cfg(feature = "lang-ruby")]
+mod ruby;
+#[cfg(feature = "lang-rust")]
+mod rust;
+
+/// A definition found by [`GraphLang::classify`].
+pub(crate) struct Decl<'t> {
+    pub kind: NodeKind,
+    pub name: String,
+    /// The body (signature = the text before it); `None` for body-less declarations.
+    pub body: Option<Node<'t>>,
+    /// The type this member belongs to when it is declared outside it (Go receivers, C++
+    /// `Foo::bar`, Rust `impl Foo`), as a name relative to the package.
+    pub owner: Option<String>,
+    /// The receiver variable (Go `func (s *Server)`): calls through it are `self` calls.
+    pub receiver: Option<String>,
+    /// `EXTENDS` / `IMPLEMENTS` targets, as written.
+    pub bases: Vec<(EdgeKind, String)>,
+    /// A scope without a node of its own (a Rust `impl` block): members get `owner`.
+    pub scope_only: bool,
+    /// A field's declared type as written (`store.Store`, `List<Item>`): calls through the field
+    /// are resolved on that type.
+    pub type_ref: Option<String>,
+}
+
+/// A plain definition named `name`.
+pub(crate) fn decl<'t>(kind: NodeKind, name: String, body: Option<Node<'t>>) -> Decl<'t> {
+    Decl {
+        kind,
+        name,
+        body,
+        owner: None,
+        receiver: None,
+        bases: Vec::new(),
+        scope_only: false,
+        type_ref: None,
+    }
+}
+
+/// A definition named by its `name` field with its `body` field as body.
+pub(crate) fn named<'t>(kind: NodeKind, node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+    let name = field_text(node, "name", src)?;
+    Some(decl(kind, name, node.child_by_field_name("body")))
+}
+
+/// A field named `name` whose declared type is the text of `node`'s `field` (if any).
+pub(crate) fn typed_field<'t>(name: String, node: Node<'t>, field: &str, src: &str) -> Decl<'t> {
+    let mut d = decl(NodeKind::Field, name, None);
+    d.type_ref =
+        node.child_by_field_name(field).map(|t| text(t, src).trim_start_matches(':').trim().to_string());
+    d
+}
+
+/// The text of every named child of `node` (optionally only of kind `kind`).
+pub(crate) fn child_texts(node: Node<'_>, kind: Option<&str>, src: &str) -> Vec<String> {
+    let mut cursor = node.walk();
+    let out = node
+        .named_children(&mut cursor)
+        .filter(|c| kind.is_none_or(|k| c.kind() == k))
+        .map(|c| text(c, src).to_string())
+        .collect();
+    out
+}
+
+pub(crate) struct GraphLang {
+    pub classify: for<'t> fn(Node<'t>, &str) -> Option<Decl<'t>>,
+    pub call_kinds: &'static [&'static str],
+    pub imports: fn(Node<'_>, &str, u32, &mut Vec<Import>) -> bool,
+    pub package: fn(Node<'_>, &str) -> Option<String>,
+    pub self_names: &'static [&'static str],
+    pub implicit_members: bool,
+    pub wrappers: &'static [&'static str],
+    pub modules: ModuleStyle,
+}
+
+pub(crate) fn no_package(_: Node<'_>, _: &str) -> Option<String> {
+    None
+}
+
+/// The graph rules for `language`, when its grammar is compiled in.
+pub(crate) fn graph_lang(language: Language) -> Option<&'static GraphLang> {
+    match language {
+        #[cfg(feature = "lang-typescript")]
+        Language::Typescript | Language::Tsx => Some(&ecmascript::ECMASCRIPT),
+        #[cfg(feature = "lang-javascript")]
+        Language::Javascript => Some(&ecmascript::ECMASCRIPT),
+        #[cfg(feature = "lang-python")]
+        Language::Python => Some(&python::PYTHON),
+        #[cfg(feature = "lang-rust")]
+        Language::Rust => Some(&rust::RUST),
+        #[cfg(feature = "lang-go")]
+        Language::Go => Some(&go::GO),
+        #[cfg(feature = "lang-java")]
+        Language::Java => Some(&java::JAVA),
+        #[cfg(feature = "lang-c")]
+        Language::C => Some(&c_family::C_FAMILY),
+        #[cfg(feature = "lang-cpp")]
+        Language::Cpp => Some(&c_family::C_FAMILY),
+        #[cfg(feature = "lang-csharp")]
+        Language::Csharp => Some(&csharp::CSHARP),
+        #[cfg(feature = "lang-ruby")]
+        Language::Ruby => Some(&ruby::RUBY),
+        #[cfg(feature = "lang-php")]
+        Language::Php => Some(&php::PHP),
+        #[cfg(feature = "lang-kotlin")]
+        Language::Kotlin => Some(&kotlin::KOTLIN),
+        _ => None,
+    }
+}

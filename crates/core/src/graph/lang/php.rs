@@ -1,0 +1,92 @@
+//! PHP: namespaces, classes (`extends` / `implements`), interfaces, traits, enums, functions,
+//! methods, properties, class constants; `use` statements; `$this` / `self` / `static` members.
+use tree_sitter::Node;
+
+use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle};
+use crate::chunk::code::grammar::{child_of_kind, text};
+use crate::graph::types::{EdgeKind, Import, NodeKind};
+
+pub(crate) static PHP: GraphLang = GraphLang {
+    classify,
+    call_kinds: &[
+        "function_call_expression",
+        "member_call_expression",
+        "scoped_call_expression",
+        "nullsafe_member_call_expression",
+        "object_creation_expression",
+    ],
+    imports,
+    package,
+    self_names: &["this", "self", "static", "parent"],
+    implicit_members: false,
+    wrappers: &[],
+    modules: ModuleStyle::Package,
+};
+
+fn package(node: Node<'_>, src: &str) -> Option<String> {
+    if node.kind() != "namespace_definition" || node.child_by_field_name("body").is_some() {
+        return None;
+    }
+    node.child_by_field_name("name").map(|n| text(n, src).replace('\\', "."))
+}
+
+fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+    let kind = match node.kind() {
+        "class_declaration" => NodeKind::Class,
+        "interface_declaration" => NodeKind::Interface,
+        "trait_declaration" => NodeKind::Trait,
+        "enum_declaration" => NodeKind::Enum,
+        "function_definition" => return named(NodeKind::Function, node, src),
+        "method_declaration" => return named(NodeKind::Method, node, src),
+        "namespace_definition" if node.child_by_field_name("body").is_some() => {
+            return named(NodeKind::Module, node, src);
+        }
+        "property_element" => {
+            let name =
+                node.child_by_field_name("name").map(|n| text(n, src).trim_start_matches('$').to_string())?;
+            return Some(decl(NodeKind::Field, name, None));
+        }
+        "const_element" => {
+            let name = node.named_child(0).map(|n| text(n, src).to_string())?;
+            return Some(decl(NodeKind::Constant, name, None));
+        }
+        _ => return None,
+    };
+    let mut d = named(kind, node, src)?;
+    if let Some(base) = child_of_kind(node, "base_clause") {
+        for b in child_texts(base, None, src) {
+            d.bases.push((EdgeKind::Extends, b));
+        }
+    }
+    if let Some(ifaces) = child_of_kind(node, "class_interface_clause") {
+        for b in child_texts(ifaces, None, src) {
+            d.bases.push((EdgeKind::Implements, b));
+        }
+    }
+    Some(d)
+}
+
+fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool {
+    if node.kind() != "namespace_use_declaration" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    for clause in node.named_children(&mut cursor).filter(|c| c.kind() == "namespace_use_clause") {
+        let raw = text(clause, src);
+        let (path, alias) = match raw.split_once(" as ") {
+            Some((p, a)) => (p.trim(), Some(a.trim().to_string())),
+            None => (raw.trim(), None),
+        };
+        let path = path.trim_start_matches('\\').replace('\\', ".");
+        if let Some((module, name)) = path.rsplit_once('.') {
+            out.push(Import {
+                module: module.to_string(),
+                name: Some(name.to_string()),
+                alias,
+                wildcard: false,
+                line,
+            });
+        }
+    }
+    true
+}

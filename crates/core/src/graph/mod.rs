@@ -1,0 +1,127 @@
+//! The code graph: symbols (nodes), and the calls, imports, inheritance and containment between
+//! them (edges), for every language the code chunker parses with tree-sitter.
+//!
+//! Two pure steps:
+//! 1. **Per file** ([`chunk_with_graph`], [`extract_graph`]): one walk over the parse tree the
+//!    chunker already made (the file is parsed once) gives the file's nodes, its `CONTAINS`
+//!    edges, its imports, and its `CALLS` / `EXTENDS` / `IMPLEMENTS` / `IMPORTS` edges, resolved as
+//!    far as the file alone allows (enclosing scopes, `self` / `this` members, the same file).
+//! 2. **Across files** ([`resolve`]): the remaining edges are resolved over all files' output —
+//!    through the file's imports (relative paths, modules, packages), then the same package /
+//!    directory, then a name unique in the whole project; what is still not found stays an external
+//!    edge (`dst` null, `dstName` as written). Each edge records how it was resolved and a
+//!    confidence for it.
+//!
+//! Node ids are BLAKE3 of path + kind + fqn + ordinal (the ordinal tells apart same-named
+//! overloads), so they are stable across runs and identical on native and wasm32.
+//!
+//! The per-language rules live in `lang/` (one file per family, with a template for adding one);
+//! HTTP handler recognition in `endpoint.rs`; import-to-file mapping in `modules.rs`.
+use crate::chunk::{chunk_text, Chunk, ChunkConfig};
+use crate::lang::Language;
+
+#[cfg(feature = "tree-sitter")]
+mod endpoint;
+#[cfg(feature = "tree-sitter")]
+mod extract;
+#[cfg(feature = "tree-sitter")]
+mod lang;
+mod modules;
+mod resolve;
+mod stats;
+mod text;
+mod types;
+
+pub use resolve::resolve;
+pub use stats::GraphStats;
+pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
+
+/// A node's id: BLAKE3 over the length-prefixed path, kind, fqn and ordinal (the how-manieth node
+/// with this kind and fqn in the file, from 0), hex (64 chars).
+pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> String {
+    let mut h = blake3::Hasher::new();
+    for part in [path, kind.as_str(), fqn] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.update(&ordinal.to_le_bytes());
+    h.finalize().to_hex().to_string()
+}
+
+/// Chunks a file (exactly as [`chunk_text`]) and, for a language with a grammar, extracts its
+/// graph from the same parse. The graph's edges across files are not resolved yet: pass every
+/// file's graph to [`resolve`].
+pub fn chunk_with_graph(path: &str, text: &str, config: &ChunkConfig) -> (Vec<Chunk>, Option<FileGraph>) {
+    let language = config.language.unwrap_or_else(|| Language::detect(path));
+    #[cfg(feature = "tree-sitter")]
+    if let Some(glang) = lang::graph_lang(language) {
+        let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        let body = &text[bom..];
+        if let (Some(mut pieces), Some(tree)) = crate::chunk::code::chunk_with_tree(body, language, config) {
+            for piece in &mut pieces {
+                piece.start_byte += bom;
+                piece.end_byte += bom;
+            }
+            let graph = extract::extract(path, body, language, &tree, glang);
+            return (crate::chunk::assemble(path, text, language, pieces, config), Some(graph));
+        }
+    }
+    (chunk_text(path, text, config), None)
+}
+
+/// The graph of one file alone (parses it; use [`chunk_with_graph`] when chunking too).
+pub fn extract_graph(path: &str, text: &str, language: Language) -> Option<FileGraph> {
+    #[cfg(feature = "tree-sitter")]
+    {
+        let glang = lang::graph_lang(language)?;
+        let ts = crate::chunk::code::ts_language(language)?;
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&ts).ok()?;
+        let tree = parser.parse(body, None)?;
+        Some(extract::extract(path, body, language, &tree, glang))
+    }
+    #[cfg(not(feature = "tree-sitter"))]
+    {
+        let _ = (path, text, language);
+        None
+    }
+}
+
+/// Whether the graph is extracted for `language` in this build.
+pub fn has_graph(language: Language) -> bool {
+    #[cfg(feature = "tree-sitter")]
+    {
+        lang::graph_lang(language).is_some()
+    }
+    #[cfg(not(feature = "tree-sitter"))]
+    {
+        let _ = language;
+        false
+    }
+}
+
+impl FileGraph {
+    /// The innermost symbol whose span holds lines `start..=end` (a chunk's node), falling back
+    /// to the innermost one holding `start`, then to the file's module node.
+    pub fn node_for_span(&self, start: u32, end: u32) -> Option<&Node> {
+        let span = |n: &&Node| n.end_line - n.start_line;
+        let inner = self
+            .nodes
+            .iter()
+            .skip(1)
+            .filter(|n| n.start_line <= start && n.end_line >= end && n.kind != NodeKind::Field)
+            .min_by_key(span);
+        inner
+            .or_else(|| {
+                self.nodes
+                    .iter()
+                    .skip(1)
+                    .filter(|n| n.start_line <= start && n.end_line >= start && n.kind != NodeKind::Field)
+                    .min_by_key(span)
+            })
+            .or_else(|| self.nodes.first())
+    }
+}
+
+pub(crate) use modules::module_path;
