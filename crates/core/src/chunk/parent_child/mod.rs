@@ -235,14 +235,14 @@ pub fn prepare<'a>(text: &'a str, language: Language, config: &ParentChildConfig
     Prepared { body, bom, units, sizes, structure }
 }
 
-impl Prepared<'_> {
+impl<'a> Prepared<'a> {
     pub fn unit_count(&self) -> usize {
         self.units.len()
     }
 
     /// What is embedded for each unit: its text without surrounding whitespace (`None` for a
     /// whitespace-only unit, which is not embedded).
-    pub fn embedding_texts(&self) -> Vec<Option<&str>> {
+    pub fn embedding_texts(&self) -> Vec<Option<&'a str>> {
         self.units
             .iter()
             .map(|u| {
