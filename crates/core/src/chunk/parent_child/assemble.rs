@@ -37,29 +37,31 @@ pub(crate) fn build(
     };
 
     let mut doc = ParentChildDocument::default();
-    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (order, span) in spans.iter().enumerate() {
         let (s, e) = (span.units.start, span.units.end);
         let start = units[s].start;
         let end = units[e - 1].end;
         let text = &body[start..end];
-        let occurrence = seen.entry(text).or_default();
-        let id = record_id(&["parent", path, text], *occurrence);
+        let content_hash = crate::ids::text_hash(text);
+        let occurrence = seen.entry(content_hash.clone()).or_default();
+        let id = record_id(&["parent", path, &content_hash], *occurrence);
         *occurrence += 1;
 
         let kids = children(&sizes[s..e], &sims[s..e - 1], config);
         for (child_order, r) in kids.iter().enumerate() {
             let (cs, ce) = (s + r.start, s + r.end);
             let child_text = &body[units[cs].start..units[ce - 1].end];
+            let child_hash = crate::ids::text_hash(child_text);
             doc.children.push(ChildChunk {
-                id: record_id(&["child", &id, child_text], child_order as u32),
+                id: record_id(&["child", &id, &child_hash], child_order as u32),
                 parent_id: id.clone(),
                 order: child_order as u32,
                 start_char: char_prefix[cs] - char_prefix[s],
                 end_char: char_prefix[ce] - char_prefix[s],
                 start_line: first_line(cs),
                 end_line: last_line(ce - 1),
-                content_hash: crate::ids::text_hash(child_text),
+                content_hash: child_hash,
                 text: child_text.to_string(),
             });
         }
@@ -74,7 +76,7 @@ pub(crate) fn build(
             end_char: bom_chars + char_prefix[e],
             start_line: first_line(s),
             end_line: last_line(e - 1),
-            content_hash: crate::ids::text_hash(text),
+            content_hash,
             child_count: kids.len() as u32,
             text: text.to_string(),
         });

@@ -14,14 +14,27 @@ use std::ops::Range;
 
 use super::ParentChildConfig;
 
-/// Cosine similarity; 0 when either vector is all zeros (a text without words).
+/// Cosine similarity; 0 when either vector is all zeros (a text without words). Summed in 8
+/// fixed lanes (vectorizes; the order is fixed, so every platform gets the same bits).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
+    let mut dot = [0f32; 8];
+    let mut na = [0f32; 8];
+    let mut nb = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            dot[i] += x[i] * y[i];
+            na[i] += x[i] * x[i];
+            nb[i] += y[i] * y[i];
+        }
     }
+    for (i, (x, y)) in ra.iter().zip(rb).enumerate() {
+        dot[i] += x * y;
+        na[i] += x * x;
+        nb[i] += y * y;
+    }
+    let (dot, na, nb) = (dot.iter().sum::<f32>(), na.iter().sum::<f32>(), nb.iter().sum::<f32>());
     if na == 0.0 || nb == 0.0 {
         0.0
     } else {
@@ -32,13 +45,33 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// Similarity of each unit to the next (`n - 1` values). A unit without a vector (whitespace
 /// only) is treated as similar to both neighbours, so it never causes a cut by itself.
 pub fn neighbour_similarities(vectors: &[Option<&[f32]>]) -> Vec<f32> {
+    // Each vector's norm once, then one dot product per pair.
+    let norms: Vec<f32> = vectors.iter().map(|v| v.map_or(0.0, |v| dot(v, v).sqrt())).collect();
     vectors
         .windows(2)
-        .map(|w| match (w[0], w[1]) {
-            (Some(a), Some(b)) => cosine(a, b),
+        .zip(norms.windows(2))
+        .map(|(w, n)| match (w[0], w[1]) {
+            (Some(a), Some(b)) if n[0] > 0.0 && n[1] > 0.0 => dot(a, b) / (n[0] * n[1]),
+            (Some(_), Some(_)) => 0.0,
             _ => 1.0,
         })
         .collect()
+}
+
+/// Dot product summed in 8 fixed lanes (vectorizes; same bits on every platform).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    for (i, (x, y)) in ra.iter().zip(rb).enumerate() {
+        acc[i] += x * y;
+    }
+    acc.iter().sum()
 }
 
 /// Boundaries `k` (a cut before unit `k`) whose similarity `sims[k - 1]` is below `threshold`.
@@ -131,15 +164,15 @@ pub fn children(sizes: &[usize], sims: &[f32], config: &ParentChildConfig) -> Ve
             i += 1;
             continue;
         }
-        let mut options: Vec<(f32, usize)> = Vec::with_capacity(2);
-        if i > 0 {
-            options.push((sims[pieces[i].start - 1], i - 1));
+        let prev = (i > 0).then(|| (sims[pieces[i].start - 1], i - 1));
+        let next = (i + 1 < pieces.len()).then(|| (sims[pieces[i].end - 1], i + 1));
+        let mut options = [prev, next];
+        if let [Some(p), Some(n)] = options {
+            if n.0 > p.0 {
+                options = [Some(n), Some(p)];
+            }
         }
-        if i + 1 < pieces.len() {
-            options.push((sims[pieces[i].end - 1], i + 1));
-        }
-        options.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let chosen = options.into_iter().map(|(_, j)| j).find(|&j| {
+        let chosen = options.into_iter().flatten().map(|(_, j)| j).find(|&j| {
             let (a, b) = (i.min(j), i.max(j));
             prefix[pieces[b].end] - prefix[pieces[a].start] <= max
         });
