@@ -67,6 +67,22 @@ pub struct Args {
     /// Force a language instead of detecting it from the path (names or aliases: rust, ts, py, md, ...).
     #[arg(long, value_name = "NAME", value_parser = parse_language, help_heading = "Chunking")]
     language: Option<Language>,
+    /// Cut prose into parents (natural blocks of 150–1500 chars, never across a chapter) and
+    /// children (sentences grouped at semantic cliffs, at most 400 chars) instead: JSONL with
+    /// `level` parent/child, `parentId`, `order`, char and line spans. Markdown is read as
+    /// Markdown, every other file as plain text.
+    #[arg(long, help_heading = "Parent/child")]
+    parent_child: bool,
+    /// Sentence embedder for --parent-child: `hash` (deterministic, not semantic) or the base URL
+    /// of an OpenAI-compatible embeddings server (key from EMBED_API_KEY).
+    #[arg(long, value_name = "URL|hash", default_value = "hash", requires = "parent_child", help_heading = "Parent/child")]
+    embedder: String,
+    /// Model name sent to the --embedder URL.
+    #[arg(long, value_name = "NAME", default_value = "all-MiniLM-L6-v2", requires = "parent_child", help_heading = "Parent/child")]
+    embed_model: String,
+    /// Dimensions of the --embedder URL's vectors.
+    #[arg(long, value_name = "N", default_value_t = 384, requires = "parent_child", help_heading = "Parent/child")]
+    embed_dims: usize,
     /// Worker threads [default: one per core].
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     threads: Option<u64>,
@@ -108,6 +124,15 @@ impl Args {
     }
 
     pub fn run(self) -> Outcome {
+        if self.parent_child {
+            if self.format() != Format::Jsonl {
+                return Err(Failure::Usage("--parent-child prints JSONL only".into()));
+            }
+            let choice = crate::parent_child::EmbedderChoice::parse(&self.embedder, &self.embed_model, self.embed_dims)
+                .map_err(Failure::Usage)?;
+            let config = edgerag_core::chunk::parent_child::ParentChildConfig::default();
+            return crate::parent_child::run(&self.paths, choice, &config, self.config().max_file_bytes);
+        }
         let mut pool = rayon::ThreadPoolBuilder::new();
         if let Some(n) = self.threads {
             pool = pool.num_threads(usize::try_from(n).unwrap_or(1));

@@ -3,6 +3,7 @@
 //! into the subcommand enum and its dispatch, so adding a command is one line here plus one file.
 mod api;
 mod client;
+mod parent_child;
 mod progress;
 mod walk;
 

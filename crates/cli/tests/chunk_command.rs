@@ -177,3 +177,108 @@ fn the_output_is_the_same_for_one_thread_and_many() {
     assert_eq!(paths.len(), 600);
     assert!(paths.windows(2).all(|w| w[0] < w[1]), "files are not in walk order");
 }
+
+/// `--parent-child`: every parent is followed by its children, which concatenate back to it; with
+/// `--embedder URL` the sentences go to an OpenAI-compatible server (a stub here, counting the
+/// texts it is sent) — each distinct sentence once.
+#[test]
+fn parent_child_prints_parents_then_their_children() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("parent_child");
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(&root).unwrap();
+    let para = "Queues deliver messages at least once. Consumers must be idempotent. ".repeat(6);
+    let text = format!("# Guide\n\n{para}\n\n## Part\n\n{para}\n\n# Other\n\nThe same sentence twice. The same sentence twice.\n");
+    fs::write(root.join("guide.md"), &text).unwrap();
+
+    let check = |out: &Output| -> usize {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let mut parents = 0;
+        let mut current: Option<(String, String, String)> = None; // id, text, rebuilt
+        for l in &lines {
+            match l["level"].as_str().unwrap() {
+                "parent" => {
+                    if let Some((_, t, r)) = current.take() {
+                        assert_eq!(t, r);
+                    }
+                    parents += 1;
+                    current = Some((
+                        l["id"].as_str().unwrap().into(),
+                        l["text"].as_str().unwrap().into(),
+                        String::new(),
+                    ));
+                    assert!(l["startLine"].as_u64().unwrap() >= 1);
+                }
+                "child" => {
+                    let (id, _, rebuilt) = current.as_mut().unwrap();
+                    assert_eq!(l["parentId"].as_str().unwrap(), id);
+                    assert!(l["chars"].as_u64().unwrap() <= 400);
+                    rebuilt.push_str(l["text"].as_str().unwrap());
+                }
+                other => panic!("unknown level {other}"),
+            }
+        }
+        let (_, t, r) = current.unwrap();
+        assert_eq!(t, r);
+        parents
+    };
+    assert!(check(&edgerag(&root, &["chunk", "--parent-child", "guide.md"])) >= 2);
+
+    // A stub embeddings server: answers every POST with one vector per input, recording inputs.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let mut inputs: Vec<String> = Vec::new();
+        listener.set_nonblocking(false).unwrap();
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            let mut line = String::new();
+            loop {
+                line.clear();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            if body["input"] == "stop" {
+                return inputs;
+            }
+            let texts: Vec<String> = serde_json::from_value(body["input"].clone()).unwrap();
+            let data: Vec<serde_json::Value> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let mut v = vec![0.0f32; 4];
+                    v[t.len() % 4] = 1.0;
+                    serde_json::json!({ "index": i, "embedding": v })
+                })
+                .collect();
+            inputs.extend(texts);
+            let answer = serde_json::json!({ "data": data }).to_string();
+            write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}", answer.len()).unwrap();
+        }
+        inputs
+    });
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out =
+        edgerag(&root, &["chunk", "--parent-child", "--embedder", &url, "--embed-dims", "4", "guide.md"]);
+    check(&out);
+    let mut stop = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let body = r#"{"input":"stop"}"#;
+    write!(stop, "POST /v1/embeddings HTTP/1.1\r\ncontent-length: {}\r\n\r\n{body}", body.len()).unwrap();
+    let inputs = server.join().unwrap();
+    let distinct: std::collections::HashSet<&String> = inputs.iter().collect();
+    assert_eq!(distinct.len(), inputs.len(), "a sentence was embedded twice");
+    assert!(inputs.contains(&"The same sentence twice.".to_string()));
+    assert!(inputs.contains(&"Consumers must be idempotent.".to_string()));
+}

@@ -17,19 +17,19 @@ use super::lines::{line_table, pack, Line};
 use super::{ChunkConfig, ChunkMetadata, ChunkType, Piece};
 
 /// Boundary scores (preference for starting a piece at a line).
-const INSIDE_BLOCK: u8 = 0;
+pub(crate) const INSIDE_BLOCK: u8 = 0;
 const ANY_LINE: u8 = 1;
-const AFTER_BLANK: u8 = 2;
+pub(crate) const AFTER_BLANK: u8 = 2;
 const BLOCK_START: u8 = 3;
 /// A heading of level `h` scores `HEADING_BASE - h` (H1 = 9 … H6 = 4).
-const HEADING_BASE: u8 = 10;
+pub(crate) const HEADING_BASE: u8 = 10;
 
 /// A top-level heading.
 #[derive(Debug, Clone)]
-struct Heading {
-    line: usize,
-    level: u8,
-    text: String,
+pub(crate) struct Heading {
+    pub line: usize,
+    pub level: u8,
+    pub text: String,
 }
 
 /// Cut Markdown `text` into `markdown-section` pieces (see the module docs).
@@ -98,7 +98,7 @@ impl Breadcrumbs {
 }
 
 /// Top-level headings and the boundary score of every line.
-fn outline(text: &str, lines: &[Line]) -> (Vec<Heading>, Vec<u8>) {
+pub(crate) fn outline(text: &str, lines: &[Line]) -> (Vec<Heading>, Vec<u8>) {
     let line_of = |byte: usize| lines.partition_point(|l| l.start <= byte).saturating_sub(1);
     let mut scores: Vec<u8> =
         (0..lines.len()).map(|i| if i > 0 && lines[i - 1].blank { AFTER_BLANK } else { ANY_LINE }).collect();

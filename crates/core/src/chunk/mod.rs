@@ -11,6 +11,7 @@ mod config;
 pub mod invariants;
 pub mod lines;
 pub mod markdown;
+pub mod parent_child;
 mod types;
 
 pub use assemble::{assemble, Piece};

@@ -10,7 +10,13 @@
 //!   matched child (the window always contains the child).
 //!
 //! Chunks without a parent are their own parent (document-level results).
+//!
+//! [`prose`] applies the same rules to documents chunked into parents and children by
+//! `edgerag_core::chunk::parent_child` (children found by search, parents returned), sharing
+//! [`grow_window`] and [`normalize_scores`].
 use std::collections::HashMap;
+
+pub mod prose;
 
 use crate::candidate::{sort_by_score, Candidate, SnippetOverride};
 use crate::ports::{ChunkRecord, SymbolFamily};
@@ -76,25 +82,46 @@ impl ParentDoc {
     pub fn window(&self, child_start: u32, child_end: u32, window: usize) -> (u32, u32, String) {
         let last = self.lines.len().saturating_sub(1);
         let idx = |line: u32| (line.saturating_sub(self.start_line) as usize).min(last);
-        let (mut lo, mut hi) = (idx(child_start), idx(child_end.max(child_start)));
-        let mut used: usize = self.lines[lo..=hi].iter().map(|l| l.chars().count() + 1).sum();
-        loop {
-            let mut grew = false;
-            if lo > 0 && used + self.lines[lo - 1].chars().count() < window {
-                lo -= 1;
-                used += self.lines[lo].chars().count() + 1;
-                grew = true;
-            }
-            if hi < last && used + self.lines[hi + 1].chars().count() < window {
-                hi += 1;
-                used += self.lines[hi].chars().count() + 1;
-                grew = true;
-            }
-            if !grew {
-                break;
-            }
-        }
+        let sizes: Vec<usize> = self.lines.iter().map(|l| l.chars().count() + 1).collect();
+        let (lo, hi) = grow_window(&sizes, idx(child_start), idx(child_end.max(child_start)), window);
         (self.start_line + lo as u32, self.start_line + hi as u32, self.lines[lo..=hi].join("\n"))
+    }
+}
+
+/// Grows the run of units `lo..=hi` (the match) by whole units, one on each side in turn, while
+/// the total size stays within `window`; the match itself is always kept, even when larger.
+/// Shared by code parents (units are lines) and prose parents (units are children).
+pub fn grow_window(sizes: &[usize], mut lo: usize, mut hi: usize, window: usize) -> (usize, usize) {
+    let last = sizes.len().saturating_sub(1);
+    let mut used: usize = sizes[lo..=hi].iter().sum();
+    loop {
+        let mut grew = false;
+        if lo > 0 && used + sizes[lo - 1] <= window {
+            lo -= 1;
+            used += sizes[lo];
+            grew = true;
+        }
+        if hi < last && used + sizes[hi + 1] <= window {
+            hi += 1;
+            used += sizes[hi];
+            grew = true;
+        }
+        if !grew {
+            return (lo, hi);
+        }
+    }
+}
+
+/// Size normalization: `score × sqrt(avgSize / size)`, the average taken over the given results,
+/// so a large parent does not win only by being large. Shared by code and prose parents.
+pub fn normalize_scores<'a>(items: impl IntoIterator<Item = (&'a mut f32, usize)>) {
+    let items: Vec<(&mut f32, usize)> = items.into_iter().map(|(s, size)| (s, size.max(1))).collect();
+    if items.is_empty() {
+        return;
+    }
+    let avg = items.iter().map(|(_, size)| *size).sum::<usize>() as f32 / items.len() as f32;
+    for (score, size) in items {
+        *score *= (avg / size as f32).sqrt();
     }
 }
 
@@ -172,10 +199,7 @@ pub fn apply(
     }
     let merged = total - out.len();
     if normalize && !out.is_empty() {
-        let avg = sizes.iter().sum::<usize>() as f32 / sizes.len() as f32;
-        for (c, size) in out.iter_mut().zip(&sizes) {
-            c.score *= (avg / *size as f32).sqrt();
-        }
+        normalize_scores(out.iter_mut().map(|c| &mut c.score).zip(sizes.iter().copied()));
         sort_by_score(&mut out);
     }
     (out, merged)
