@@ -179,7 +179,7 @@ impl Args {
 
 /// Files chunked together before their output is written: enough to keep every core busy, small
 /// enough that a large tree is never held in memory at once.
-const WINDOW_FILES: usize = 256;
+const WINDOW_FILES: usize = 1024;
 const WINDOW_BYTES: usize = 16 << 20;
 
 #[derive(Default)]
@@ -225,21 +225,27 @@ impl Writer {
             return;
         }
         let format = self.format;
-        let rendered: Vec<io::Result<Rendered>> = window
-            .files
+        // Largest files first, one task each, so no thread is left with a big file at the end;
+        // the results go back to walk order below.
+        let mut order: Vec<usize> = (0..window.files.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(window.files[i].1.len()));
+        let mut rendered: Vec<(usize, io::Result<Rendered>)> = order
             .par_iter()
-            .map(|(path, text)| {
+            .with_max_len(1)
+            .map(|&i| {
+                let (path, text) = &window.files[i];
                 let chunks = chunk_text(path, text, config);
                 let mut output = Vec::with_capacity(text.len() * 2);
-                render(&mut output, format, &chunks)?;
-                Ok(Rendered {
+                let result = render(&mut output, format, &chunks).map(|()| Rendered {
                     bytes: text.len(),
                     output,
                     chunks: chunks.iter().map(|c| (c.chunk_type.as_str(), c.language.as_str())).collect(),
-                })
+                });
+                (i, result)
             })
             .collect();
-        for file in rendered {
+        rendered.sort_unstable_by_key(|(i, _)| *i);
+        for (_, file) in rendered {
             self.result = file.and_then(|file| self.write_file(file));
             if self.result.is_err() {
                 return;

@@ -153,7 +153,7 @@ fn the_output_is_the_same_for_one_thread_and_many() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("threads");
     let _ = fs::remove_dir_all(&root);
     // More files than one window, of different sizes, so threads finish out of order.
-    for i in 0..600 {
+    for i in 0..1100 {
         let p = root.join(format!("d{}/f{i:03}.{}", i % 7, ["md", "rs", "txt"][i % 3]));
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         let body = match i % 3 {
@@ -174,7 +174,7 @@ fn the_output_is_the_same_for_one_thread_and_many() {
     let chunks: Vec<Chunk> = serde_json::from_slice(&out.stdout).unwrap();
     let mut paths: Vec<&str> = chunks.iter().map(|c| c.path.as_str()).collect();
     paths.dedup();
-    assert_eq!(paths.len(), 600);
+    assert_eq!(paths.len(), 1100);
     assert!(paths.windows(2).all(|w| w[0] < w[1]), "files are not in walk order");
 }
 
