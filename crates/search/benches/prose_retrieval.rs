@@ -195,7 +195,13 @@ impl Score {
     }
     fn row(&self, name: &str) -> String {
         let n = self.n.max(1) as f32;
-        format!("| {name} | {:.3} | {:.3} | {:.3} | {:.0} |", self.r1 / n, self.r5 / n, self.mrr / n, self.tokens / n)
+        format!(
+            "| {name} | {:.3} | {:.3} | {:.3} | {:.0} |",
+            self.r1 / n,
+            self.r5 / n,
+            self.mrr / n,
+            self.tokens / n
+        )
     }
 }
 
@@ -261,13 +267,20 @@ fn main() {
         docs.push((p.to_string_lossy().into_owned(), blanked));
     }
     let corpus_bytes: usize = docs.iter().map(|(_, t)| t.len()).sum();
-    eprintln!("{} documents ({corpus_bytes} bytes), {} queries, embedder {}", docs.len(), queries.len(), info.model);
+    eprintln!(
+        "{} documents ({corpus_bytes} bytes), {} queries, embedder {}",
+        docs.len(),
+        queries.len(),
+        info.model
+    );
 
     // Flat: edgerag's Markdown sections (default limits), each embedded whole.
     let flat: Vec<(usize, Chunk)> = docs
         .iter()
         .enumerate()
-        .flat_map(|(d, (path, text))| chunk_text(path, text, &ChunkConfig::default()).into_iter().map(move |c| (d, c)))
+        .flat_map(|(d, (path, text))| {
+            chunk_text(path, text, &ChunkConfig::default()).into_iter().map(move |c| (d, c))
+        })
         .collect();
     let flat_vectors = embed(&flat.iter().map(|(_, c)| c.text.clone()).collect::<Vec<_>>());
 
@@ -275,25 +288,30 @@ fn main() {
     let config = ParentChildConfig::default();
     let pc: Vec<ParentChildDocument> = docs
         .iter()
-        .map(|(path, text)| block_on(chunk_document(path, text, Language::Markdown, &config, &embedder, &cache)).unwrap().0)
+        .map(|(path, text)| {
+            block_on(chunk_document(path, text, Language::Markdown, &config, &embedder, &cache)).unwrap().0
+        })
         .collect();
     let children: Vec<(usize, usize)> =
         pc.iter().enumerate().flat_map(|(d, doc)| (0..doc.children.len()).map(move |i| (d, i))).collect();
-    let child_vectors = embed(&children.iter().map(|&(d, i)| pc[d].children[i].text.clone()).collect::<Vec<_>>());
+    let child_vectors =
+        embed(&children.iter().map(|&(d, i)| pc[d].children[i].text.clone()).collect::<Vec<_>>());
     let query_vectors = embed(&queries.iter().map(|q| q.text.clone()).collect::<Vec<_>>());
 
     let overlaps = |q: &Query, d: usize, a: usize, b: usize| d == q.doc && a < q.target.1 && q.target.0 < b;
     let mut flat_score = Score::default();
     let mut pc_scores = [Score::default(), Score::default()];
     for (q, qv) in queries.iter().zip(&query_vectors) {
-        let mut ranked: Vec<(f32, usize)> = flat_vectors.iter().enumerate().map(|(i, v)| (dot(qv, v), i)).collect();
+        let mut ranked: Vec<(f32, usize)> =
+            flat_vectors.iter().enumerate().map(|(i, v)| (dot(qv, v), i)).collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         let top: Vec<&(usize, Chunk)> = ranked.iter().take(10).map(|(_, i)| &flat[*i]).collect();
         let rank = top.iter().position(|(d, c)| overlaps(q, *d, c.start_byte, c.end_byte));
         let tokens = top.iter().take(5).map(|(_, c)| c.text.chars().count().div_ceil(4)).sum();
         flat_score.add(rank, tokens);
 
-        let mut ranked: Vec<(f32, usize)> = child_vectors.iter().enumerate().map(|(i, v)| (dot(qv, v), i)).collect();
+        let mut ranked: Vec<(f32, usize)> =
+            child_vectors.iter().enumerate().map(|(i, v)| (dot(qv, v), i)).collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (k, normalize) in [false, true].into_iter().enumerate() {
             // Children of the top 50 hits, grouped per document (parent ids are per document).
@@ -307,13 +325,16 @@ fn main() {
                     .collect();
                 for h in parents_for_hits(&hits, &pc[d].parents, &pc[d].children, false, 1000).unwrap() {
                     let parent = pc[d].parents.iter().find(|p| p.id == h.parent_id).unwrap();
-                    let byte = |c: usize| parent.text.char_indices().nth(c).map_or(parent.text.len(), |(b, _)| b);
-                    let (a, b) = (parent.start_byte + byte(h.start_char), parent.start_byte + byte(h.end_char));
+                    let byte =
+                        |c: usize| parent.text.char_indices().nth(c).map_or(parent.text.len(), |(b, _)| b);
+                    let (a, b) =
+                        (parent.start_byte + byte(h.start_char), parent.start_byte + byte(h.end_char));
                     results.push((h.score, d, a, b, h.text.chars().count().div_ceil(4)));
                 }
             }
             if normalize {
-                let avg = results.iter().map(|r| (r.3 - r.2) as f32).sum::<f32>() / results.len().max(1) as f32;
+                let avg =
+                    results.iter().map(|r| (r.3 - r.2) as f32).sum::<f32>() / results.len().max(1) as f32;
                 for r in &mut results {
                     r.0 *= (avg / (r.3 - r.2).max(1) as f32).sqrt();
                 }
