@@ -119,6 +119,11 @@ pub fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
+/// `?3,?4,?5` — numbered placeholders from `from`, for statements that also use numbered ones.
+pub fn numbered_placeholders(from: usize, count: usize) -> String {
+    (from..from + count).map(|i| format!("?{i}")).collect::<Vec<_>>().join(",")
+}
+
 /// One D1 database (cheap to clone). Get it from [`Stores`].
 #[derive(Clone)]
 pub struct Db(std::rc::Rc<D1Database>);
