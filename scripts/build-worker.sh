@@ -5,41 +5,49 @@
 #   scripts/build-worker.sh              release build, every tree-sitter grammar, wasm-opt (deploy)
 #   scripts/build-worker.sh --fast       release build without wasm-opt (tests, local dev)
 #   scripts/build-worker.sh --no-grammars  skip the 13 grammars (much faster to compile; dev only)
-#   scripts/build-worker.sh --if-stale   skip the build when build/worker is newer than every input
+#   scripts/build-worker.sh --test-hooks  with the `/__test/*` routes (the e2e tests and benchmarks)
+#   scripts/build-worker.sh --if-stale   cargo decides: the cargo step always runs (a no-op when
+#                                        nothing changed); wasm-bindgen / wasm-opt / esbuild are
+#                                        skipped when the .wasm and the options are the same as last time
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$EDGERAG_ROOT"
 
-opt=1 grammars=1 if_stale=0
+opt=1 grammars=1 hooks=0 if_stale=0
 for arg in "$@"; do
   case "$arg" in
     --fast) opt=0 ;;
     --no-grammars) grammars=0 ;;
+    --test-hooks) hooks=1 ;;
     --if-stale) if_stale=1 ;;
-    *) echo "usage: $0 [--fast] [--no-grammars] [--if-stale]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--fast] [--no-grammars] [--test-hooks] [--if-stale]" >&2; exit 2 ;;
   esac
 done
-
-out="$EDGERAG_ROOT/build/worker/shim.mjs"
-stamp="$EDGERAG_ROOT/build/worker/.edgerag-build"
-want="opt=$opt grammars=$grammars"
-if [ "$if_stale" = 1 ] && [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  newer="$(find src crates/core/src crates/core/Cargo.toml Cargo.toml Cargo.lock .cargo -newer "$stamp" -type f 2>/dev/null | head -1)"
-  if [ -z "$newer" ]; then
-    log "worker build is up to date ($want)"
-    exit 0
-  fi
-fi
 
 args=(--release)
 [ "$opt" = 0 ] && args+=(--no-opt)
 cargo_args=()
 [ "$grammars" = 0 ] && cargo_args+=(--no-default-features)
+[ "$hooks" = 1 ] && cargo_args+=(--features test-hooks)
+out="$EDGERAG_ROOT/build/worker/shim.mjs"
+stamp="$EDGERAG_ROOT/build/worker/.edgerag-build"
+want="opt=$opt grammars=$grammars hooks=$hooks"
+
+# Staleness: cargo knows every input (all crates, Cargo.lock, build scripts, .cargo), so run its
+# step first with exactly the command and environment worker-build uses (then worker-build's own
+# cargo step is a no-op); only the post-processing is skipped when its input did not change.
+wasm="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}/wasm32-unknown-unknown/release/edgerag_worker.wasm"
+if [ "$if_stale" = 1 ]; then
+  WASM_BINDGEN_USE_JS_SYS=1 cargo build --lib --release --target wasm32-unknown-unknown ${cargo_args[@]+"${cargo_args[@]}"}
+  fingerprint="$want $(sha256sum "$wasm" | cut -d' ' -f1)"
+  if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fingerprint" ]; then
+    log "worker build is up to date ($want)"
+    exit 0
+  fi
+fi
+
 log "building the worker ($want)"
-# The stamp gets the time the build *started*: files edited during the build stay newer than it.
-started="$(mktemp)"
-trap 'rm -f "$started"' EXIT
+rm -f "$stamp"
 worker-build "${args[@]}" ${cargo_args[@]+-- "${cargo_args[@]}"}
-echo "$want" > "$stamp"
-touch -r "$started" "$stamp"
+echo "$want $(sha256sum "$wasm" | cut -d' ' -f1)" > "$stamp"
 ls -l build/*.wasm 2>/dev/null | awk '{printf "[edgerag] worker wasm: %s bytes\n", $5}' >&2 || true

@@ -57,7 +57,7 @@ fi
 
 # candle allocates fresh tensors for every op; with glibc's defaults the large ones are mmap'ed and
 # returned each time, and the page faults cost ~15-20 % of the throughput (measured with
-# scripts/bench-embed-server.sh). Keep them on the heap, for this process only.
+# scripts/bench/embed-server.sh). Keep them on the heap, for this process only.
 export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824}"
 
 if [ "$mode" = foreground ]; then

@@ -56,7 +56,7 @@ impl Default for Config {
 
 impl Config {
     pub fn from_env(env: &Env) -> Config {
-        Config::from_lookup(|name| string_binding(env, name))
+        Config::from_lookup(|name| crate::bindings::var(env, name))
     }
 
     /// Build from any name → value lookup (the worker's env, or a map in tests).
@@ -98,18 +98,6 @@ impl Config {
         let exp = attempt.saturating_sub(1).min(16);
         self.retry_base_delay_seconds.saturating_mul(1 << exp).min(3600)
     }
-}
-
-/// A string var or secret from the env (`None` when absent or not a string).
-pub fn string_binding(env: &Env, name: &str) -> Option<String> {
-    js_sys::Reflect::get(env, &wasm_bindgen::JsValue::from_str(name)).ok()?.as_string()
-}
-
-/// True when the env has a binding (object) of that name, e.g. `VECTORIZE`.
-pub fn has_binding(env: &Env, name: &str) -> bool {
-    js_sys::Reflect::get(env, &wasm_bindgen::JsValue::from_str(name))
-        .map(|v| !v.is_undefined() && !v.is_null())
-        .unwrap_or(false)
 }
 
 #[cfg(test)]

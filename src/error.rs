@@ -3,7 +3,8 @@
 //! dependency (D1, a queue) is a 5xx.
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{status} {code}: {message}")]
 pub struct ApiError {
     pub status: u16,
     pub code: &'static str,
@@ -37,14 +38,6 @@ impl ApiError {
         ErrorBody { error: ErrorDetail { code: self.code.to_string(), message: self.message.clone() } }
     }
 }
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status, self.code, self.message)
-    }
-}
-
-impl std::error::Error for ApiError {}
 
 /// Map a JSON body error to the right code: broken JSON vs. valid JSON of the wrong shape.
 pub fn from_json_error(err: &serde_json::Error) -> ApiError {

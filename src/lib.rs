@@ -8,11 +8,19 @@
 //! | [`routes`] | HTTP routing and handlers |
 //! | [`api`] | request / response types (→ `schemas/`) |
 //! | [`ingest`] | paths, ignore rules, tar.gz reading |
-//! | [`pipeline`] | queue stages, staging, job completion |
-//! | [`store`] | typed D1 access |
+//! | [`pipeline`] | queue stages, staging, job lifecycle and completion |
+//! | [`search`] | the search ports over D1 / vectors / models |
+//! | [`status`] | a repository's status and the repository list (HTTP and MCP) |
+//! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
 //! | `embed`, `vector` | embedders and vector indexes (the ports' adapters) |
+//! | [`bindings`], [`config`] | binding names, environment variables, configuration |
+//!
+//! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
+//! `vector` / `ingest` → `api` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
+//! pure crates.
 
 pub mod api;
+pub mod bindings;
 pub mod config;
 pub mod embed;
 pub mod error;
@@ -22,6 +30,7 @@ pub mod log;
 pub mod pipeline;
 pub mod routes;
 pub mod search;
+pub mod status;
 pub mod store;
 pub mod time;
 pub mod vector;
@@ -29,9 +38,90 @@ pub mod vector;
 use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    #[cfg(feature = "test-hooks")]
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;
     }
     Ok(routes::handle(req, env).await)
+}
+
+/// The layering rule, checked on the source: every `crate::<module>` a module names is on a lower
+/// level, or on its own level (adapters, foundations) without the two naming each other.
+#[cfg(test)]
+mod layering {
+    use std::collections::BTreeSet;
+
+    /// Level of each top-level module: a module may name only modules of a lower level, or of
+    /// its own level when that level is 2 or 1 (adapters and foundations use each other).
+    const LEVELS: &[(&str, u8)] = &[
+        ("routes", 4),
+        ("pipeline", 3),
+        ("search", 3),
+        ("status", 3),
+        ("store", 2),
+        ("embed", 2),
+        ("vector", 2),
+        ("ingest", 2),
+        ("api", 1),
+        ("bindings", 1),
+        ("config", 1),
+        ("error", 1),
+        ("http", 1),
+        ("time", 1),
+        ("log", 1),
+    ];
+
+    fn level(module: &str) -> Option<u8> {
+        LEVELS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
+    }
+
+    /// `(from, to)` for every `crate::to` named in `from`'s files (`crate::args!` is the store's).
+    fn edges() -> BTreeSet<(String, String)> {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut out = BTreeSet::new();
+        let mut stack = vec![src.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+                let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let rel = path.strip_prefix(&src).unwrap_or(&path);
+                let top = rel.iter().next().and_then(|c| c.to_str()).unwrap_or("").trim_end_matches(".rs");
+                if top == "lib" || path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+                let mut rest = text.as_str();
+                while let Some(i) = rest.find("crate::") {
+                    rest = &rest[i + "crate::".len()..];
+                    let name: String =
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let name = if name == "args" { "store".to_string() } else { name };
+                    if level(&name).is_some() && name != top {
+                        out.insert((top.to_string(), name));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn worker_modules_import_downward_only() {
+        let edges = edges();
+        assert!(
+            edges.contains(&("routes".into(), "pipeline".into())),
+            "the scan found no imports: {edges:?}"
+        );
+        for (from, to) in &edges {
+            let (Some(a), Some(b)) = (level(from), level(to)) else {
+                panic!("module {from} or {to} has no level in LEVELS");
+            };
+            assert!(a > b || (a == b && a <= 2), "{from} (level {a}) must not import {to} (level {b})");
+            assert!(!edges.contains(&(to.clone(), from.clone())), "{from} and {to} import each other");
+        }
+    }
 }

@@ -1,4 +1,4 @@
-// End-to-end ingestion benchmark (driven by scripts/bench-ingest.sh): a real tree from the machine
+// End-to-end ingestion benchmark (driven by scripts/bench/ingest.sh): a real tree from the machine
 // is uploaded to edgerag running in workerd (local D1 + Queues), through the whole pipeline
 // (chunk → embed → index), until the job is SUCCEEDED / the repository READY. Then the same tree
 // is uploaded again unchanged (the server skips every file by content hash: no chunking, no

@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
-bash scripts/build-worker.sh --fast --if-stale
+bash scripts/build-worker.sh --fast --test-hooks --if-stale
 shopt -s nullglob
 files=(tests/e2e/*.test.mjs)
 if [ ${#files[@]} -eq 0 ]; then

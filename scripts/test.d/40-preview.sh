@@ -34,6 +34,6 @@ cargo clippy --locked -p edgerag-preview --all-targets --target wasm32-unknown-u
 log "browser end-to-end test (chromium + playwright-core against the worker in workerd)"
 # The worker engineer's build (skipped when up to date; 30-e2e.sh normally did it already). It has
 # every grammar, like public/pkg, so the page and POST /v1/chunk chunk code the same way.
-bash scripts/build-worker.sh --fast --if-stale
+bash scripts/build-worker.sh --fast --test-hooks --if-stale
 mkdir -p target/artifacts
 node --test --test-reporter=spec tests/browser/*.test.mjs

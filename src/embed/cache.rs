@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use edgerag_core::embed::{EmbedError, EmbeddingCache};
 use edgerag_core::vector::codec::{decode_f32_hex, encode_f32_le};
 use serde::Deserialize;
-use wasm_bindgen::JsValue;
-use worker::D1Database;
+
+use crate::store::{Arg, Db};
 
 /// Keys per `IN (…)` (D1 allows 100 bound parameters per statement).
 const KEYS_PER_STATEMENT: usize = 90;
@@ -13,11 +13,11 @@ const KEYS_PER_STATEMENT: usize = 90;
 const ROWS_PER_BATCH: usize = 100;
 
 pub struct D1EmbeddingCache {
-    db: D1Database,
+    db: Db,
 }
 
 impl D1EmbeddingCache {
-    pub fn new(db: D1Database) -> Self {
+    pub fn new(db: Db) -> Self {
         D1EmbeddingCache { db }
     }
 }
@@ -43,18 +43,10 @@ impl EmbeddingCache for D1EmbeddingCache {
                 "SELECT text_hash, dims, hex(vector) AS v FROM embedding_cache \
                  WHERE model = ?1 AND text_hash IN ({placeholders})"
             );
-            let mut args = vec![JsValue::from_str(model)];
-            args.extend(group.iter().map(|k| JsValue::from_str(k)));
-            let rows: Vec<Row> = self
-                .db
-                .prepare(sql)
-                .bind(&args)
-                .map_err(|e| cache_err("bind", e))?
-                .all()
-                .await
-                .map_err(|e| cache_err("read embedding_cache", e))?
-                .results()
-                .map_err(|e| cache_err("decode embedding_cache rows", e))?;
+            let mut args = vec![Arg::Text(model)];
+            args.extend(group.iter().map(|k| Arg::Text(k)));
+            let rows: Vec<Row> =
+                self.db.all(&sql, &args).await.map_err(|e| cache_err("read embedding_cache", e))?;
             for row in rows {
                 let vector = decode_f32_hex(&row.v).map_err(|e| cache_err("cached vector", e))?;
                 if vector.len() == row.dims as usize {
@@ -66,23 +58,22 @@ impl EmbeddingCache for D1EmbeddingCache {
     }
 
     async fn put_many(&self, model: &str, entries: &[(String, Vec<f32>)]) -> Result<(), EmbedError> {
-        let now = crate::vector::now_iso();
-        let stmt = self.db.prepare(
-            "INSERT INTO embedding_cache (model, text_hash, dims, vector, created_at) VALUES (?1, ?2, ?3, ?4, ?5) \
+        let now = crate::time::now_iso();
+        let sql = "INSERT INTO embedding_cache (model, text_hash, dims, vector, created_at) VALUES (?1, ?2, ?3, ?4, ?5) \
              ON CONFLICT(model, text_hash) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
-             created_at = excluded.created_at",
-        );
+             created_at = excluded.created_at";
         for group in entries.chunks(ROWS_PER_BATCH) {
             let mut statements = Vec::with_capacity(group.len());
             for (key, vector) in group {
+                let bytes = encode_f32_le(vector);
                 let args = [
-                    JsValue::from_str(model),
-                    JsValue::from_str(key),
-                    JsValue::from_f64(vector.len() as f64),
-                    crate::vector::blob(&encode_f32_le(vector)),
-                    JsValue::from_str(&now),
+                    Arg::Text(model),
+                    Arg::Text(key),
+                    Arg::from(vector.len()),
+                    Arg::Blob(&bytes),
+                    Arg::Text(&now),
                 ];
-                statements.push(stmt.clone().bind(&args).map_err(|e| cache_err("bind", e))?);
+                statements.push(self.db.stmt(sql, &args).map_err(|e| cache_err("bind", e))?);
             }
             self.db.batch(statements).await.map_err(|e| cache_err("write embedding_cache", e))?;
         }

@@ -18,19 +18,12 @@ pub use cache::D1EmbeddingCache;
 pub use openai::OpenAiEmbedder;
 pub use workers_ai::WorkersAiEmbedder;
 
-/// The binding name of Workers AI.
-pub const AI_BINDING: &str = "AI";
-/// The D1 binding holding `embedding_cache` and `local_vectors`.
-pub const DB_BINDING: &str = "DB";
-
-/// A string var or secret, `None` when unset.
-pub(crate) fn env_string(env: &Env, name: &str) -> Option<String> {
-    js_sys::Reflect::get(env, &wasm_bindgen::JsValue::from_str(name)).ok()?.as_string()
-}
+use crate::bindings::{self, AI as AI_BINDING};
+use crate::store::Stores;
 
 /// The embedder configuration of this deployment (no binding is touched).
 pub fn embedder_config(env: &Env) -> Result<EmbedderConfig, EmbedError> {
-    EmbedderConfig::from_vars(|name| env_string(env, name))
+    EmbedderConfig::from_vars(|name| bindings::var(env, name))
 }
 
 /// The configured embedder. Errors are [`EmbedError::Config`]: unknown provider or model, missing
@@ -50,12 +43,11 @@ pub fn embedder_from_env(env: &Env) -> Result<Box<dyn Embedder>, EmbedError> {
     }
 }
 
-/// The D1 embedding cache on binding `DB`.
+/// The embedding cache: keys are global, so it lives in the catalog database.
 pub fn embedding_cache_from_env(env: &Env) -> Result<D1EmbeddingCache, EmbedError> {
-    let db = env.d1(DB_BINDING).map_err(|e| {
-        EmbedError::Config(format!("the embedding cache needs the D1 binding `{DB_BINDING}`: {e}"))
-    })?;
-    Ok(D1EmbeddingCache::new(db))
+    let stores = Stores::from_env(env)
+        .map_err(|e| EmbedError::Config(format!("the embedding cache needs its D1 database: {e}")))?;
+    Ok(D1EmbeddingCache::new(stores.catalog().clone()))
 }
 
 /// The configured embedder behind the D1 cache: what the pipeline's embed stage should use.
@@ -66,18 +58,10 @@ pub fn cached_embedder_from_env(
     Ok(CachedEmbedder::new(embedder_from_env(env)?, embedding_cache_from_env(env)?))
 }
 
-/// What `/health` and the status endpoint show about embeddings and vectors:
-/// `{ "embedder": {provider, model, dims, maxBatch, maxInputChars?}, "vectorIndex": {kind, dims} }`,
-/// with `{ "error": {code, message} }` in place of a part that is misconfigured.
-pub fn describe(env: &Env) -> serde_json::Value {
-    let embedder = match embedder_config(env) {
-        Ok(c) => serde_json::to_value(c.info()).unwrap_or_default(),
-        Err(e) => serde_json::json!({ "error": e }),
-    };
-    serde_json::json!({
-        "embedder": embedder,
-        "vectorIndex": crate::vector::describe(env),
-    })
+/// The embedder of this deployment as the API shows it (`None` when misconfigured).
+pub fn embedder_view(env: &Env) -> Option<crate::api::EmbedderView> {
+    let info = embedder_config(env).ok()?.info();
+    Some(crate::api::EmbedderView { provider: info.provider, model: info.model, dims: info.dims as u32 })
 }
 
 /// A structured log line when inputs were cut to the model's limit (never silent).

@@ -25,7 +25,12 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
         let chunks = edgerag_core::chunk_text(&file.path, text, &config);
-        let json: Vec<String> = chunks.iter().map(|c| serde_json::to_string(c).unwrap_or_default()).collect();
+        // A chunk that cannot be serialized fails the message: staging it empty would lose it.
+        let json = chunks
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| StageError::permanent("CHUNK_SERIALIZATION", format!("{}: {e}", file.path)))?;
         let staged: Vec<StagedChunk> = chunks
             .iter()
             .zip(&json)

@@ -12,9 +12,10 @@
 use wasm_bindgen::JsValue;
 use worker::worker_sys::Message as MessageSys;
 
-use super::messages::{DeadLetter, StageMessage, DLQ_BINDING, MESSAGE_VERSION};
+use super::messages::{DeadLetter, StageMessage, MESSAGE_VERSION};
 use super::{finish, Ctx, StageError};
 use crate::api::JobError;
+use crate::bindings::DEAD_LETTER_QUEUE as DLQ_BINDING;
 use crate::store::jobs;
 
 /// Queues whose name ends with this are dead-letter queues.
@@ -97,10 +98,19 @@ async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
     }
 }
 
-async fn handle(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
+async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
     let attempt = attempts(message);
-    ctx.attempt.set(attempt);
+    batch.attempt.set(attempt);
     let body = body_json(message);
+    let ctx = match batch.for_job(body.get("jobId").and_then(|j| j.as_str())).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            crate::log::error("queue_no_database", &[("error", &e.to_string())]);
+            retry(message, batch.cfg.retry_delay_seconds(attempt));
+            return;
+        }
+    };
+    let ctx = &ctx;
     let parsed: Result<StageMessage, _> = serde_json::from_value(body.clone());
     let (job_id, stage, result) = match &parsed {
         Ok(msg) => (Some(msg.job_id().to_string()), msg.stage().as_str(), run_stage(ctx, msg).await),
@@ -171,7 +181,7 @@ async fn handle(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
 
 /// Record a dead letter; fail its job if it is somehow still active (the platform dead-letters
 /// messages on its own when an invocation crashes repeatedly).
-async fn handle_dead_letter(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
+async fn handle_dead_letter(batch: &Ctx, queue_name: &str, message: &MessageSys) {
     let body = body_json(message);
     let attempt = attempts(message);
     let (inner, error) = match serde_json::from_value::<DeadLetter>(body.clone()) {
@@ -188,8 +198,9 @@ async fn handle_dead_letter(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
         attempt,
         at: crate::time::now_iso(),
     });
-    let recorded = ctx
-        .db
+    let recorded = batch
+        .stores
+        .catalog()
         .run(
             "INSERT INTO dead_letters (queue, job_id, body, error, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             &crate::args![
@@ -203,6 +214,7 @@ async fn handle_dead_letter(ctx: &Ctx, queue_name: &str, message: &MessageSys) {
         )
         .await;
     if let Some(id) = &job_id {
+        let ctx = batch.for_job(Some(id)).await.unwrap_or_else(|_| batch.on(batch.db.clone()));
         if let Ok(Some(job)) = jobs::get(&ctx.db, id).await {
             if job.is_active() {
                 let _ = finish::fail(&ctx.db, &job.id, &job.namespace, &error).await;

@@ -119,9 +119,11 @@ pub async fn stage_archive(
     Ok(())
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ArchiveStageError {
+    #[error(transparent)]
     Archive(archive::ArchiveError),
+    #[error(transparent)]
     Stage(StageFailure),
 }
 
@@ -166,8 +168,13 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
     let messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
     producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await?;
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    super::finish::try_complete(&ctx.db, &job.id, &job.namespace, super::embedder_view(&ctx.env).as_ref())
-        .await?;
+    super::finish::try_complete(
+        &ctx.db,
+        &job.id,
+        &job.namespace,
+        crate::embed::embedder_view(&ctx.env).as_ref(),
+    )
+    .await?;
     Ok(())
 }
 

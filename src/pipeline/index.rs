@@ -97,6 +97,6 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         ctx.db.batch(statements).await?;
     }
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    super::finish::try_complete(&ctx.db, &job.id, ns, super::embedder_view(&ctx.env).as_ref()).await?;
+    super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref()).await?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! `job_files.seq`, never file contents (a queue message must stay under 128 KB).
 use serde::{Deserialize, Serialize};
 
+use crate::bindings;
+
 /// Current message format. A consumer dead-letters versions it does not know.
 pub const MESSAGE_VERSION: u32 = 1;
 
@@ -94,16 +96,13 @@ impl Stage {
     /// The producer binding of the stage's queue (see `wrangler.toml`).
     pub fn binding(self) -> &'static str {
         match self {
-            Stage::Fetch => "FETCH_QUEUE",
-            Stage::Chunk => "CHUNK_QUEUE",
-            Stage::Embed => "EMBED_QUEUE",
-            Stage::Index => "INDEX_QUEUE",
+            Stage::Fetch => bindings::FETCH_QUEUE,
+            Stage::Chunk => bindings::CHUNK_QUEUE,
+            Stage::Embed => bindings::EMBED_QUEUE,
+            Stage::Index => bindings::INDEX_QUEUE,
         }
     }
 }
-
-/// Producer binding of the dead-letter queue.
-pub const DLQ_BINDING: &str = "DEAD_LETTER_QUEUE";
 
 /// What lands in the dead-letter queue when the worker gives up on a message itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

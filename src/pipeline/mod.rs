@@ -11,6 +11,7 @@ pub mod embed;
 pub mod fetch;
 pub mod finish;
 pub mod index;
+pub mod lifecycle;
 pub mod messages;
 pub mod producer;
 pub mod stager;
@@ -20,11 +21,14 @@ use edgerag_core::vector::VectorError;
 use worker::Env;
 
 use crate::config::Config;
-use crate::store::{Db, StoreError};
+use crate::store::{Db, StoreError, Stores};
 
-/// Everything a stage needs.
+/// Everything a stage (or a request starting work) needs.
 pub struct Ctx {
     pub env: Env,
+    /// Every database, for what is not about this job's namespace (catalog, dead letters).
+    pub stores: Stores,
+    /// The database of the job / namespace being worked on.
     pub db: Db,
     pub cfg: Config,
     /// Delivery attempt of the message being handled (1-based; recorded on the job).
@@ -32,13 +36,49 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A context on the catalog database (a queue batch, before a message names its job).
     pub fn new(env: &Env) -> Result<Ctx, StoreError> {
+        let stores = Stores::from_env(env)?;
         Ok(Ctx {
             env: env.clone(),
-            db: Db::from_env(env)?,
+            db: stores.catalog().clone(),
+            stores,
             cfg: Config::from_env(env),
             attempt: std::cell::Cell::new(1),
         })
+    }
+
+    /// The same context on another database.
+    pub fn on(&self, db: Db) -> Ctx {
+        Ctx {
+            env: self.env.clone(),
+            stores: self.stores.clone(),
+            db,
+            cfg: self.cfg.clone(),
+            attempt: std::cell::Cell::new(self.attempt.get()),
+        }
+    }
+
+    /// A context on `namespace`'s database; `assign` picks one when the namespace is new (a
+    /// request that creates it), else a namespace without one reads the catalog database.
+    pub async fn for_namespace(env: &Env, namespace: &str, assign: bool) -> Result<Ctx, StoreError> {
+        let base = Ctx::new(env)?;
+        let db = if assign {
+            base.stores.assign(namespace).await?
+        } else {
+            base.stores.for_namespace(namespace).await?
+        };
+        Ok(base.on(db))
+    }
+
+    /// A context on the database of job `job_id` (the catalog database when no database has it:
+    /// the stages then find no job and drop the message, as for any unknown job).
+    pub async fn for_job(&self, job_id: Option<&str>) -> Result<Ctx, StoreError> {
+        let db = match job_id {
+            Some(id) => self.stores.job_database(id).await?,
+            None => None,
+        };
+        Ok(self.on(db.unwrap_or_else(|| self.stores.catalog().clone())))
     }
 
     /// First thing every stage does: the job is RUNNING, alive, and this delivery is counted.
@@ -49,7 +89,8 @@ impl Ctx {
 }
 
 /// Why a stage failed, and whether delivering the message again could help.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
 pub struct StageError {
     pub code: String,
     pub message: String,
@@ -63,12 +104,6 @@ impl StageError {
 
     pub fn permanent(code: &str, message: impl Into<String>) -> StageError {
         StageError { code: code.into(), message: message.into(), retryable: false }
-    }
-}
-
-impl std::fmt::Display for StageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
     }
 }
 
@@ -106,21 +141,6 @@ pub fn index_key(env: &Env) -> String {
             format!("v{version}|{}|{}|{}", info.provider, info.model, info.dims)
         }
         Err(_) => format!("v{version}|unconfigured"),
-    }
-}
-
-/// The embedder of this deployment as the API shows it.
-pub fn embedder_view(env: &Env) -> Option<crate::api::EmbedderView> {
-    let info = crate::embed::embedder_config(env).ok()?.info();
-    Some(crate::api::EmbedderView { provider: info.provider, model: info.model, dims: info.dims as u32 })
-}
-
-/// `vectorize` or `local`.
-pub fn vector_index_kind(env: &Env) -> String {
-    match crate::vector::index_kind(env) {
-        Ok(crate::vector::IndexKind::Vectorize) => "vectorize".into(),
-        Ok(crate::vector::IndexKind::LocalD1) => "local".into(),
-        Err(e) => format!("misconfigured: {e}"),
     }
 }
 

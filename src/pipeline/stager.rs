@@ -13,17 +13,14 @@ use crate::store::{Db, StoreError, StoreResult};
 const FLUSH_BYTES: usize = 4 * 1024 * 1024;
 const FLUSH_ROWS: usize = 240;
 
-/// The job was finished (or cancelled) by someone else while we staged into it.
-#[derive(Debug)]
+/// Why staging stopped.
+#[derive(Debug, thiserror::Error)]
 pub enum StageFailure {
+    /// The job was finished (or cancelled) by someone else while we staged into it.
+    #[error("the job finished while files were being staged into it")]
     JobClosed,
-    Store(StoreError),
-}
-
-impl From<StoreError> for StageFailure {
-    fn from(e: StoreError) -> Self {
-        StageFailure::Store(e)
-    }
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 pub struct Stager {

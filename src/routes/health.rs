@@ -3,11 +3,18 @@ use worker::{Env, Response};
 
 use crate::api::HealthResponse;
 use crate::http::{reply, ApiResult};
-use crate::store::Db;
+use crate::store::Stores;
 
 pub async fn get(env: &Env) -> ApiResult<Response> {
-    let database = match Db::from_env(env) {
-        Ok(db) => db.first::<serde_json::Value>("SELECT 1 AS ok", &[]).await.is_ok(),
+    // Every database must answer.
+    let database = match Stores::from_env(env) {
+        Ok(stores) => {
+            let mut ok = true;
+            for db in stores.databases() {
+                ok &= db.first::<serde_json::Value>("SELECT 1 AS ok", &[]).await.is_ok();
+            }
+            ok
+        }
         Err(_) => false,
     };
     reply(
@@ -16,8 +23,8 @@ pub async fn get(env: &Env) -> ApiResult<Response> {
             status: "ok".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             database,
-            embedder: crate::pipeline::embedder_view(env),
-            vector_index: crate::pipeline::vector_index_kind(env),
+            embedder: crate::embed::embedder_view(env),
+            vector_index: crate::vector::kind_label(env),
         },
     )
 }

@@ -2,10 +2,14 @@
 //! everything else is a static asset (the preview page).
 //!
 //! Other parts of the worker plug in here with one match arm each (search: `/v1/search*`, MCP).
+//! Handlers only parse, check and answer: the work is in [`crate::pipeline`],
+//! [`crate::search`] and [`crate::status`].
 mod chunk;
 mod health;
 mod jobs;
+mod mcp;
 mod repos;
+mod search;
 
 use worker::{Env, Method, Request, Response};
 
@@ -57,11 +61,11 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(req, env, cfg, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(req, env, cfg, owner, name).await,
         ("GET", ["v1", "jobs", id]) => jobs::get(req, env, cfg, id).await,
-        ("POST", ["v1", "search", rest @ ..]) => match crate::search::mode_for(rest) {
-            Some(mode) => crate::search::post(req, env, cfg, mode).await,
+        ("POST", ["v1", "search", rest @ ..]) => match search::mode_for(rest) {
+            Some(mode) => search::post(req, env, cfg, mode).await,
             None => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),
         },
-        ("POST", ["mcp"]) => crate::search::mcp(req, env, cfg).await,
+        ("POST", ["mcp"]) => mcp::handle(req, env, cfg).await,
         (_, ["v1", "search", ..]) | (_, ["mcp"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }

@@ -4,7 +4,7 @@ use worker::{Env, Request, Response};
 
 use crate::api::{
     DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, FilesResponse, IndexedFileView, JobAccepted,
-    JobError, RepoStatusResponse, ReposResponse, UploadRequest,
+    JobError, UploadRequest,
 };
 use crate::config::Config;
 use crate::error::ApiError;
@@ -12,21 +12,17 @@ use crate::http::{self, check_ref, check_repo_part, content_type, parse_json, re
 use crate::ingest::archive::{self, ArchiveOptions};
 use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
+use crate::pipeline::lifecycle::{dispatch, settle, start_job, Repo};
 use crate::pipeline::messages::StageMessage;
 use crate::pipeline::stager::{StageFailure, Stager};
 use crate::pipeline::{finish, producer, Ctx};
-use crate::store::jobs::{self, JobRow, NewJob};
+use crate::status::repo_not_found;
+use crate::store::jobs::{self, JobRow};
 use crate::store::namespaces::{self, namespace_id};
-use crate::store::{chunks, staging, Db};
+use crate::store::{chunks, Stores};
 
 /// Most files (or paths) in one JSON request.
 pub const MAX_FILES_PER_REQUEST: usize = 20_000;
-
-struct Repo<'a> {
-    owner: &'a str,
-    name: &'a str,
-    namespace: String,
-}
 
 fn repo<'a>(owner: &'a str, name: &'a str) -> ApiResult<Repo<'a>> {
     check_repo_part("owner", owner)?;
@@ -34,127 +30,9 @@ fn repo<'a>(owner: &'a str, name: &'a str) -> ApiResult<Repo<'a>> {
     Ok(Repo { owner, name, namespace: namespace_id(owner, name) })
 }
 
-fn ctx(env: &Env) -> ApiResult<Ctx> {
-    Ok(Ctx::new(env)?)
-}
-
-/// The namespace's active job, or a new one. A joined job that has shown no activity for
-/// `JOB_STALL_SECONDS` (e.g. its messages were lost when a local server stopped) is failed as
-/// `STALLED` and replaced.
-async fn start_job(
-    ctx: &Ctx,
-    repo: &Repo<'_>,
-    source: &str,
-    git_ref: Option<&str>,
-    staged: bool,
-) -> ApiResult<(JobRow, bool)> {
-    let now = crate::time::now_iso();
-    let key = crate::pipeline::index_key(&ctx.env);
-    for _ in 0..3 {
-        let id = crate::pipeline::new_id("job", &repo.namespace);
-        let new = NewJob {
-            id: &id,
-            namespace: &repo.namespace,
-            owner: repo.owner,
-            name: repo.name,
-            git_ref,
-            source,
-            max_attempts: ctx.cfg.max_attempts,
-            staged,
-            index_key: &key,
-            now: &now,
-        };
-        let (job, reused) = jobs::create_or_join(&ctx.db, &new).await?;
-        if !reused {
-            namespaces::touch_indexing(&ctx.db, &repo.namespace, repo.owner, repo.name, source, &now).await?;
-            return Ok((job, false));
-        }
-        let idle_ms = crate::time::now_ms() - crate::time::ms_from_iso(job.last_activity()).unwrap_or(0.0);
-        if idle_ms < ctx.cfg.job_stall_seconds as f64 * 1000.0 {
-            if idle_ms > RESUME_AFTER_SECONDS * 1000.0 {
-                resume(ctx, &job).await?;
-            }
-            return Ok((job, true));
-        }
-        let error = JobError {
-            code: "STALLED".into(),
-            message: format!("no stage activity for {} s; replaced by a new job", (idle_ms / 1000.0).round()),
-            stage: job.stage.clone().unwrap_or_else(|| "queue".into()),
-            attempt: job.attempt.max(0) as u32,
-            at: now.clone(),
-        };
-        finish::fail(&ctx.db, &job.id, &job.namespace, &error).await?;
-    }
-    Err(ApiError::new(503, "JOB_CONFLICT", "could not start a job; try again"))
-}
-
-/// A joined job idle for this long gets its unfinished work re-sent (messages can be lost, e.g.
-/// when a local server with in-memory queues restarts); duplicates are harmless.
-const RESUME_AFTER_SECONDS: f64 = 120.0;
-
-async fn resume(ctx: &Ctx, job: &JobRow) -> ApiResult<()> {
-    let refs = staging::refs_with_status(&ctx.db, &job.id, &["pending", "chunked", "embedded"]).await?;
-    let mut messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
-    if job.staged == 0 {
-        messages.push(StageMessage::fetch(&job.id));
-    }
-    crate::log::info("job_resumed", &[("job", &job.id), ("messages", &messages.len().to_string())]);
-    producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await.map_err(|e| {
-        ApiError::new(503, "QUEUE_UNAVAILABLE", format!("could not enqueue stage messages: {e}"))
-    })
-}
-
-/// After a request staged its files: send the messages, complete the job if there is nothing to
-/// do, and answer with the job. If the messages cannot be sent the job fails (it would never
-/// finish otherwise) and the request gets a 503.
-async fn dispatch(
-    ctx: &Ctx,
-    job_id: &str,
-    namespace: &str,
-    messages: Vec<StageMessage>,
-) -> ApiResult<JobRow> {
-    if let Err(e) = producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await {
-        let error = JobError {
-            code: "QUEUE_UNAVAILABLE".into(),
-            message: format!("could not enqueue stage messages: {e}"),
-            stage: "request".into(),
-            attempt: 0,
-            at: crate::time::now_iso(),
-        };
-        finish::fail(&ctx.db, job_id, namespace, &error).await?;
-        return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
-    }
-    jobs::refresh_counters(&ctx.db, job_id).await?;
-    finish::try_complete(&ctx.db, job_id, namespace, crate::pipeline::embedder_view(&ctx.env).as_ref())
-        .await?;
-    jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))
-}
-
-/// Turn a staging result into an API result, moving to a new job when the joined one finished
-/// under us (the buffered rows are flushed into the new job).
-async fn settle(
-    ctx: &Ctx,
-    repo: &Repo<'_>,
-    stager: &mut Stager,
-    mut result: Result<(), StageFailure>,
-    source: &str,
-) -> ApiResult<()> {
-    for _ in 0..3 {
-        match result {
-            Ok(()) => return Ok(()),
-            Err(StageFailure::Store(e)) => return Err(e.into()),
-            Err(StageFailure::JobClosed) => {
-                let (job, _) = start_job(ctx, repo, source, None, true).await?;
-                stager.retarget(&job.id).await?;
-                result = stager.flush().await;
-            }
-        }
-    }
-    Err(ApiError::new(
-        503,
-        "JOB_CONFLICT",
-        "the repository's jobs kept finishing during the request; try again",
-    ))
+/// A context on the repository's database; `create` when the request may create the namespace.
+async fn ctx(env: &Env, repo: &Repo<'_>, create: bool) -> ApiResult<Ctx> {
+    Ok(Ctx::for_namespace(env, &repo.namespace, create).await?)
 }
 
 async fn accepted(
@@ -196,7 +74,7 @@ pub async fn index(
     if let Some(r) = &request.git_ref {
         check_ref(r)?;
     }
-    let ctx = ctx(env)?;
+    let ctx = ctx(env, &repo, true).await?;
     let (job, reused) = start_job(&ctx, &repo, "github", request.git_ref.as_deref(), false).await?;
     let job = if reused {
         job
@@ -258,8 +136,8 @@ pub async fn upload(
             }
             // Read the whole archive once before anything is staged: a corrupt archive must not
             // leave a half-staged job behind, and its ignore files must apply to every entry.
-            let survey =
-                archive::survey(&body, &archive_options(&ctx(env)?, false)).map_err(|e| archive_error(&e))?;
+            let survey = archive::survey(&body, &archive_options(&Ctx::new(env)?, false))
+                .map_err(|e| archive_error(&e))?;
             UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules() }
         }
         other => {
@@ -285,7 +163,7 @@ pub async fn upload(
             ));
         }
     }
-    let ctx = ctx(env)?;
+    let ctx = ctx(env, &repo, true).await?;
     let (job, reused) = start_job(&ctx, &repo, "upload", git_ref.as_deref(), true).await?;
     let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
     let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
@@ -354,9 +232,9 @@ pub async fn delete_files(
             format!("at most {MAX_FILES_PER_REQUEST} paths per request"),
         ));
     }
-    let ctx = ctx(env)?;
+    let ctx = ctx(env, &repo, false).await?;
     if namespaces::get(&ctx.db, &repo.namespace).await?.is_none() {
-        return Err(repo_not_found(&repo));
+        return Err(repo_not_found(owner, name));
     }
     let (job, reused) = start_job(&ctx, &repo, "delete", None, true).await?;
     let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
@@ -373,10 +251,6 @@ pub async fn delete_files(
     accepted(&ctx, &job, reused, request.paths.len() as u64, Some(&stager)).await
 }
 
-fn repo_not_found(repo: &Repo<'_>) -> ApiError {
-    ApiError::not_found("REPO_NOT_FOUND", format!("repository {}/{} is not indexed", repo.owner, repo.name))
-}
-
 /// `DELETE /v1/repos/{owner}/{name}`: cancel its job, delete its vectors, chunks (and FTS rows),
 /// files, jobs, runs and the namespace.
 pub async fn delete_repo(
@@ -388,11 +262,11 @@ pub async fn delete_repo(
 ) -> ApiResult<Response> {
     http::require_write(req, cfg)?;
     let repo = repo(owner, name)?;
-    let ctx = ctx(env)?;
+    let ctx = ctx(env, &repo, false).await?;
     let db = &ctx.db;
     let ns = repo.namespace.as_str();
     if namespaces::get(db, ns).await?.is_none() {
-        return Err(repo_not_found(&repo));
+        return Err(repo_not_found(owner, name));
     }
     if let Some(job) = jobs::active(db, ns).await? {
         let error = JobError {
@@ -436,6 +310,7 @@ pub async fn delete_repo(
     .map(|sql| db.stmt(sql, &crate::args![ns]))
     .collect::<Result<Vec<_>, _>>()?;
     db.batch(statements).await?;
+    ctx.stores.forget(ns).await?;
     crate::log::info("repo_deleted", &[("namespace", ns)]);
     reply(200, &DeleteRepoResponse { namespace: ns.to_string(), deleted })
 }
@@ -443,18 +318,16 @@ pub async fn delete_repo(
 /// `GET /v1/repos`.
 pub async fn list(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
     http::require_read(req, cfg)?;
-    let db = Db::from_env(env)?;
-    let repos = namespaces::list(&db).await?.iter().map(|n| n.summary()).collect();
-    reply(200, &ReposResponse { repos })
+    reply(200, &crate::status::list_repos(&Stores::from_env(env)?).await?)
 }
 
 /// `GET /v1/repos/{owner}/{name}/files`.
 pub async fn files(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
     http::require_read(req, cfg)?;
     let repo = repo(owner, name)?;
-    let db = Db::from_env(env)?;
+    let db = ctx(env, &repo, false).await?.db;
     if namespaces::get(&db, &repo.namespace).await?.is_none() {
-        return Err(repo_not_found(&repo));
+        return Err(repo_not_found(owner, name));
     }
     let key = crate::pipeline::index_key(env);
     let files = chunks::list_files(&db, &repo.namespace)
@@ -473,31 +346,8 @@ pub async fn files(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &s
     reply(200, &FilesResponse { namespace: repo.namespace.clone(), files })
 }
 
-/// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status`).
+/// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status` answers the same).
 pub async fn status(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
     http::require_read(req, cfg)?;
-    let repo = repo(owner, name)?;
-    let db = Db::from_env(env)?;
-    let ns = namespaces::get(&db, &repo.namespace).await?.ok_or_else(|| repo_not_found(&repo))?;
-    let recent = jobs::recent(&db, &repo.namespace, 10).await?;
-    let mut views = Vec::with_capacity(recent.len());
-    for job in &recent {
-        views.push(jobs::load_view(&db, job).await?);
-    }
-    let latest = views.first().cloned();
-    let summary = ns.summary();
-    let body = RepoStatusResponse {
-        ready: summary.ready,
-        status: latest.as_ref().map(|j| j.status),
-        progress: latest.as_ref().map_or(0.0, |j| j.progress),
-        eta_seconds: latest.as_ref().and_then(|j| j.eta_seconds),
-        attempts: latest.as_ref().map_or(0, |j| j.attempt),
-        last_error: latest.as_ref().and_then(|j| j.last_error.clone()),
-        job: latest,
-        recent_jobs: views,
-        embedder: ns.embedder().or_else(|| crate::pipeline::embedder_view(env)),
-        vector_index: crate::pipeline::vector_index_kind(env),
-        repo: summary,
-    };
-    reply(200, &body)
+    reply(200, &crate::status::repo_status(env, &Stores::from_env(env)?, owner, name).await?)
 }

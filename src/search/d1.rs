@@ -1,6 +1,7 @@
 //! The search ports over D1: BM25 through FTS5 (`chunks_fts` joined to `chunks` by rowid), chunk
 //! lookups by id / position / symbol, and the namespace catalog. Every statement stays under D1's
-//! 100 bound parameters; lookups of one request go out as one `batch` (one round trip).
+//! 100 bound parameters; lookups of one request go out as one `batch` per database (one round
+//! trip each): namespaces are grouped by the database that holds them ([`Stores`]).
 use edgerag_core::{Chunk, ChunkMetadata, ChunkType, Language};
 use edgerag_search::ports::{
     ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo,
@@ -10,16 +11,36 @@ use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
 
-use crate::store::{placeholders, Arg, Db, StoreError, MAX_PARAMS};
+use crate::store::{placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
 
-/// D1-backed implementation of every store port.
+/// D1-backed implementation of every store port, over every database of the deployment.
 pub struct D1Search {
-    db: Db,
+    stores: Stores,
 }
 
 impl D1Search {
-    pub fn new(db: Db) -> Self {
-        D1Search { db }
+    pub fn new(stores: Stores) -> Self {
+        D1Search { stores }
+    }
+
+    /// `items` grouped by the database of their namespace.
+    async fn by_database<'a, T>(
+        &self,
+        items: &'a [T],
+        namespace: impl Fn(&T) -> &str,
+        backend: &str,
+    ) -> Result<Vec<(Db, Vec<&'a T>)>, PortError> {
+        let mut namespaces: Vec<String> = items.iter().map(|i| namespace(i).to_string()).collect();
+        namespaces.sort();
+        namespaces.dedup();
+        let groups = self.stores.group(&namespaces).await.map_err(port(backend))?;
+        Ok(groups
+            .into_iter()
+            .map(|(db, nss)| {
+                let mine: Vec<&T> = items.iter().filter(|i| nss.iter().any(|n| n == namespace(i))).collect();
+                (db, mine)
+            })
+            .collect())
     }
 }
 
@@ -47,38 +68,42 @@ impl KeywordIndex for D1Search {
         let languages: Vec<&str> = q.filters.languages.iter().take(20).map(|l| l.as_str()).collect();
         let globs: Vec<String> = q.filters.sql_globs().into_iter().take(30).collect();
         let [w0, w1, w2] = BM25_WEIGHTS;
-        let mut statements = Vec::new();
-        for group in q.namespaces.chunks(NAMESPACES_PER_STATEMENT) {
-            let mut sql = format!(
+        let mut hits: Vec<ScoredKey> = Vec::new();
+        for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
+            let mut statements = Vec::new();
+            for group in namespaces.chunks(NAMESPACES_PER_STATEMENT) {
+                let mut sql = format!(
                 "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {w0:.1}, {w1:.1}, {w2:.1}) AS score \
                  FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid \
                  WHERE chunks_fts MATCH ? AND c.namespace IN ({})",
                 placeholders(group.len())
             );
-            let mut params: Vec<Arg> = vec![Arg::Text(&expr)];
-            params.extend(group.iter().map(|n| Arg::Text(n)));
-            if !languages.is_empty() {
-                sql.push_str(&format!(" AND c.language IN ({})", placeholders(languages.len())));
-                params.extend(languages.iter().map(|l| Arg::Text(l)));
+                let mut params: Vec<Arg> = vec![Arg::Text(&expr)];
+                params.extend(group.iter().map(|n| Arg::Text(n.as_str())));
+                if !languages.is_empty() {
+                    sql.push_str(&format!(" AND c.language IN ({})", placeholders(languages.len())));
+                    params.extend(languages.iter().map(|l| Arg::Text(l)));
+                }
+                if !globs.is_empty() {
+                    let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
+                    sql.push_str(&format!(" AND ({ors})"));
+                    params.extend(globs.iter().map(|g| Arg::Text(g)));
+                }
+                // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
+                let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
+                sql.push_str(" ORDER BY score, c.id LIMIT ?");
+                params.push(Arg::Int(limit as i64));
+                debug_assert!(params.len() <= MAX_PARAMS);
+                statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
             }
-            if !globs.is_empty() {
-                let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
-                sql.push_str(&format!(" AND ({ors})"));
-                params.extend(globs.iter().map(|g| Arg::Text(g)));
-            }
-            // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
-            let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
-            sql.push_str(" ORDER BY score, c.id LIMIT ?");
-            params.push(Arg::Int(limit as i64));
-            debug_assert!(params.len() <= MAX_PARAMS);
-            statements.push(self.db.stmt(&sql, &params).map_err(port("keyword-index"))?);
+            let groups: Vec<Vec<Hit>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
+            hits.extend(
+                groups
+                    .into_iter()
+                    .flatten()
+                    .map(|h| ScoredKey { key: ChunkKey::new(h.namespace, h.id), score: -h.score as f32 }),
+            );
         }
-        let groups: Vec<Vec<Hit>> = self.db.batch_rows(statements).await.map_err(port("keyword-index"))?;
-        let mut hits: Vec<ScoredKey> = groups
-            .into_iter()
-            .flatten()
-            .map(|h| ScoredKey { key: ChunkKey::new(h.namespace, h.id), score: -h.score as f32 })
-            .collect();
         // FTS5's bm25() is "lower is better"; the port reports higher-is-better.
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         hits.truncate(q.limit);
@@ -145,10 +170,10 @@ impl Row {
 
 impl D1Search {
     async fn rows(
-        &self,
+        db: &Db,
         statements: Vec<worker::D1PreparedStatement>,
     ) -> Result<Vec<ChunkRecord>, PortError> {
-        let groups: Vec<Vec<Row>> = self.db.batch_rows(statements).await.map_err(port("chunk-store"))?;
+        let groups: Vec<Vec<Row>> = db.batch_rows(statements).await.map_err(port("chunk-store"))?;
         Ok(groups.into_iter().flatten().map(Row::record).collect())
     }
 }
@@ -156,60 +181,75 @@ impl D1Search {
 #[async_trait::async_trait(?Send)]
 impl ChunkStore for D1Search {
     async fn get(&self, keys: &[ChunkKey]) -> Result<Vec<ChunkRecord>, PortError> {
-        let mut by_ns: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
-        for k in keys {
-            by_ns.entry(k.namespace.as_str()).or_default().push(k.id.as_str());
-        }
-        let mut statements = Vec::new();
-        for (ns, ids) in by_ns {
-            for group in ids.chunks(MAX_PARAMS - 1) {
-                let mut params: Vec<Arg> = vec![Arg::Text(ns)];
-                params.extend(group.iter().map(|id| Arg::Text(id)));
-                let sql =
-                    format!("{CHUNK_SELECT} WHERE namespace = ? AND id IN ({})", placeholders(group.len()));
-                statements.push(self.db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+        let mut out = Vec::new();
+        for (db, keys) in self.by_database(keys, |k| k.namespace.as_str(), "chunk-store").await? {
+            let mut by_ns: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+            for k in keys {
+                by_ns.entry(k.namespace.as_str()).or_default().push(k.id.as_str());
             }
+            let mut statements = Vec::new();
+            for (ns, ids) in by_ns {
+                for group in ids.chunks(MAX_PARAMS - 1) {
+                    let mut params: Vec<Arg> = vec![Arg::Text(ns)];
+                    params.extend(group.iter().map(|id| Arg::Text(id)));
+                    let sql = format!(
+                        "{CHUNK_SELECT} WHERE namespace = ? AND id IN ({})",
+                        placeholders(group.len())
+                    );
+                    statements.push(db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+                }
+            }
+            out.extend(Self::rows(&db, statements).await?);
         }
-        self.rows(statements).await
+        Ok(out)
     }
 
     async fn neighbors(&self, ranges: &[NeighborRange]) -> Result<Vec<ChunkRecord>, PortError> {
-        let mut statements = Vec::new();
-        for group in ranges.chunks(MAX_PARAMS / 4) {
-            let clause = vec!["(namespace = ? AND path = ? AND chunk_index BETWEEN ? AND ?)"; group.len()]
-                .join(" OR ");
-            let mut params: Vec<Arg> = Vec::with_capacity(group.len() * 4);
-            for r in group {
-                params.extend([
-                    Arg::Text(&r.namespace),
-                    Arg::Text(&r.path),
-                    Arg::Int(i64::from(r.from_index)),
-                    Arg::Int(i64::from(r.to_index)),
-                ]);
+        let mut out = Vec::new();
+        for (db, ranges) in self.by_database(ranges, |r| r.namespace.as_str(), "chunk-store").await? {
+            let mut statements = Vec::new();
+            for group in ranges.chunks(MAX_PARAMS / 4) {
+                let clause =
+                    vec!["(namespace = ? AND path = ? AND chunk_index BETWEEN ? AND ?)"; group.len()]
+                        .join(" OR ");
+                let mut params: Vec<Arg> = Vec::with_capacity(group.len() * 4);
+                for r in group {
+                    params.extend([
+                        Arg::Text(&r.namespace),
+                        Arg::Text(&r.path),
+                        Arg::Int(i64::from(r.from_index)),
+                        Arg::Int(i64::from(r.to_index)),
+                    ]);
+                }
+                let sql = format!("{CHUNK_SELECT} WHERE {clause} ORDER BY namespace, path, chunk_index");
+                statements.push(db.stmt(&sql, &params).map_err(port("chunk-store"))?);
             }
-            let sql = format!("{CHUNK_SELECT} WHERE {clause} ORDER BY namespace, path, chunk_index");
-            statements.push(self.db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+            out.extend(Self::rows(&db, statements).await?);
         }
-        self.rows(statements).await
+        Ok(out)
     }
 
     async fn families(&self, families: &[SymbolFamily], limit: usize) -> Result<Vec<ChunkRecord>, PortError> {
-        let mut statements = Vec::new();
-        for f in families {
-            let sql = format!(
+        let mut out = Vec::new();
+        for (db, families) in self.by_database(families, |f| f.namespace.as_str(), "chunk-store").await? {
+            let mut statements = Vec::new();
+            for f in families {
+                let sql = format!(
                 "{CHUNK_SELECT} WHERE namespace = ? AND path = ? AND (parent_symbol = ? OR symbol_name = ?) \
                  ORDER BY chunk_index LIMIT ?"
             );
-            let params = [
-                Arg::Text(&f.namespace),
-                Arg::Text(&f.path),
-                Arg::Text(&f.symbol),
-                Arg::Text(&f.symbol),
-                Arg::Int(limit as i64),
-            ];
-            statements.push(self.db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+                let params = [
+                    Arg::Text(&f.namespace),
+                    Arg::Text(&f.path),
+                    Arg::Text(&f.symbol),
+                    Arg::Text(&f.symbol),
+                    Arg::Int(limit as i64),
+                ];
+                statements.push(db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+            }
+            out.extend(Self::rows(&db, statements).await?);
         }
-        self.rows(statements).await
+        Ok(out)
     }
 }
 
@@ -225,11 +265,17 @@ struct NamespaceRow {
 #[async_trait::async_trait(?Send)]
 impl NamespaceCatalog for D1Search {
     async fn list(&self) -> Result<Vec<NamespaceInfo>, PortError> {
-        let rows: Vec<NamespaceRow> = self
-            .db
-            .all("SELECT owner, name, status, ready_at, chunk_count FROM namespaces", &[])
-            .await
-            .map_err(port("namespaces"))?;
+        let mut rows: Vec<NamespaceRow> = Vec::new();
+        for db in self.stores.databases() {
+            rows.extend(
+                db.all::<NamespaceRow>(
+                    "SELECT owner, name, status, ready_at, chunk_count FROM namespaces",
+                    &[],
+                )
+                .await
+                .map_err(port("namespaces"))?,
+            );
+        }
         Ok(rows
             .into_iter()
             .map(|r| NamespaceInfo {

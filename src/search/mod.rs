@@ -1,7 +1,7 @@
-//! Search: `POST /v1/search`, `/v1/search/simple`, `/v1/search/global`, `/v1/search/simple-global`
-//! and the MCP endpoint `POST /mcp`. The pipeline itself is `edgerag_search` (pure); this module
-//! builds its ports from the environment — D1 (FTS5 + chunks + namespaces), the configured
-//! embedder and vector index, the optional generator / reranker — and maps errors to the API's.
+//! Search for `POST /v1/search*` and the MCP search tools (both routed by the HTTP layer). The
+//! pipeline itself is `edgerag_search` (pure); this module builds its ports from the environment —
+//! D1 (FTS5 + chunks + namespaces, over every database), the configured embedder and vector index,
+//! the optional generator / reranker — and maps errors to the API's.
 //!
 //! | var | meaning |
 //! | --- | --- |
@@ -9,7 +9,6 @@
 //! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
 mod d1;
-mod mcp;
 mod model_clients;
 
 use edgerag_core::embed::Embedder;
@@ -19,26 +18,11 @@ use edgerag_search::{
     ProfileRegistry, SearchError, SearchMode, SearchPipeline, SearchResponse, SearchServices,
 };
 use serde_json::Value;
-use worker::{Env, Request, Response};
+use worker::Env;
 
-use crate::config::{string_binding, Config};
+use crate::bindings;
 use crate::error::ApiError;
-use crate::http::{self, reply, ApiResult};
-use crate::store::Db;
-
-pub use mcp::handle as mcp;
-
-/// Largest search request body.
-pub const MAX_SEARCH_BODY: usize = 256 * 1024;
-
-/// `POST /v1/search*`.
-pub async fn post(req: &mut Request, env: &Env, cfg: &Config, mode: SearchMode) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
-    let bytes = http::read_body(req, MAX_SEARCH_BODY).await?;
-    let body: Value = http::parse_json(req, &bytes, false)?;
-    let response = run(env, mode, &body).await.map_err(api_error)?;
-    reply(200, &response)
-}
+use crate::store::Stores;
 
 pub fn api_error(e: SearchError) -> ApiError {
     if e.http_status() >= 500 {
@@ -75,10 +59,11 @@ impl EventSink for LogEvents {
 
 /// Run one search tool against this deployment.
 pub async fn run(env: &Env, mode: SearchMode, body: &Value) -> Result<SearchResponse, SearchError> {
-    let db = Db::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
-    let store = d1::D1Search::new(db);
+    let stores =
+        Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
+    let store = d1::D1Search::new(stores);
     let (profiles, mut config_warnings) =
-        ProfileRegistry::from_config(string_binding(env, "SEARCH_PROFILES").as_deref());
+        ProfileRegistry::from_config(bindings::var(env, "SEARCH_PROFILES").as_deref());
 
     let embedder: Option<Box<dyn Embedder>> = match crate::embed::embedder_from_env(env) {
         Ok(e) => Some(e),
@@ -118,15 +103,4 @@ pub async fn run(env: &Env, mode: SearchMode, body: &Value) -> Result<SearchResp
     };
     let pipeline = SearchPipeline { services, profiles: &profiles, config_warnings: &config_warnings };
     pipeline.run(mode, body).await
-}
-
-/// `/v1/search/<rest>` → the tool.
-pub fn mode_for(rest: &[&str]) -> Option<SearchMode> {
-    match rest {
-        [] => Some(SearchMode::Repo),
-        ["simple"] => Some(SearchMode::Simple),
-        ["global"] => Some(SearchMode::Global),
-        ["simple-global"] => Some(SearchMode::SimpleGlobal),
-        _ => None,
-    }
 }

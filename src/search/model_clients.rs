@@ -11,7 +11,7 @@ use edgerag_search::PortError;
 use futures_util::future::{select, Either};
 use worker::{Ai, Delay, Env, Fetch, Headers, Method, Request, RequestInit};
 
-use crate::config::string_binding;
+use crate::bindings::{self, AI};
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -34,10 +34,10 @@ pub struct WorkersAiReranker {
 /// The configured generator; `Err` explains a broken configuration (the search then runs
 /// without it and says so).
 pub fn generator_from_env(env: &Env) -> Result<Option<Box<dyn Generator>>, String> {
-    match GeneratorConfig::from_vars(|n| string_binding(env, n))? {
+    match GeneratorConfig::from_vars(|n| bindings::var(env, n))? {
         GeneratorConfig::None => Ok(None),
         GeneratorConfig::WorkersAi { model } => {
-            let ai = env.ai("AI").map_err(|e| format!("GENERATOR=workers-ai needs the AI binding ({e})"))?;
+            let ai = env.ai(AI).map_err(|e| format!("GENERATOR=workers-ai needs the AI binding ({e})"))?;
             Ok(Some(Box::new(WorkersAiGenerator { ai, model })))
         }
         GeneratorConfig::OpenAi { base_url, model, api_key } => {
@@ -47,10 +47,10 @@ pub fn generator_from_env(env: &Env) -> Result<Option<Box<dyn Generator>>, Strin
 }
 
 pub fn reranker_from_env(env: &Env) -> Result<Option<Box<dyn Reranker>>, String> {
-    match RerankerConfig::from_vars(|n| string_binding(env, n))? {
+    match RerankerConfig::from_vars(|n| bindings::var(env, n))? {
         RerankerConfig::None => Ok(None),
         RerankerConfig::WorkersAi { model } => {
-            let ai = env.ai("AI").map_err(|e| format!("RERANKER=workers-ai needs the AI binding ({e})"))?;
+            let ai = env.ai(AI).map_err(|e| format!("RERANKER=workers-ai needs the AI binding ({e})"))?;
             Ok(Some(Box::new(WorkersAiReranker { ai, model })))
         }
     }

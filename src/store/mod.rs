@@ -1,28 +1,29 @@
 //! Typed access to D1. Every statement binds at most 100 parameters (the D1 limit); multi-statement
 //! writes go through [`Db::batch`], which D1 runs as one transaction.
+//!
+//! Code never opens a D1 binding itself: it asks [`Stores`] (built once per request or queue
+//! batch) for the database of a namespace ([`Stores::for_namespace`], [`Stores::assign`] when
+//! creating one), of a job ([`Stores::job_database`]), the catalog ([`Stores::catalog`]) or all of
+//! them for a fan-out ([`Stores::databases`]).
 pub mod chunks;
 pub mod jobs;
 pub mod namespaces;
+mod router;
 pub mod runs;
 pub mod staging;
 
+pub use router::{pick_database, Stores};
+
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, D1PreparedStatement};
 
 /// D1's limit on bound parameters per statement.
 pub const MAX_PARAMS: usize = 100;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("D1: {0}")]
 pub struct StoreError(pub String);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "D1: {}", self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 impl From<worker::Error> for StoreError {
     fn from(e: worker::Error) -> Self {
@@ -44,6 +45,8 @@ pub enum Arg<'a> {
     Text(&'a str),
     Int(i64),
     Real(f64),
+    /// Stored as a BLOB (bound as an `ArrayBuffer`).
+    Blob(&'a [u8]),
 }
 
 impl Arg<'_> {
@@ -53,6 +56,7 @@ impl Arg<'_> {
             Arg::Text(s) => JsValue::from_str(s),
             Arg::Int(i) => JsValue::from_f64(*i as f64),
             Arg::Real(f) => JsValue::from_f64(*f),
+            Arg::Blob(b) => js_sys::Uint8Array::from(*b).buffer().into(),
         }
     }
 }
@@ -115,12 +119,18 @@ pub fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
+/// One D1 database (cheap to clone). Get it from [`Stores`].
 #[derive(Clone)]
 pub struct Db(std::rc::Rc<D1Database>);
 
 impl Db {
-    pub fn from_env(env: &Env) -> StoreResult<Db> {
-        Ok(Db(std::rc::Rc::new(env.d1("DB")?)))
+    pub fn new(db: D1Database) -> Db {
+        Db(std::rc::Rc::new(db))
+    }
+
+    /// The workers-rs handle, for statements [`Db`] has no helper for.
+    pub fn raw(&self) -> &D1Database {
+        &self.0
     }
 
     pub fn stmt(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<D1PreparedStatement> {

@@ -18,8 +18,8 @@
 //! namespace larger than the budget is always answered by the filtered scan.
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
+use edgerag_core::vector::cache::{GenerationCache, Lookup};
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
 use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
@@ -29,7 +29,9 @@ use edgerag_core::vector::{
 };
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement};
+use worker::D1PreparedStatement;
+
+use crate::store::{Db, Stores};
 
 /// Rows per scan page (one page ≈ 3 MB of hex at 384 dims, fetched as a single result row).
 pub const PAGE_ROWS: usize = 1000;
@@ -40,16 +42,18 @@ const ROWS_PER_BATCH: usize = 100;
 /// Default memory for the in-memory copies of all namespaces together.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
+/// The local index over every database of the deployment: each call goes to the namespace's
+/// database ([`Stores::for_namespace`]).
 pub struct LocalD1Index {
-    db: D1Database,
+    stores: Stores,
     dims: usize,
     page_rows: usize,
     cache_bytes: usize,
 }
 
 impl LocalD1Index {
-    pub fn new(db: D1Database, dims: usize) -> Self {
-        LocalD1Index { db, dims, page_rows: PAGE_ROWS, cache_bytes: DEFAULT_CACHE_BYTES }
+    pub fn new(stores: Stores, dims: usize) -> Self {
+        LocalD1Index { stores, dims, page_rows: PAGE_ROWS, cache_bytes: DEFAULT_CACHE_BYTES }
     }
 
     pub fn with_page_rows(mut self, rows: usize) -> Self {
@@ -62,6 +66,60 @@ impl LocalD1Index {
         self.cache_bytes = bytes;
         self
     }
+
+    /// The index over `namespace`'s database.
+    async fn on(&self, namespace: &str) -> Result<D1Vectors, VectorError> {
+        let db = self.stores.for_namespace(namespace).await.map_err(|e| d1("namespace database", e))?;
+        Ok(D1Vectors { db, dims: self.dims, page_rows: self.page_rows, cache_bytes: self.cache_bytes })
+    }
+
+    /// [`VectorIndex::query`], saying how the cache served it.
+    pub async fn query_traced(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        validate_query(namespace, query, self.dims)?;
+        self.on(namespace).await?.query_traced(namespace, query).await
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl VectorIndex for LocalD1Index {
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn kind(&self) -> &'static str {
+        "local-d1"
+    }
+
+    async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
+        validate_records(namespace, records, self.dims)?;
+        self.on(namespace).await?.upsert(namespace, records).await
+    }
+
+    async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
+        Ok(self.query_traced(namespace, query).await?.0)
+    }
+
+    async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
+        validate_namespace(namespace)?;
+        self.on(namespace).await?.get_by_ids(namespace, ids).await
+    }
+
+    async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
+        validate_namespace(namespace)?;
+        self.on(namespace).await?.delete_by_ids(namespace, ids).await
+    }
+}
+
+/// The local index in one D1 database.
+struct D1Vectors {
+    db: Db,
+    dims: usize,
+    page_rows: usize,
+    cache_bytes: usize,
 }
 
 /// How one query found a namespace in the isolate's cache.
@@ -75,99 +133,8 @@ pub enum CachePath {
     Scan,
 }
 
-enum Cached {
-    Ready(Rc<QuantizedVectors>),
-    /// Larger than the budget at this generation: scan until it changes.
-    TooBig,
-}
-
-struct CacheEntry {
-    generation: f64,
-    state: Cached,
-    last_used: u64,
-}
-
-#[derive(Default)]
-struct Cache {
-    entries: HashMap<(String, usize), CacheEntry>,
-    clock: u64,
-}
-
-enum Lookup {
-    Hit(Rc<QuantizedVectors>),
-    TooBig,
-    Miss,
-}
-
 thread_local! {
-    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
-}
-
-impl Cache {
-    fn lookup(&mut self, namespace: &str, dims: usize, generation: f64) -> Lookup {
-        self.clock += 1;
-        let key = (namespace.to_string(), dims);
-        match self.entries.get_mut(&key) {
-            Some(e) if e.generation == generation => {
-                e.last_used = self.clock;
-                match &e.state {
-                    Cached::Ready(set) => Lookup::Hit(Rc::clone(set)),
-                    Cached::TooBig => Lookup::TooBig,
-                }
-            }
-            Some(_) => {
-                // Stale: drop it now so the rebuild does not hold two copies.
-                self.entries.remove(&key);
-                Lookup::Miss
-            }
-            None => Lookup::Miss,
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        self.entries
-            .values()
-            .map(|e| match &e.state {
-                Cached::Ready(set) => set.bytes(),
-                Cached::TooBig => 0,
-            })
-            .sum()
-    }
-
-    /// Keeps `set` if it fits `budget`, evicting the least recently used copies to make room.
-    fn store(
-        &mut self,
-        namespace: &str,
-        dims: usize,
-        generation: f64,
-        set: Option<QuantizedVectors>,
-        budget: usize,
-    ) {
-        self.clock += 1;
-        let key = (namespace.to_string(), dims);
-        self.entries.remove(&key);
-        let state = match set {
-            Some(set) if set.bytes() <= budget => {
-                while self.bytes() + set.bytes() > budget {
-                    let oldest = self
-                        .entries
-                        .iter()
-                        .filter(|(_, e)| matches!(e.state, Cached::Ready(_)))
-                        .min_by_key(|(_, e)| e.last_used)
-                        .map(|(k, _)| k.clone());
-                    match oldest {
-                        Some(k) => {
-                            self.entries.remove(&k);
-                        }
-                        None => break,
-                    }
-                }
-                Cached::Ready(Rc::new(set))
-            }
-            _ => Cached::TooBig,
-        };
-        self.entries.insert(key, CacheEntry { generation, state, last_used: self.clock });
-    }
+    static CACHE: RefCell<GenerationCache> = RefCell::new(GenerationCache::default());
 }
 
 fn d1(what: &str, e: impl std::fmt::Display) -> VectorError {
@@ -273,19 +240,9 @@ fn placeholders(from: usize, count: usize) -> String {
     (from..from + count).map(|i| format!("?{i}")).collect::<Vec<_>>().join(",")
 }
 
-#[async_trait::async_trait(?Send)]
-impl VectorIndex for LocalD1Index {
-    fn dims(&self) -> usize {
-        self.dims
-    }
-
-    fn kind(&self) -> &'static str {
-        "local-d1"
-    }
-
+impl D1Vectors {
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
-        validate_records(namespace, records, self.dims)?;
-        let stmt = self.db.prepare(
+        let stmt = self.db.raw().prepare(
             "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
              ON CONFLICT(namespace, id) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
@@ -300,7 +257,7 @@ impl VectorIndex for LocalD1Index {
                     JsValue::from_str(namespace),
                     JsValue::from_str(&r.id),
                     JsValue::from_f64(self.dims as f64),
-                    super::blob(&encode_f32_le(&r.values)),
+                    js_sys::Uint8Array::from(encode_f32_le(&r.values).as_slice()).buffer().into(),
                     JsValue::from_str(&metadata),
                     JsValue::from_str(&r.metadata.path),
                     JsValue::from_str(&r.metadata.language),
@@ -308,17 +265,12 @@ impl VectorIndex for LocalD1Index {
                 ];
                 statements.push(stmt.clone().bind(&args).map_err(|e| d1("bind", e))?);
             }
-            self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
+            self.db.raw().batch(statements).await.map_err(|e| d1("upsert", e))?;
         }
         Ok(())
     }
 
-    async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
-        Ok(self.query_traced(namespace, query).await?.0)
-    }
-
     async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
-        validate_namespace(namespace)?;
         let mut found = std::collections::HashMap::new();
         for group in ids.chunks(IDS_PER_STATEMENT) {
             let sql = format!(
@@ -329,6 +281,7 @@ impl VectorIndex for LocalD1Index {
             args.extend(group.iter().map(|id| JsValue::from_str(id)));
             let rows: Vec<FullRow> = self
                 .db
+                .raw()
                 .prepare(sql)
                 .bind(&args)
                 .map_err(|e| d1("bind", e))?
@@ -347,7 +300,6 @@ impl VectorIndex for LocalD1Index {
     }
 
     async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
-        validate_namespace(namespace)?;
         let mut statements = Vec::new();
         for group in ids.chunks(IDS_PER_STATEMENT) {
             let sql = format!(
@@ -356,16 +308,16 @@ impl VectorIndex for LocalD1Index {
             );
             let mut args = vec![JsValue::from_str(namespace)];
             args.extend(group.iter().map(|id| JsValue::from_str(id)));
-            statements.push(self.db.prepare(sql).bind(&args).map_err(|e| d1("bind", e))?);
+            statements.push(self.db.raw().prepare(sql).bind(&args).map_err(|e| d1("bind", e))?);
         }
         if !statements.is_empty() {
-            self.db.batch(statements).await.map_err(|e| d1("delete", e))?;
+            self.db.raw().batch(statements).await.map_err(|e| d1("delete", e))?;
         }
         Ok(())
     }
 }
 
-impl LocalD1Index {
+impl D1Vectors {
     /// The filtered paged scan: exact, memory bounded by one page.
     async fn scan(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
         let (filter, filter_args) = filter_sql(&query.filter, 5);
@@ -377,7 +329,7 @@ impl LocalD1Index {
              FROM (SELECT rowid AS r, id, hex(vector) AS v FROM local_vectors \
                    WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3{filter} ORDER BY rowid LIMIT ?4)"
         );
-        let stmt = self.db.prepare(sql);
+        let stmt = self.db.raw().prepare(sql);
         let qn = norm(&query.vector);
         let mut top: TopK<()> = TopK::new(query.top_k);
         let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
@@ -413,13 +365,11 @@ impl LocalD1Index {
         self.with_metadata(namespace, best).await
     }
 
-    /// [`VectorIndex::query`], saying how the cache served it.
-    pub async fn query_traced(
+    async fn query_traced(
         &self,
         namespace: &str,
         query: &VectorQuery,
     ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
-        validate_query(namespace, query, self.dims)?;
         if self.cache_bytes == 0 {
             return Ok((self.scan(namespace, query).await?, CachePath::Scan));
         }
@@ -445,15 +395,18 @@ impl LocalD1Index {
         struct CountRow {
             n: f64,
         }
-        let stmt =
-            self.db.prepare("SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2");
+        let stmt = self
+            .db
+            .raw()
+            .prepare("SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2");
         let args = [JsValue::from_str(namespace), JsValue::from_f64(self.dims as f64)];
         let row: Option<CountRow> = Self::first_row(&stmt, &args, "count").await?;
         Ok(row.map_or(0, |r| r.n as usize))
     }
 
     async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
-        let stmt = self.db.prepare("SELECT generation FROM local_vector_generations WHERE namespace = ?1");
+        let stmt =
+            self.db.raw().prepare("SELECT generation FROM local_vector_generations WHERE namespace = ?1");
         let row: Option<GenerationRow> =
             Self::first_row(&stmt, &[JsValue::from_str(namespace)], "generation").await?;
         Ok(row.map_or(0.0, |r| r.generation))
@@ -495,7 +448,7 @@ impl LocalD1Index {
         query: &VectorQuery,
         generation: f64,
     ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
-        let stmt = self.db.prepare(
+        let stmt = self.db.raw().prepare(
             "SELECT count(*) AS n, max(r) AS last, json_group_array(id) AS ids, \
              json_group_array(path) AS paths, json_group_array(language) AS langs, \
              json_group_array(tags) AS tags, group_concat(v, '') AS vs \
@@ -603,6 +556,7 @@ impl LocalD1Index {
             args.extend(group.iter().map(|id| JsValue::from_str(id)));
             let rows: Vec<MetaRow> = self
                 .db
+                .raw()
                 .prepare(sql)
                 .bind(&args)
                 .map_err(|e| d1("bind", e))?

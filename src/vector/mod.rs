@@ -1,21 +1,23 @@
 //! Vector indexes for the worker: Cloudflare Vectorize when a `VECTORIZE` binding exists, else the
-//! exact local index in D1 (`local_vectors` on binding `DB`). `VECTOR_INDEX=local|vectorize`
+//! exact local index in D1 (`local_vectors`, in each namespace's database). `VECTOR_INDEX=local|vectorize`
 //! forces one. Both implement [`edgerag_core::vector::VectorIndex`] and run the shared suite
-//! ([`edgerag_core::vector::testing`]); the local one runs it in workerd through [`test_routes`].
+//! (`edgerag_core::vector::testing`); the local one runs it in workerd through `test_routes`
+//! (built only with the `test-hooks` feature).
 use edgerag_core::vector::{VectorError, VectorIndex};
 use wasm_bindgen::JsValue;
 use worker::Env;
 
+use crate::bindings::{self, VECTORIZE as VECTORIZE_BINDING};
+use crate::store::Stores;
+
 mod local;
+#[cfg(feature = "test-hooks")]
 pub mod test_routes;
 mod vectorize;
 mod vectorize_sys;
 
 pub use local::LocalD1Index;
 pub use vectorize::VectorizeIndex;
-
-/// The Vectorize binding name.
-pub const VECTORIZE_BINDING: &str = "VECTORIZE";
 
 /// Which index this deployment uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,14 +36,12 @@ impl IndexKind {
 }
 
 fn vectorize_binding(env: &Env) -> Option<JsValue> {
-    js_sys::Reflect::get(env, &JsValue::from_str(VECTORIZE_BINDING))
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
+    bindings::object(env, VECTORIZE_BINDING)
 }
 
 /// Vectorize if bound (unless `VECTOR_INDEX=local`), else local.
 pub fn index_kind(env: &Env) -> Result<IndexKind, VectorError> {
-    let forced = crate::embed::env_string(env, "VECTOR_INDEX").filter(|v| !v.trim().is_empty());
+    let forced = bindings::var(env, "VECTOR_INDEX").filter(|v| !v.trim().is_empty());
     match forced.as_deref().map(str::trim) {
         Some("local") | Some("local-d1") => Ok(IndexKind::LocalD1),
         Some("vectorize") if vectorize_binding(env).is_none() => Err(VectorError::Invalid(format!(
@@ -73,13 +73,9 @@ pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIn
             Ok(Box::new(VectorizeIndex::new(binding, dims)))
         }
         IndexKind::LocalD1 => {
-            let db = env.d1(crate::embed::DB_BINDING).map_err(|e| {
-                VectorError::Backend(format!(
-                    "the local index needs the D1 binding `{}`: {e}",
-                    crate::embed::DB_BINDING
-                ))
-            })?;
-            Ok(Box::new(LocalD1Index::new(db, dims).with_cache_bytes(local_cache_bytes(env)?)))
+            let stores = Stores::from_env(env)
+                .map_err(|e| VectorError::Backend(format!("the local index needs its D1 databases: {e}")))?;
+            Ok(Box::new(LocalD1Index::new(stores, dims).with_cache_bytes(local_cache_bytes(env)?)))
         }
     }
 }
@@ -87,7 +83,7 @@ pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIn
 /// `LOCAL_INDEX_CACHE_MB`: memory for the local index's in-memory copies (default 64; 0 turns
 /// them off and every query scans D1).
 pub fn local_cache_bytes(env: &Env) -> Result<usize, VectorError> {
-    match crate::embed::env_string(env, "LOCAL_INDEX_CACHE_MB").map(|v| v.trim().to_string()) {
+    match bindings::var(env, "LOCAL_INDEX_CACHE_MB").map(|v| v.trim().to_string()) {
         None => Ok(local::DEFAULT_CACHE_BYTES),
         Some(v) if v.is_empty() => Ok(local::DEFAULT_CACHE_BYTES),
         Some(v) => match v.parse::<u32>() {
@@ -99,32 +95,12 @@ pub fn local_cache_bytes(env: &Env) -> Result<usize, VectorError> {
     }
 }
 
-/// `{kind, dims, binding}` for `/health`, or `{error}`.
-pub fn describe(env: &Env) -> serde_json::Value {
-    let dims = crate::embed::embedder_config(env).map(|c| c.dims()).ok();
+/// The index kind as `/health` and the status endpoint show it: `vectorize`, `local`, or
+/// `misconfigured: …`.
+pub fn kind_label(env: &Env) -> String {
     match index_kind(env) {
-        Ok(kind) => serde_json::json!({
-            "kind": kind.as_str(),
-            "dims": dims,
-            "binding": match kind { IndexKind::Vectorize => VECTORIZE_BINDING, IndexKind::LocalD1 => crate::embed::DB_BINDING },
-        }),
-        Err(e) => serde_json::json!({ "error": e }),
+        Ok(IndexKind::Vectorize) => "vectorize".into(),
+        Ok(IndexKind::LocalD1) => "local".into(),
+        Err(e) => format!("misconfigured: {e}"),
     }
-}
-
-/// A BLOB parameter for D1 (an `ArrayBuffer`; D1 stores it as a blob).
-pub(crate) fn blob(bytes: &[u8]) -> JsValue {
-    js_sys::Uint8Array::from(bytes).buffer().into()
-}
-
-/// Now as ISO-8601 UTC (D1 timestamps).
-pub(crate) fn now_iso() -> String {
-    js_sys::Date::new_0().to_iso_string().into()
-}
-
-/// Another handle on the same D1 database (`D1Database` is not `Clone` in workers-rs 0.8).
-pub(crate) fn clone_db(db: &worker::D1Database) -> worker::D1Database {
-    use wasm_bindgen::JsCast;
-    let value: &JsValue = db.as_ref();
-    value.clone().unchecked_into()
 }

@@ -1,5 +1,6 @@
-//! Test-only routes for the vector index and embedder, served only when the worker runs with
-//! `EDGERAG_TEST_ROUTES=1` (the e2e harness and the benchmarks set it; production never does):
+//! Test-only routes for the vector index and embedder: compiled only with the `test-hooks` feature
+//! (`scripts/build-worker.sh --test-hooks`, the e2e / benchmark build) and served only when the
+//! worker also runs with `EDGERAG_TEST_ROUTES=1` (the e2e harness sets it):
 //!
 //! | route | body | does |
 //! | --- | --- | --- |
@@ -15,11 +16,11 @@ use serde::Deserialize;
 use worker::{Env, Request, Response};
 
 use super::LocalD1Index;
+use crate::store::Stores;
 
 /// Whether test routes are on (`EDGERAG_TEST_ROUTES=1`).
 pub fn enabled(env: &Env) -> bool {
-    crate::embed::env_string(env, "EDGERAG_TEST_ROUTES")
-        .is_some_and(|v| v.trim() == "1" || v.trim() == "true")
+    crate::bindings::var(env, "EDGERAG_TEST_ROUTES").is_some_and(|v| v.trim() == "1" || v.trim() == "true")
 }
 
 /// Handles a test route; `None` when the path is not one of ours or test routes are off.
@@ -71,8 +72,8 @@ fn vector_failed(e: edgerag_core::vector::VectorError) -> (u16, &'static str, St
     (status, e.code(), e.to_string())
 }
 
-fn db(env: &Env) -> Result<worker::D1Database, (u16, &'static str, String)> {
-    env.d1(crate::embed::DB_BINDING).map_err(|e| failed("NO_DB", e))
+fn stores(env: &Env) -> Result<Stores, (u16, &'static str, String)> {
+    Stores::from_env(env).map_err(|e| failed("NO_DB", e))
 }
 
 /// Bytes of wasm linear memory: it only grows, so this is the peak heap of this isolate so far.
@@ -93,13 +94,13 @@ fn now_ms() -> f64 {
 
 async fn suite(env: &Env, body: serde_json::Value) -> RouteResult {
     let prefix = body.get("prefix").and_then(|p| p.as_str()).unwrap_or("suite").to_string();
-    let db = db(env)?;
+    let stores = stores(env)?;
     let started = now_ms();
     // Optional: `cacheBytes` (0 = always scan D1) and `pageRows`, to run the suite on every path.
     let cache_bytes = body.get("cacheBytes").and_then(|v| v.as_u64()).map(|v| v as usize);
     let page_rows = body.get("pageRows").and_then(|v| v.as_u64()).map(|v| v as usize);
     let make = |dims| {
-        let mut index = LocalD1Index::new(super::clone_db(&db), dims);
+        let mut index = LocalD1Index::new(stores.clone(), dims);
         if let Some(bytes) = cache_bytes {
             index = index.with_cache_bytes(bytes);
         }
@@ -157,7 +158,7 @@ async fn load(env: &Env, body: serde_json::Value) -> RouteResult {
     if b.count > 5_000 || b.dims == 0 || b.dims > edgerag_core::vector::MAX_DIMS {
         return Err(bad("count ≤ 5000 per call, dims in 1..=1536"));
     }
-    let index = LocalD1Index::new(db(env)?, b.dims);
+    let index = LocalD1Index::new(stores(env)?, b.dims);
     let mut rng = Rng(b.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(b.start as u64) | 1);
     let records: Vec<VectorRecord> = (b.start..b.start + b.count)
         .map(|i| VectorRecord {
@@ -212,7 +213,7 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
     if b.queries == 0 || b.queries > 200 {
         return Err(bad("queries must be in 1..=200"));
     }
-    let mut index = LocalD1Index::new(db(env)?, b.dims);
+    let mut index = LocalD1Index::new(stores(env)?, b.dims);
     if let Some(bytes) = b.cache_bytes {
         index = index.with_cache_bytes(bytes);
     }
@@ -241,15 +242,11 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
 async fn clear(env: &Env, body: serde_json::Value) -> RouteResult {
     let namespace =
         body.get("namespace").and_then(|n| n.as_str()).ok_or_else(|| bad("namespace is required"))?;
-    let db = db(env)?;
-    let result = db
-        .prepare("DELETE FROM local_vectors WHERE namespace = ?1")
-        .bind(&[namespace.into()])
-        .map_err(|e| failed("D1", e))?
-        .run()
+    let db = stores(env)?.for_namespace(namespace).await.map_err(|e| failed("D1", e))?;
+    let changes = db
+        .run("DELETE FROM local_vectors WHERE namespace = ?1", &crate::args![namespace])
         .await
         .map_err(|e| failed("D1", e))?;
-    let changes = result.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0);
     Ok(serde_json::json!({"deleted": changes}))
 }
 

@@ -9,7 +9,7 @@
 //   er.d1('SELECT COUNT(*) AS n FROM chunks')  // reads the worker's SQLite file directly
 //   await er.stop();
 //
-// The worker must be built first (`scripts/build-worker.sh --fast`; scripts/test.d/30-e2e.sh does
+// The worker must be built first (`scripts/build-worker.sh --fast --test-hooks`; scripts/test.d/30-e2e.sh does
 // it once for the whole suite). Nothing here talks to the internet.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -83,6 +83,12 @@ function run(cmd, args, { cwd = ROOT, timeoutMs = 120_000 } = {}) {
   });
 }
 
+/** Whether build/worker has the `/__test/*` routes (`build-worker.sh --test-hooks`). */
+export function testHooksBuilt() {
+  const stamp = join(ROOT, 'build', 'worker', '.edgerag-build');
+  return existsSync(stamp) && readFileSync(stamp, 'utf8').includes('hooks=1');
+}
+
 export function workerBuilt() {
   return existsSync(join(ROOT, 'build', 'worker', 'shim.mjs')) && existsSync(join(ROOT, 'build', 'index_bg.wasm'));
 }
@@ -117,7 +123,7 @@ async function openSqlite(file) {
  *  - log: print the worker's output (default: only on failure via `er.logs()`).
  */
 export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) {
-  if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast first');
+  if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast --test-hooks first');
   const fresh = !persistDir;
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
   if (fresh) await applyMigrations(dir);
@@ -174,6 +180,9 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
     },
     /** JSON API call; `body` objects are sent as JSON, Buffers/strings as they are. */
     async request(method, path, { body, headers = {}, token = TOKEN } = {}) {
+      if (path.startsWith('/__test/') && !testHooksBuilt()) {
+        throw new Error(`${path} needs the test build: run scripts/build-worker.sh --fast --test-hooks`);
+      }
       const h = { ...headers };
       if (token) h.authorization ??= `Bearer ${token}`;
       let payload = body;

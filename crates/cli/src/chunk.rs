@@ -1,119 +1,166 @@
-//! `edgerag chunk <file|dir>... [--format jsonl|json|table] [--max-tokens N] [--max-lines N]
-//! [--overlap N] [--preset NAME] [--stats]`: chunk files with the same core the worker and the
-//! preview use, and print the chunks. Skipped files go to stderr with a stable reason code; only
-//! usage errors exit non-zero.
+//! `edgerag chunk PATH...`: chunk files with the same core the worker and the preview use, and
+//! print the chunks. Skipped files go to stderr with a stable reason code; only usage errors exit
+//! non-zero.
+//!
+//! Files are chunked on every core (rayon) in windows of the walk; each window's output is
+//! written in walk order, so the output is the same for any number of threads.
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::ValueEnum;
 use edgerag_core::chunk::Preset;
 use edgerag_core::{chunk_text, Chunk, ChunkConfig, Language};
+use rayon::prelude::*;
 
-use crate::args::{Arg, Args};
 use crate::walk::{walk, Entry};
-use crate::USAGE_ERROR;
+use crate::{Failure, Outcome};
 
-const HELP: &str = "usage: edgerag chunk <file|dir>... [options]
+const EXAMPLES: &str = "\
+EXAMPLES:
+    edgerag chunk src --format table
+    edgerag chunk . --preset compact --stats > chunks.jsonl
+    edgerag chunk README.md --json | jq '.[].metadata.headingPath'";
 
-Cut files into chunks. Directories are walked (sorted), skipping .git, .github, node_modules,
-dist, build, and whatever .gitignore / .mcpignore files exclude; binary, non-UTF-8 and oversize
-(> 1 MiB) files are skipped with a reason on stderr.
+/// Cut files and directories into chunks and print them (JSONL, JSON or a table).
+///
+/// The same chunker as the server and the browser preview: tree-sitter for code (functions,
+/// classes, methods with their docs), headings for Markdown, lines for everything else; every
+/// chunk carries its id, line and byte span, token count and keywords.
+///
+/// Directories are walked in sorted order, skipping .git, .github, node_modules, dist, build and
+/// whatever .gitignore / .mcpignore files exclude. Binary, non-UTF-8 and oversize (> 1 MiB)
+/// files are skipped with a reason code on stderr; a file named explicitly is chunked even when
+/// an ignore pattern matches it. Files are chunked in parallel; the output order is the walk
+/// order whatever the thread count.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
+pub struct Args {
+    /// Files and directories to chunk.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<String>,
+    /// Output format: one chunk per line with every field, a JSON array, or a table.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl, help_heading = "Output")]
+    format: Format,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format", help_heading = "Output")]
+    json: bool,
+    /// Print totals (files, chunks, MB/s, by type, by language, skips) to stderr when done.
+    #[arg(long, help_heading = "Output")]
+    stats: bool,
+    /// Base limits: default (100 lines, 2000 tokens, overlap 3) or compact (150 lines, 500
+    /// tokens ≈ 2 KB). The options below override single limits.
+    #[arg(long, value_name = "NAME", default_value = "default", value_parser = parse_preset, help_heading = "Chunking")]
+    preset: Preset,
+    /// Largest chunk in tokens (tokens ≈ chars / 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Chunking")]
+    max_tokens: Option<u64>,
+    /// Largest chunk in lines.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Chunking")]
+    max_lines: Option<u64>,
+    /// Lines repeated from the previous chunk when a long unit is split.
+    #[arg(long, value_name = "N", help_heading = "Chunking")]
+    overlap: Option<usize>,
+    /// Deepest Markdown heading level that starts a chunk [default: 2].
+    #[arg(long, value_name = "N", help_heading = "Chunking")]
+    split_depth: Option<u8>,
+    /// Force a language instead of detecting it from the path (names or aliases: rust, ts, py, md, ...).
+    #[arg(long, value_name = "NAME", value_parser = parse_language, help_heading = "Chunking")]
+    language: Option<Language>,
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    threads: Option<u64>,
+}
 
-options:
-  --format jsonl|json|table   output format (default jsonl: one chunk per line, every field)
-  --preset NAME               base limits: default (seed 001: 100 lines, 2000 tokens, overlap 3)
-                              or compact (seed 003: 150 lines, 500 tokens ≈ 2 KB)
-  --max-tokens N              maxTokensPerChunk (tokens ≈ chars / 4)
-  --max-lines N               maxLinesPerChunk
-  --overlap N                 overlapLines
-  --split-depth N             deepest Markdown heading level that starts a chunk (default 2)
-  --language NAME             force a language instead of detecting it from the path
-  --stats                     print totals to stderr when done
-  -h, --help                  this help
-";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Jsonl,
     Json,
     Table,
 }
 
-struct Options {
-    paths: Vec<String>,
-    format: Format,
-    config: ChunkConfig,
-    stats: bool,
+fn parse_preset(name: &str) -> Result<Preset, String> {
+    Preset::from_name(name).ok_or_else(|| format!("unknown preset {name:?} (default, compact)"))
 }
 
-/// Parse the arguments; `Err(None)` means help was printed.
-fn parse(argv: Vec<String>) -> Result<Options, Option<String>> {
-    let mut args = Args::new(argv);
-    let mut paths = Vec::new();
-    let mut format = Format::Jsonl;
-    let mut preset = Preset::Default;
-    let (mut max_tokens, mut max_lines, mut overlap, mut depth, mut language) =
-        (None, None, None, None, None);
-    let mut stats = false;
-    while let Some(arg) = args.next() {
-        match arg {
-            Arg::Positional(p) => paths.push(p),
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => {
-                    print!("{HELP}");
-                    return Err(None);
+fn parse_language(name: &str) -> Result<Language, String> {
+    Language::from_name(name).ok_or_else(|| format!("unknown language {name:?}"))
+}
+
+impl Args {
+    fn config(&self) -> ChunkConfig {
+        let mut config = self.preset.config();
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        config.max_tokens = self.max_tokens.map(to_usize).unwrap_or(config.max_tokens);
+        config.max_lines = self.max_lines.map(to_usize).unwrap_or(config.max_lines);
+        config.overlap_lines = self.overlap.unwrap_or(config.overlap_lines);
+        config.markdown_split_depth = self.split_depth.unwrap_or(config.markdown_split_depth);
+        config.language = self.language.or(config.language);
+        config
+    }
+
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+
+    pub fn run(self) -> Outcome {
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = self.threads {
+            pool = pool.num_threads(usize::try_from(n).unwrap_or(1));
+        }
+        let pool = pool.build().map_err(|e| Failure::Failed(format!("cannot start threads: {e}")))?;
+        let started = Instant::now();
+        let config = self.config();
+        let mut writer = Writer::new(self.format());
+        pool.install(|| {
+            let mut window = Window::default();
+            walk(&self.paths, config.max_file_bytes, &mut |entry| {
+                if writer.result.is_err() {
+                    return;
                 }
-                "--format" => {
-                    format = match args.value(&name, inline)?.as_str() {
-                        "jsonl" => Format::Jsonl,
-                        "json" => Format::Json,
-                        "table" => Format::Table,
-                        other => {
-                            return Err(Some(format!(
-                                "--format: unknown format {other:?} (jsonl, json, table)"
-                            )))
+                match entry {
+                    Entry::Skipped { path, code, message } => {
+                        eprintln!("edgerag chunk: skipped {path}: {code}: {message}");
+                        *writer.stats.skipped.entry(code).or_default() += 1;
+                    }
+                    Entry::File { path, text } => {
+                        window.bytes += text.len();
+                        window.files.push((path, text));
+                        if window.files.len() >= WINDOW_FILES || window.bytes >= WINDOW_BYTES {
+                            writer.write_window(std::mem::take(&mut window), &config);
                         }
                     }
                 }
-                "--preset" => {
-                    let name = args.value("--preset", inline)?;
-                    preset = Preset::from_name(&name)
-                        .ok_or_else(|| format!("--preset: unknown preset {name:?} (default, compact)"))?;
-                }
-                "--max-tokens" => max_tokens = Some(positive(args.parsed(&name, inline)?, &name)?),
-                "--max-lines" => max_lines = Some(positive(args.parsed(&name, inline)?, &name)?),
-                "--overlap" => overlap = Some(args.parsed::<usize>(&name, inline)?),
-                "--split-depth" => depth = Some(args.parsed::<u8>(&name, inline)?),
-                "--language" => {
-                    let name = args.value("--language", inline)?;
-                    language = Some(
-                        Language::from_name(&name)
-                            .ok_or_else(|| format!("--language: unknown language {name:?}"))?,
-                    );
-                }
-                "--stats" => stats = true,
-                other => return Err(Some(format!("unknown option {other}"))),
-            },
+            });
+            writer.write_window(window, &config);
+        });
+        if let Err(e) = writer.finish() {
+            // A closed pipe (`| head`) is a normal way to stop reading.
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                return Err(Failure::Failed(format!("cannot write output: {e}")));
+            }
+            return Ok(());
         }
+        if self.stats {
+            print_stats(&writer.stats, started.elapsed().as_secs_f64());
+        }
+        Ok(())
     }
-    if paths.is_empty() {
-        return Err(Some("no file or directory given".into()));
-    }
-    let mut config = preset.config();
-    config.max_tokens = max_tokens.unwrap_or(config.max_tokens);
-    config.max_lines = max_lines.unwrap_or(config.max_lines);
-    config.overlap_lines = overlap.unwrap_or(config.overlap_lines);
-    config.markdown_split_depth = depth.unwrap_or(config.markdown_split_depth);
-    config.language = language.or(config.language);
-    Ok(Options { paths, format, config, stats })
 }
 
-fn positive(n: usize, flag: &str) -> Result<usize, String> {
-    if n == 0 {
-        return Err(format!("{flag} must be at least 1"));
-    }
-    Ok(n)
+/// Files chunked together before their output is written: enough to keep every core busy, small
+/// enough that a large tree is never held in memory at once.
+const WINDOW_FILES: usize = 256;
+const WINDOW_BYTES: usize = 16 << 20;
+
+#[derive(Default)]
+struct Window {
+    files: Vec<(String, String)>,
+    bytes: usize,
 }
 
 #[derive(Default)]
@@ -126,90 +173,109 @@ struct Stats {
     skipped: BTreeMap<&'static str, usize>,
 }
 
-pub fn run(argv: Vec<String>) -> ExitCode {
-    let options = match parse(argv) {
-        Ok(options) => options,
-        Err(None) => return ExitCode::SUCCESS,
-        Err(Some(message)) => {
-            eprintln!("edgerag chunk: {message}\n\n{HELP}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
-    let started = Instant::now();
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let mut stats = Stats::default();
-    let mut result: io::Result<()> = Ok(());
-    let mut first = true;
-    if options.format == Format::Json {
-        result = out.write_all(b"[");
-    }
-    walk(&options.paths, options.config.max_file_bytes, &mut |entry| {
-        if result.is_err() {
-            return;
-        }
-        match entry {
-            Entry::Skipped { path, code, message } => {
-                eprintln!("edgerag chunk: skipped {path}: {code}: {message}");
-                *stats.skipped.entry(code).or_default() += 1;
-            }
-            Entry::File { path, text } => {
-                let chunks = chunk_text(&path, &text, &options.config);
-                stats.files += 1;
-                stats.bytes += text.len();
-                stats.chunks += chunks.len();
-                for c in &chunks {
-                    *stats.by_type.entry(c.chunk_type.as_str()).or_default() += 1;
-                    *stats.by_language.entry(c.language.as_str()).or_default() += 1;
-                }
-                result = print_chunks(&mut out, options.format, &chunks, &mut first);
-            }
-        }
-    });
-    if options.format == Format::Json && result.is_ok() {
-        result = out.write_all(if first { b"]\n" } else { b"\n]\n" });
-    }
-    if result.is_ok() {
-        result = out.flush();
-    }
-    if let Err(e) = result {
-        // A closed pipe (`| head`) is a normal way to stop reading.
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("edgerag chunk: cannot write output: {e}");
-        }
-        return ExitCode::SUCCESS;
-    }
-    if options.stats {
-        print_stats(&stats, started.elapsed().as_secs_f64());
-    }
-    ExitCode::SUCCESS
+/// One file's rendered output and counts, computed on a worker thread.
+struct Rendered {
+    bytes: usize,
+    output: Vec<u8>,
+    chunks: Vec<(&'static str, &'static str)>,
 }
 
-fn print_chunks(out: &mut impl Write, format: Format, chunks: &[Chunk], first: &mut bool) -> io::Result<()> {
+struct Writer {
+    format: Format,
+    out: BufWriter<io::Stdout>,
+    stats: Stats,
+    wrote_chunk: bool,
+    result: io::Result<()>,
+}
+
+impl Writer {
+    fn new(format: Format) -> Writer {
+        let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
+        let result = if format == Format::Json { out.write_all(b"[") } else { Ok(()) };
+        Writer { format, out, stats: Stats::default(), wrote_chunk: false, result }
+    }
+
+    fn write_window(&mut self, window: Window, config: &ChunkConfig) {
+        if self.result.is_err() || window.files.is_empty() {
+            return;
+        }
+        let format = self.format;
+        let rendered: Vec<io::Result<Rendered>> = window
+            .files
+            .par_iter()
+            .map(|(path, text)| {
+                let chunks = chunk_text(path, text, config);
+                let mut output = Vec::with_capacity(text.len() * 2);
+                render(&mut output, format, &chunks)?;
+                Ok(Rendered {
+                    bytes: text.len(),
+                    output,
+                    chunks: chunks.iter().map(|c| (c.chunk_type.as_str(), c.language.as_str())).collect(),
+                })
+            })
+            .collect();
+        for file in rendered {
+            self.result = file.and_then(|file| self.write_file(file));
+            if self.result.is_err() {
+                return;
+            }
+        }
+    }
+
+    fn write_file(&mut self, file: Rendered) -> io::Result<()> {
+        let stats = &mut self.stats;
+        stats.files += 1;
+        stats.bytes += file.bytes;
+        stats.chunks += file.chunks.len();
+        for (chunk_type, language) in &file.chunks {
+            *stats.by_type.entry(chunk_type).or_default() += 1;
+            *stats.by_language.entry(language).or_default() += 1;
+        }
+        if file.chunks.is_empty() {
+            return Ok(());
+        }
+        let mut output = &file.output[..];
+        if !self.wrote_chunk {
+            match self.format {
+                // Every JSON element is rendered as `,\n{...}`; the first one has no comma.
+                Format::Json => output = &output[1..],
+                Format::Table => writeln!(
+                    self.out,
+                    "{:<48} {:<17} {:>6} {:>3}  SYMBOL / HEADINGS",
+                    "LOCATION", "TYPE", "TOKENS", "OVL"
+                )?,
+                Format::Jsonl => {}
+            }
+            self.wrote_chunk = true;
+        }
+        self.out.write_all(output)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        std::mem::replace(&mut self.result, Ok(()))?;
+        if self.format == Format::Json {
+            self.out.write_all(if self.wrote_chunk { b"\n]\n" } else { b"]\n" })?;
+        }
+        self.out.flush()
+    }
+}
+
+fn render(out: &mut Vec<u8>, format: Format, chunks: &[Chunk]) -> io::Result<()> {
     for c in chunks {
         match format {
             Format::Jsonl => {
                 serde_json::to_writer(&mut *out, c)?;
-                out.write_all(b"\n")?;
+                out.push(b'\n');
             }
             Format::Json => {
-                out.write_all(if *first { b"\n" } else { b",\n" })?;
+                out.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut *out, c)?;
             }
             Format::Table => {
-                if *first {
-                    writeln!(
-                        out,
-                        "{:<48} {:<17} {:>6} {:>3}  SYMBOL / HEADINGS",
-                        "LOCATION", "TYPE", "TOKENS", "OVL"
-                    )?;
-                }
                 let location = format!("{}:{}-{}", c.path, c.start_line, c.end_line);
                 let label = match (&c.metadata.symbol_name, &c.metadata.parent_symbol) {
                     (Some(s), Some(p)) => format!("{p}.{s}"),
-                    (Some(s), None) if c.metadata.heading_path.len() > 1 => {
-                        c.metadata.heading_path.join(" > ")
-                    }
+                    (Some(_), None) if c.metadata.heading_path.len() > 1 => c.metadata.heading_path.join(" > "),
                     (Some(s), None) => s.clone(),
                     (None, _) => String::new(),
                 };
@@ -222,7 +288,6 @@ fn print_chunks(out: &mut impl Write, format: Format, chunks: &[Chunk], first: &
                 )?;
             }
         }
-        *first = false;
     }
     Ok(())
 }
@@ -237,8 +302,7 @@ fn print_stats(stats: &Stats, seconds: f64) {
         seconds,
         if seconds > 0.0 { mb / seconds } else { 0.0 }
     );
-    let join =
-        |m: &BTreeMap<&str, usize>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+    let join = |m: &BTreeMap<&str, usize>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
     if !stats.by_type.is_empty() {
         eprintln!("  by type: {}", join(&stats.by_type));
         eprintln!("  by language: {}", join(&stats.by_language));
@@ -251,35 +315,46 @@ fn print_stats(stats: &Stats, seconds: f64) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::*;
+    use clap::error::ErrorKind;
+    use clap::Parser;
 
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    use super::*;
+    use crate::{Cli, Command};
+
+    fn parse(args: &str) -> Result<Args, clap::Error> {
+        let cli = Cli::try_parse_from(["edgerag", "chunk"].into_iter().chain(args.split_whitespace()))?;
+        match cli.command {
+            Command::Chunk(a) => Ok(a),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn options_override_the_preset() {
-        let o = parse(argv("a b --preset compact --max-lines 20 --overlap=0 --format table --stats"))
-            .ok()
-            .unwrap();
+        let o = parse("a b --preset compact --max-lines 20 --overlap=0 --format table --stats").unwrap();
         assert_eq!(o.paths, ["a", "b"]);
-        assert_eq!((o.config.max_lines, o.config.max_tokens, o.config.overlap_lines), (20, 500, 0));
-        assert_eq!(o.format, Format::Table);
+        let c = o.config();
+        assert_eq!((c.max_lines, c.max_tokens, c.overlap_lines), (20, 500, 0));
+        assert_eq!(o.format(), Format::Table);
         assert!(o.stats);
+        assert_eq!(parse("a --json").unwrap().format(), Format::Json);
+        assert_eq!(parse("a --language ts").unwrap().config().language, Some(Language::Typescript));
     }
 
     #[test]
-    fn usage_errors() {
-        for bad in [
-            "",
-            "a --format xml",
-            "a --max-lines x",
-            "a --max-tokens 0",
-            "a --preset huge",
-            "a --bogus",
-            "a --overlap",
+    fn usage_errors_name_the_problem() {
+        for (bad, kind) in [
+            ("", ErrorKind::MissingRequiredArgument),
+            ("a --format xml", ErrorKind::InvalidValue),
+            ("a --max-lines x", ErrorKind::ValueValidation),
+            ("a --max-tokens 0", ErrorKind::ValueValidation),
+            ("a --preset huge", ErrorKind::ValueValidation),
+            ("a --language klingon", ErrorKind::ValueValidation),
+            ("a --bogus", ErrorKind::UnknownArgument),
+            ("a --overlap", ErrorKind::InvalidValue),
+            ("a --json --format table", ErrorKind::ArgumentConflict),
         ] {
-            assert!(matches!(parse(argv(bad)), Err(Some(_))), "{bad:?}");
+            assert_eq!(parse(bad).map(|_| ()).unwrap_err().kind(), kind, "{bad:?}");
         }
     }
 }

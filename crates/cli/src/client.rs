@@ -1,7 +1,77 @@
-//! A small blocking client for the edgerag HTTP API (ureq). Errors keep the server's stable code.
+//! A small blocking client for the edgerag HTTP API (ureq): typed answers, errors that keep the
+//! server's stable code, and the `--server` / `--token` options every networked command shares.
+use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::api::ErrorBody;
+
+const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
+
+/// `--server` and `--token`, flattened into each command that talks to a server.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Server options")]
+pub struct ServerArgs {
+    /// edgerag base URL.
+    ///
+    /// Defaults to $EDGERAG_URL, then $EDGERAG_SERVER, then http://127.0.0.1:8787 (the local dev
+    /// server started by scripts/dev.sh).
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// Bearer token for writes, or for reads when the server does not allow public reads.
+    ///
+    /// Defaults to $EDGERAG_TOKEN. The local dev server accepts dev-token.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+}
+
+impl ServerArgs {
+    /// The options with the environment's defaults filled in (`env` is `std::env::var` outside
+    /// tests).
+    pub fn resolve(&self, env: impl Fn(&str) -> Option<String>) -> (String, Option<String>) {
+        let non_empty = |v: Option<String>| v.filter(|s| !s.is_empty());
+        let server = non_empty(self.server.clone())
+            .or_else(|| non_empty(env("EDGERAG_URL")))
+            .or_else(|| non_empty(env("EDGERAG_SERVER")))
+            .unwrap_or_else(|| DEFAULT_SERVER.to_string());
+        let token = non_empty(self.token.clone()).or_else(|| non_empty(env("EDGERAG_TOKEN")));
+        (server, token)
+    }
+
+    pub fn client(&self) -> Client {
+        let (server, token) = self.resolve(|k| std::env::var(k).ok());
+        Client::new(&server, token)
+    }
+}
+
+/// `OWNER/NAME`, parsed by clap from `--repo` or a positional.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repo {
+    pub owner: String,
+    pub name: String,
+}
+
+impl FromStr for Repo {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Repo, String> {
+        match value.split_once('/') {
+            Some((o, n)) if !o.is_empty() && !n.is_empty() && !n.contains('/') => {
+                Ok(Repo { owner: o.into(), name: n.into() })
+            }
+            _ => Err(format!("expected OWNER/NAME, got {value:?}")),
+        }
+    }
+}
+
+impl fmt::Display for Repo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
 
 #[derive(Debug)]
 pub enum ClientError {
@@ -9,13 +79,15 @@ pub enum ClientError {
     Api { status: u16, code: String, message: String },
     /// No answer: connection refused, timeout, bad URL.
     Transport(String),
+    /// An answer that is not the JSON we expect.
+    Invalid(String),
 }
 
-impl std::fmt::Display for ClientError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClientError::Api { status, code, message } => write!(f, "{status} {code}: {message}"),
-            ClientError::Transport(m) => write!(f, "{m}"),
+            ClientError::Transport(m) | ClientError::Invalid(m) => write!(f, "{m}"),
         }
     }
 }
@@ -24,7 +96,7 @@ impl ClientError {
     pub fn status(&self) -> Option<u16> {
         match self {
             ClientError::Api { status, .. } => Some(*status),
-            ClientError::Transport(_) => None,
+            _ => None,
         }
     }
 }
@@ -48,69 +120,93 @@ impl Client {
         &self.base
     }
 
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
     fn request(&self, method: &str, path: &str) -> ureq::Request {
-        let mut req = self.agent.request(method, &format!("{}{path}", self.base));
+        let mut req = self.agent.request(method, &self.url(path));
         if let Some(token) = &self.token {
             req = req.set("authorization", &format!("Bearer {token}"));
         }
         req
     }
 
-    pub fn get(&self, path: &str) -> Result<Value, ClientError> {
-        finish(self.request("GET", path).call())
+    /// `GET path`, the body as text (for `--json`, which prints the server's answer unchanged).
+    pub fn get_text(&self, path: &str) -> Result<String, ClientError> {
+        text(self.request("GET", path).call())
     }
 
-    pub fn send(&self, method: &str, path: &str, body: &Value) -> Result<Value, ClientError> {
-        finish(self.request(method, path).send_json(body))
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        parse(&self.get_text(path)?)
+    }
+
+    /// `method path` with a JSON body, the answer as text.
+    pub fn send_text(&self, method: &str, path: &str, body: &impl Serialize) -> Result<String, ClientError> {
+        text(self.request(method, path).send_json(body))
+    }
+
+    pub fn send<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        path: &str,
+        body: &impl Serialize,
+    ) -> Result<T, ClientError> {
+        parse(&self.send_text(method, path, body)?)
     }
 }
 
-fn finish(result: Result<ureq::Response, ureq::Error>) -> Result<Value, ClientError> {
+pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, ClientError> {
+    serde_json::from_str(text)
+        .map_err(|e| ClientError::Invalid(format!("unexpected answer from the server: {e}")))
+}
+
+fn text(result: Result<ureq::Response, ureq::Error>) -> Result<String, ClientError> {
     match result {
         Ok(response) => response
-            .into_json::<Value>()
-            .map_err(|e| ClientError::Transport(format!("invalid JSON from the server: {e}"))),
+            .into_string()
+            .map_err(|e| ClientError::Transport(format!("reading the answer failed: {e}"))),
         Err(ureq::Error::Status(status, response)) => {
-            let body: Value = response.into_json().unwrap_or(Value::Null);
-            let code = body["error"]["code"].as_str().unwrap_or("HTTP_ERROR").to_string();
-            let message = body["error"]["message"].as_str().unwrap_or("(no message)").to_string();
-            Err(ClientError::Api { status, code, message })
+            let body = response.into_string().unwrap_or_default();
+            Err(match serde_json::from_str::<ErrorBody>(&body) {
+                Ok(ErrorBody { error }) => {
+                    ClientError::Api { status, code: error.code, message: error.message }
+                }
+                Err(_) => ClientError::Api {
+                    status,
+                    code: "HTTP_ERROR".into(),
+                    message: if body.is_empty() { "(no message)".into() } else { body },
+                },
+            })
         }
         Err(ureq::Error::Transport(t)) => Err(ClientError::Transport(t.to_string())),
     }
 }
 
-/// `--server`, else `$EDGERAG_URL` (as `edgerag search`), else `$EDGERAG_SERVER`, else the local
-/// dev server.
-pub fn default_server() -> String {
-    std::env::var("EDGERAG_URL")
-        .or_else(|_| std::env::var("EDGERAG_SERVER"))
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "http://127.0.0.1:8787".into())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `--token`, else `$EDGERAG_TOKEN`.
-pub fn default_token() -> Option<String> {
-    std::env::var("EDGERAG_TOKEN").ok().filter(|t| !t.is_empty())
-}
-
-/// Split `owner/name`.
-pub fn parse_repo(value: &str) -> Result<(String, String), String> {
-    match value.split_once('/') {
-        Some((o, n)) if !o.is_empty() && !n.is_empty() && !n.contains('/') => Ok((o.into(), n.into())),
-        _ => Err(format!("--repo must be owner/name, got {value:?}")),
+    #[test]
+    fn repos_are_owner_slash_name() {
+        assert_eq!("a/b".parse(), Ok(Repo { owner: "a".into(), name: "b".into() }));
+        for bad in ["ab", "/b", "a/", "a/b/c"] {
+            assert!(bad.parse::<Repo>().is_err(), "{bad}");
+        }
     }
-}
 
-/// A one-line progress bar on stderr (`\r`-redrawn).
-pub fn progress(label: &str, done: u64, total: u64, extra: &str) {
-    use std::io::Write;
-    let width = 30usize;
-    let filled =
-        if total == 0 { width } else { ((done as f64 / total as f64) * width as f64).round() as usize };
-    let bar: String = "#".repeat(filled.min(width)) + &"-".repeat(width - filled.min(width));
-    let mut err = std::io::stderr();
-    let _ = write!(err, "\r{label:<10} [{bar}] {done}/{total} {extra}\x1b[K");
-    let _ = err.flush();
+    #[test]
+    fn the_server_comes_from_the_flag_then_the_environment_then_the_local_default() {
+        let none = ServerArgs { server: None, token: None };
+        assert_eq!(none.resolve(|_| None), (DEFAULT_SERVER.to_string(), None));
+        let env = |k: &str| match k {
+            "EDGERAG_URL" => Some(String::new()),
+            "EDGERAG_SERVER" => Some("http://s:1".to_string()),
+            "EDGERAG_TOKEN" => Some("t".to_string()),
+            _ => None,
+        };
+        assert_eq!(none.resolve(env), ("http://s:1".to_string(), Some("t".to_string())));
+        let flags = ServerArgs { server: Some("http://f:2".into()), token: Some("x".into()) };
+        assert_eq!(flags.resolve(env), ("http://f:2".to_string(), Some("x".to_string())));
+    }
 }

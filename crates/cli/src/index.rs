@@ -1,98 +1,96 @@
-//! `edgerag index <dir> --server URL [--repo owner/name] [--token T]`: upload a directory to an
-//! edgerag server and wait until it is READY.
+//! `edgerag index DIR`: upload a directory to an edgerag server and wait until it is READY.
 //!
 //! The walk applies the same ignore rules as the server (built-in directories, `.gitignore`,
 //! `.mcpignore`, binary / oversize / non-UTF-8 files). Files whose BLAKE3 hash matches what the
 //! server already indexed (`GET /v1/repos/{o}/{n}/files`) are not sent again; files the server has
 //! but the directory no longer does are deleted. Uploads go in batches (JSON, a few MiB each).
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::process::ExitCode;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use crate::args::{Arg, Args};
-use crate::client::{default_server, default_token, parse_repo, progress, Client, ClientError};
+use crate::api::{FileList, Job, JobAccepted, RepoStatus};
+use crate::client::{Client, ClientError, Repo, ServerArgs};
+use crate::progress::Progress;
 use crate::walk::{walk, Entry};
-use crate::USAGE_ERROR;
+use crate::{Failure, Outcome};
 
-const HELP: &str = "usage: edgerag index <dir> [options]
+const EXAMPLES: &str = "\
+EXAMPLES:
+    edgerag index . --repo acme/shop --token dev-token
+    edgerag index ~/src/shop --no-wait
+    edgerag index . --json | jq .ready";
 
-Upload a directory to an edgerag server and wait until it is indexed (READY).
-
-options:
-  --server URL        edgerag server (default $EDGERAG_URL or http://127.0.0.1:8787)
-  --repo OWNER/NAME   repository name on the server (default local/<directory name>)
-  --token T           bearer token for writes (default $EDGERAG_TOKEN; `dev-token` locally)
-  --batch-bytes N     upload batch size in bytes (default 4194304)
-  --upload-all        send every file, even those the server already has (it still skips
-                      unchanged ones by content hash, without re-embedding)
-  --keep-missing      do not delete server files that are missing from the directory
-  --no-wait           return after uploading instead of waiting for READY
-  --timeout SECS      how long to wait for READY (default 3600)
-  -h, --help          this help
-";
-
-struct Options {
-    dir: String,
-    server: String,
-    owner: String,
-    name: String,
-    token: Option<String>,
+/// Upload a directory to an edgerag server and wait until it is indexed (READY).
+///
+/// Only what changed is sent: files whose content hash matches the server's copy are skipped,
+/// and files the server has but the directory no longer does are deleted. The directory is
+/// walked with the server's ignore rules (.git, node_modules, dist, build, .gitignore,
+/// .mcpignore; binary, non-UTF-8 and oversize files).
+///
+/// Progress goes to stderr (a bar on a terminal, plain lines otherwise); the summary goes to
+/// stdout.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
+pub struct Args {
+    /// The directory to index.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// Repository name on the server [default: local/<directory name>].
+    #[arg(long, value_name = "OWNER/NAME")]
+    repo: Option<Repo>,
+    /// Upload batch size in bytes (at least 1024).
+    #[arg(long, value_name = "N", default_value_t = 4 * 1024 * 1024, help_heading = "Upload")]
     batch_bytes: usize,
+    /// Send every file, even those the server already has (it still skips unchanged ones by
+    /// content hash, without re-embedding).
+    #[arg(long, help_heading = "Upload")]
     upload_all: bool,
+    /// Do not delete server files that are missing from the directory.
+    #[arg(long, help_heading = "Upload")]
     keep_missing: bool,
-    wait: bool,
-    timeout: Duration,
+    /// Return after uploading instead of waiting for READY.
+    #[arg(long, help_heading = "Waiting")]
+    no_wait: bool,
+    /// How long to wait for READY, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 3600, help_heading = "Waiting")]
+    timeout: u64,
+    /// Print the summary as one JSON object on stdout instead of text.
+    #[arg(long, help_heading = "Output")]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
-fn parse(argv: Vec<String>) -> Result<Options, Option<String>> {
-    let mut args = Args::new(argv);
-    let (mut dir, mut server, mut repo, mut token) = (None, default_server(), None, default_token());
-    let (mut batch_bytes, mut upload_all, mut keep_missing, mut wait, mut timeout) =
-        (4 * 1024 * 1024, false, false, true, 3600u64);
-    while let Some(arg) = args.next() {
-        match arg {
-            Arg::Positional(p) if dir.is_none() => dir = Some(p),
-            Arg::Positional(p) => return Err(Some(format!("unexpected argument {p:?} (one directory)"))),
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => {
-                    print!("{HELP}");
-                    return Err(None);
-                }
-                "--server" => server = args.value(&name, inline)?,
-                "--repo" => repo = Some(parse_repo(&args.value(&name, inline)?)?),
-                "--token" => token = Some(args.value(&name, inline)?),
-                "--batch-bytes" => batch_bytes = args.parsed::<usize>(&name, inline)?.max(1024),
-                "--upload-all" => upload_all = true,
-                "--keep-missing" => keep_missing = true,
-                "--no-wait" => wait = false,
-                "--timeout" => timeout = args.parsed(&name, inline)?,
-                other => return Err(Some(format!("unknown option {other}"))),
-            },
-        }
-    }
-    let dir = dir.ok_or_else(|| Some("no directory given".to_string()))?;
-    let (owner, name) = match repo {
-        Some(r) => r,
-        None => ("local".to_string(), default_name(&dir)),
-    };
-    Ok(Options {
-        dir,
-        server,
-        owner,
-        name,
-        token,
-        batch_bytes,
-        upload_all,
-        keep_missing,
-        wait,
-        timeout: Duration::from_secs(timeout),
-    })
+/// What `--json` prints (and what the text summary says).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    repo: String,
+    server: String,
+    status: String,
+    ready: bool,
+    file_count: u64,
+    chunk_count: u64,
+    uploaded: u64,
+    unchanged: u64,
+    deleted: u64,
+    skipped_locally: BTreeMap<String, u64>,
+    jobs: Vec<String>,
+    failed_job: Option<FailedJob>,
+    seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct FailedJob {
+    id: String,
+    status: String,
+    error: Option<String>,
 }
 
 /// The directory's name with characters GitHub would not accept replaced by `-`.
-fn default_name(dir: &str) -> String {
+fn default_name(dir: &std::path::Path) -> String {
     let path = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.into());
     let base = path.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
     let clean: String =
@@ -117,209 +115,223 @@ fn relative(dir: &str, path: &str) -> String {
     path.strip_prefix(&format!("{root}/")).unwrap_or(path).to_string()
 }
 
-pub fn run(argv: Vec<String>) -> ExitCode {
-    let opts = match parse(argv) {
-        Ok(o) => o,
-        Err(None) => return ExitCode::SUCCESS,
-        Err(Some(msg)) => {
-            eprintln!("edgerag index: {msg}\n\n{HELP}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
-    if !std::path::Path::new(&opts.dir).is_dir() {
-        eprintln!("edgerag index: {} is not a directory", opts.dir);
-        return ExitCode::from(USAGE_ERROR);
-    }
-    match index(&opts) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("\nedgerag index: {e}");
-            if e.status() == Some(401) {
-                eprintln!(
-                    "  (writes need a token: --token or $EDGERAG_TOKEN; the local dev server uses dev-token)"
-                );
-            }
-            ExitCode::FAILURE
-        }
-    }
+#[derive(Serialize)]
+struct UploadFile<'a> {
+    path: &'a str,
+    content: &'a str,
 }
 
-fn index(opts: &Options) -> Result<bool, ClientError> {
-    let started = Instant::now();
-    let client = Client::new(&opts.server, opts.token.clone());
-    let repo_path = format!("/v1/repos/{}/{}", opts.owner, opts.name);
+#[derive(Serialize)]
+struct Upload<'a> {
+    files: &'a [UploadFile<'a>],
+}
 
-    // 1. The directory, with the shared ignore rules.
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
-    walk(std::slice::from_ref(&opts.dir), edgerag_core::ignore::MAX_FILE_BYTES, &mut |entry| match entry {
-        Entry::File { path, text } => files.push((relative(&opts.dir, &path), text)),
-        Entry::Skipped { code, .. } => *skipped.entry(code.to_string()).or_insert(0) += 1,
-    });
+#[derive(Serialize)]
+struct Delete<'a> {
+    paths: &'a [String],
+}
 
-    // 2. What the server already has.
-    let manifest: HashMap<String, (String, bool)> = match client.get(&format!("{repo_path}/files")) {
-        Ok(v) => v["files"]
-            .as_array()
-            .map(|fs| {
-                fs.iter()
-                    .filter_map(|f| {
-                        Some((
-                            f["path"].as_str()?.to_string(),
-                            (f["contentHash"].as_str()?.to_string(), f["current"].as_bool().unwrap_or(false)),
-                        ))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Err(ClientError::Api { status: 404, .. }) => HashMap::new(),
-        Err(e) => return Err(e),
-    };
-    let local: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-    let mut to_upload: Vec<&(String, String)> = Vec::new();
-    let mut unchanged = 0u64;
-    for file in &files {
-        let hash = edgerag_core::ids::content_hash(file.1.as_bytes());
-        match manifest.get(&file.0) {
-            Some((h, true)) if *h == hash && !opts.upload_all => unchanged += 1,
-            _ => to_upload.push(file),
+impl Args {
+    pub fn run(self) -> Outcome {
+        if !self.dir.is_dir() {
+            return Err(Failure::Usage(format!("{} is not a directory", self.dir.display())));
         }
-    }
-    let mut to_delete: Vec<String> = if opts.keep_missing {
-        Vec::new()
-    } else {
-        manifest.keys().filter(|p| !local.contains(p.as_str())).cloned().collect()
-    };
-    to_delete.sort();
-    eprintln!(
-        "edgerag: {}/{} on {}: {} files ({} to upload, {} unchanged, {} to delete, {} skipped locally)",
-        opts.owner,
-        opts.name,
-        client.server(),
-        files.len(),
-        to_upload.len(),
-        unchanged,
-        to_delete.len(),
-        skipped.values().sum::<u64>()
-    );
-
-    // 3. Upload in batches, then delete.
-    let mut jobs: Vec<String> = Vec::new();
-    let total = to_upload.len() as u64;
-    let mut sent = 0u64;
-    let mut batch: Vec<Value> = Vec::new();
-    let mut batch_bytes = 0usize;
-    let mut flush = |batch: &mut Vec<Value>,
-                     batch_bytes: &mut usize,
-                     jobs: &mut Vec<String>|
-     -> Result<(), ClientError> {
-        if batch.is_empty() {
-            return Ok(());
+        let Some(dir) = self.dir.to_str().map(str::to_string) else {
+            return Err(Failure::Usage(format!("{} is not valid UTF-8", self.dir.display())));
+        };
+        let repo = self.repo.clone().unwrap_or_else(|| Repo { owner: "local".into(), name: default_name(&self.dir) });
+        let client = self.server.client();
+        let summary = self.index(&client, &dir, &repo).map_err(|e| {
+            let hint = if e.status() == Some(401) {
+                "\n  (writes need a token: --token or $EDGERAG_TOKEN; the local dev server uses dev-token)"
+            } else {
+                ""
+            };
+            Failure::Failed(format!("{e}{hint}"))
+        })?;
+        let Some(summary) = summary else { return Ok(()) };
+        if self.json {
+            println!("{}", serde_json::to_string(&summary).unwrap_or_default());
+        } else {
+            print!("{}", render(&summary));
         }
-        let n = batch.len() as u64;
-        let body = json!({ "files": std::mem::take(batch) });
-        let res = client.send("POST", &format!("{repo_path}/files"), &body)?;
-        if let Some(id) = res["job"]["id"].as_str() {
-            if jobs.last().map(String::as_str) != Some(id) {
-                jobs.push(id.to_string());
-            }
+        if summary.failed_job.is_some() || !summary.ready {
+            return Err(Failure::Reported);
         }
-        *batch_bytes = 0;
-        sent += n;
-        progress("upload", sent, total, "files");
         Ok(())
-    };
-    for (path, text) in to_upload {
-        if !batch.is_empty() && (batch_bytes + text.len() > opts.batch_bytes || batch.len() >= 1000) {
-            flush(&mut batch, &mut batch_bytes, &mut jobs)?;
-        }
-        batch_bytes += text.len() + path.len() + 32;
-        batch.push(json!({ "path": path, "content": text }));
-    }
-    flush(&mut batch, &mut batch_bytes, &mut jobs)?;
-    if total > 0 {
-        eprintln!();
-    }
-    for group in to_delete.chunks(5000) {
-        let res = client.send("DELETE", &format!("{repo_path}/files"), &json!({ "paths": group }))?;
-        if let Some(id) = res["job"]["id"].as_str() {
-            if jobs.last().map(String::as_str) != Some(id) {
-                jobs.push(id.to_string());
-            }
-        }
     }
 
-    // 4. Wait for the jobs, then report.
-    let mut failed = None;
-    if opts.wait {
+    /// Upload, delete, wait; `None` when there was nothing to report (no wait, or nothing indexed).
+    fn index(&self, client: &Client, dir: &str, repo: &Repo) -> Result<Option<Summary>, ClientError> {
+        let started = Instant::now();
+        let repo_path = format!("/v1/repos/{}/{}", repo.owner, repo.name);
+
+        // 1. The directory, with the shared ignore rules.
+        let mut files: Vec<(String, String)> = Vec::new();
+        let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
+        walk(&[dir.to_string()], edgerag_core::ignore::MAX_FILE_BYTES, &mut |entry| match entry {
+            Entry::File { path, text } => files.push((relative(dir, &path), text)),
+            Entry::Skipped { code, .. } => *skipped.entry(code.to_string()).or_insert(0) += 1,
+        });
+
+        // 2. What the server already has.
+        let manifest: HashMap<String, (String, bool)> =
+            match client.get::<FileList>(&format!("{repo_path}/files")) {
+                Ok(list) => list.files.into_iter().map(|f| (f.path, (f.content_hash, f.current))).collect(),
+                Err(ClientError::Api { status: 404, .. }) => HashMap::new(),
+                Err(e) => return Err(e),
+            };
+        let local: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        let mut to_upload: Vec<&(String, String)> = Vec::new();
+        let mut unchanged = 0u64;
+        for file in &files {
+            let hash = edgerag_core::ids::content_hash(file.1.as_bytes());
+            match manifest.get(&file.0) {
+                Some((h, true)) if *h == hash && !self.upload_all => unchanged += 1,
+                _ => to_upload.push(file),
+            }
+        }
+        let mut to_delete: Vec<String> = if self.keep_missing {
+            Vec::new()
+        } else {
+            manifest.keys().filter(|p| !local.contains(p.as_str())).cloned().collect()
+        };
+        to_delete.sort();
+        eprintln!(
+            "edgerag: {repo} on {}: {} files ({} to upload, {unchanged} unchanged, {} to delete, {} skipped locally)",
+            client.server(),
+            files.len(),
+            to_upload.len(),
+            to_delete.len(),
+            skipped.values().sum::<u64>()
+        );
+
+        // 3. Upload in batches, then delete.
+        let mut jobs: Vec<String> = Vec::new();
+        let mut note_job = |id: String| {
+            if jobs.last() != Some(&id) {
+                jobs.push(id);
+            }
+        };
+        let total = to_upload.len() as u64;
+        let batch_limit = self.batch_bytes.max(1024);
+        let mut progress = (total > 0).then(|| Progress::new("upload", total));
+        let mut sent = 0u64;
+        let mut start = 0;
+        while start < to_upload.len() {
+            let mut end = start;
+            let mut bytes = 0usize;
+            while end < to_upload.len() && end - start < 1000 {
+                let (path, text) = to_upload[end];
+                let size = text.len() + path.len() + 32;
+                if end > start && bytes + size > batch_limit {
+                    break;
+                }
+                bytes += size;
+                end += 1;
+            }
+            let batch: Vec<UploadFile> =
+                to_upload[start..end].iter().map(|(p, t)| UploadFile { path: p, content: t }).collect();
+            let accepted: JobAccepted = client.send("POST", &format!("{repo_path}/files"), &Upload { files: &batch })?;
+            note_job(accepted.job.id);
+            sent += batch.len() as u64;
+            if let Some(p) = progress.as_mut() {
+                p.update(sent, total, "files");
+            }
+            start = end;
+        }
+        if let Some(p) = progress {
+            p.finish();
+        }
+        for group in to_delete.chunks(5000) {
+            let accepted: JobAccepted = client.send("DELETE", &format!("{repo_path}/files"), &Delete { paths: group })?;
+            note_job(accepted.job.id);
+        }
+
+        // 4. Wait for the jobs, then report.
+        if self.no_wait {
+            eprintln!("edgerag: uploaded; jobs {} (not waiting)", jobs.join(", "));
+            return Ok(None);
+        }
+        let mut failed = None;
         for id in &jobs {
-            let job = wait_for(&client, id, opts.timeout, started)?;
-            if job["status"] != "SUCCEEDED" {
+            let job = wait_for(client, id, Duration::from_secs(self.timeout))?;
+            if job.status != "SUCCEEDED" {
                 failed = Some(job);
             }
         }
-        if !jobs.is_empty() {
-            eprintln!();
-        }
-    } else {
-        eprintln!("edgerag: uploaded; jobs {} (not waiting)", jobs.join(", "));
-        return Ok(true);
+        let status: RepoStatus = match client.get(&format!("{repo_path}/status")) {
+            Ok(s) => s,
+            Err(ClientError::Api { status: 404, .. }) if files.is_empty() => {
+                eprintln!("edgerag: nothing to index in {dir}");
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Some(Summary {
+            repo: repo.to_string(),
+            server: client.server().to_string(),
+            status: if status.ready { "READY".into() } else { status.repo.status },
+            ready: status.ready,
+            file_count: status.repo.file_count,
+            chunk_count: status.repo.chunk_count,
+            uploaded: total,
+            unchanged,
+            deleted: to_delete.len() as u64,
+            skipped_locally: skipped,
+            jobs,
+            failed_job: failed.map(|j| FailedJob {
+                id: j.id,
+                status: j.status,
+                error: j.last_error.map(|e| format!("{}: {}", e.code, e.message)),
+            }),
+            seconds: started.elapsed().as_secs_f64(),
+        }))
     }
-    let status = match client.get(&format!("{repo_path}/status")) {
-        Ok(s) => s,
-        Err(ClientError::Api { status: 404, .. }) if files.is_empty() => {
-            eprintln!("edgerag: nothing to index in {}", opts.dir);
-            return Ok(true);
-        }
-        Err(e) => return Err(e),
-    };
-    let repo = &status["repo"];
-    let ready = status["ready"].as_bool().unwrap_or(false);
-    println!(
-        "{}/{}: {} — {} files, {} chunks ({} uploaded, {} unchanged, {} deleted, {} skipped) in {:.1}s",
-        opts.owner,
-        opts.name,
-        if ready { "READY" } else { repo["status"].as_str().unwrap_or("?") },
-        repo["fileCount"],
-        repo["chunkCount"],
-        total,
-        unchanged,
-        to_delete.len(),
-        skipped.values().sum::<u64>(),
-        started.elapsed().as_secs_f64()
-    );
-    if !skipped.is_empty() {
-        let reasons: Vec<String> = skipped.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        println!("  skipped locally: {}", reasons.join(", "));
-    }
-    if let Some(job) = failed {
-        println!("  job {} {}: {}", job["id"], job["status"], job["lastError"]);
-        return Ok(false);
-    }
-    Ok(ready)
 }
 
-fn wait_for(client: &Client, id: &str, timeout: Duration, started: Instant) -> Result<Value, ClientError> {
-    let deadline = Instant::now() + timeout;
+fn render(s: &Summary) -> String {
+    let mut out = format!(
+        "{}: {} — {} files, {} chunks ({} uploaded, {} unchanged, {} deleted, {} skipped) in {:.1}s\n",
+        s.repo,
+        s.status,
+        s.file_count,
+        s.chunk_count,
+        s.uploaded,
+        s.unchanged,
+        s.deleted,
+        s.skipped_locally.values().sum::<u64>(),
+        s.seconds
+    );
+    if !s.skipped_locally.is_empty() {
+        let reasons: Vec<String> = s.skipped_locally.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out += &format!("  skipped locally: {}\n", reasons.join(", "));
+    }
+    if let Some(job) = &s.failed_job {
+        out += &format!("  job {} {}: {}\n", job.id, job.status, job.error.as_deref().unwrap_or("(no error)"));
+    }
+    out
+}
+
+fn wait_for(client: &Client, id: &str, timeout: Duration) -> Result<Job, ClientError> {
+    let started = Instant::now();
+    let mut progress = Progress::new("index", 0);
     loop {
-        let job = client.get(&format!("/v1/jobs/{id}"))?;
-        let status = job["status"].as_str().unwrap_or("");
-        let pct = job["progress"].as_f64().unwrap_or(0.0);
-        let eta = job["etaSeconds"].as_f64().map(|s| format!(" ETA {s:.0}s")).unwrap_or_default();
-        let files = &job["files"];
-        progress(
-            "index",
-            files["done"].as_u64().unwrap_or(0),
-            files["total"].as_u64().unwrap_or(0),
-            &format!("files {pct:.0}% {status}{eta} ({:.0}s)", started.elapsed().as_secs_f64()),
+        let job: Job = client.get(&format!("/v1/jobs/{id}"))?;
+        let eta = job.eta_seconds.map(|s| format!(" ETA {s:.0}s")).unwrap_or_default();
+        progress.update(
+            job.files.done,
+            job.files.total,
+            &format!("files {:.0}% {}{eta}", job.progress, job.status),
         );
-        if status == "SUCCEEDED" || status == "FAILED" {
+        if job.finished() {
+            progress.finish();
             return Ok(job);
         }
-        if Instant::now() > deadline {
+        if started.elapsed() > timeout {
             return Err(ClientError::Transport(format!(
-                "job {id} still {status} after {}s",
+                "job {id} still {} after {}s",
+                job.status,
                 timeout.as_secs()
             )));
         }
@@ -332,10 +344,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_and_paths() {
+    fn walked_paths_become_repository_relative_and_names_are_cleaned() {
         assert_eq!(relative(".", "src/a.rs"), "src/a.rs");
         assert_eq!(relative("./repo/", "repo/src/a.rs"), "src/a.rs");
         assert_eq!(relative("/abs/repo", "/abs/repo/x"), "x");
-        assert_eq!(default_name("/tmp/my repo!"), "my-repo-");
+        assert_eq!(default_name(std::path::Path::new("/tmp/my repo!")), "my-repo-");
+    }
+
+    #[test]
+    fn the_summary_names_counts_skips_and_a_failed_job() {
+        let s = Summary {
+            repo: "acme/cli".into(),
+            server: "http://h".into(),
+            status: "READY".into(),
+            ready: true,
+            file_count: 35,
+            chunk_count: 40,
+            uploaded: 2,
+            unchanged: 33,
+            deleted: 1,
+            skipped_locally: BTreeMap::from([("BINARY_FILE".to_string(), 1)]),
+            jobs: vec!["j".into()],
+            failed_job: Some(FailedJob { id: "j".into(), status: "FAILED".into(), error: None }),
+            seconds: 1.0,
+        };
+        let text = render(&s);
+        assert!(text.starts_with("acme/cli: READY — 35 files, 40 chunks (2 uploaded, 33 unchanged, 1 deleted, 1 skipped)"));
+        assert!(text.contains("  skipped locally: BINARY_FILE 1\n  job j FAILED: (no error)"), "{text}");
     }
 }

@@ -1,85 +1,152 @@
-//! `edgerag` — the command line. One module per subcommand; [`COMMANDS`] is the dispatch table
-//! (add a module and a row to add a command).
-mod args;
-mod chunk;
+//! `edgerag` — the command line. Each subcommand is one file holding a clap `Args` struct (its
+//! options, help and validation) and a `run` method; the [`commands!`] table below turns the list
+//! into the subcommand enum and its dispatch, so adding a command is one line here plus one file.
+mod api;
 mod client;
-mod index;
-mod search;
-mod status;
+mod progress;
 mod walk;
 
 use std::process::ExitCode;
 
-/// A subcommand: name, one-line summary, entry point (gets the arguments after its name).
-pub struct Command {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub run: fn(Vec<String>) -> ExitCode,
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// Exit status of a run that did what was asked (a search with no matches included).
+pub const EXIT_OK: u8 = 0;
+/// Exit status when the server refused or failed the request, could not be reached, or an
+/// indexing job ended FAILED / not READY.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status of usage errors: unknown option, bad or missing value, conflicting options,
+/// a path of the wrong kind. clap uses the same code for the errors it detects.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The end of every `--help`: environment and exit statuses.
+pub const LONG_FOOTER: &str = "\
+ENVIRONMENT:
+    EDGERAG_URL     server base URL when --server is not given (then EDGERAG_SERVER,
+                    then http://127.0.0.1:8787)
+    EDGERAG_TOKEN   bearer token when --token is not given (the local dev server uses dev-token)
+
+EXIT STATUS:
+    0  success: the output is complete (a search with no matches and a chunk run that skipped
+       some files both count as success; skips are reported on stderr)
+    1  failure: the server refused or failed the request, could not be reached, or an index
+       job ended FAILED or not READY
+    2  usage error: unknown option, invalid or missing value, conflicting options";
+
+/// Why a command did not succeed; `main` turns it into a message and an exit status.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad arguments that clap cannot see (e.g. `index FILE`): exit 2.
+    Usage(String),
+    /// The request failed: exit 1.
+    Failed(String),
+    /// Already reported on stdout/stderr; exit 1 without another message.
+    Reported,
 }
 
-pub const COMMANDS: &[Command] = &[
-    Command {
-        name: "chunk",
-        summary: "Cut files and directories into chunks (JSONL, JSON or a table)",
-        run: chunk::run,
-    },
-    Command {
-        name: "search",
-        summary: "Ask a running edgerag for the code and docs that answer a question",
-        run: search::run,
-    },
-    Command {
-        name: "index",
-        summary: "Upload a directory to an edgerag server and wait for READY",
-        run: index::run,
-    },
-    Command {
-        name: "status",
-        summary: "Indexing status of one repository, or the list of repositories",
-        run: status::run,
-    },
-];
-
-/// Exit code for usage errors (the only non-zero exit of `chunk`).
-pub const USAGE_ERROR: u8 = 2;
-
-fn usage() -> String {
-    let mut s = String::from("usage: edgerag <command> [options]\n\ncommands:\n");
-    for c in COMMANDS {
-        s.push_str(&format!("  {:<10} {}\n", c.name, c.summary));
+impl Failure {
+    fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => EXIT_USAGE,
+            Failure::Failed(_) | Failure::Reported => EXIT_FAILED,
+        }
     }
-    s.push_str("\nRun `edgerag <command> --help` for a command's options.\n");
-    s
+}
+
+pub type Outcome = Result<(), Failure>;
+
+/// Declares the subcommands: `Variant => module` (the module's `Args` is the variant's payload
+/// and its doc comment the command's help; `Args::run` is the entry point).
+macro_rules! commands {
+    ($($variant:ident => $module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        #[derive(Debug, Subcommand)]
+        enum Command {
+            $($variant($module::Args),)*
+        }
+
+        impl Command {
+            fn name(&self) -> &'static str {
+                match self {
+                    $(Command::$variant(_) => stringify!($module),)*
+                }
+            }
+
+            fn run(self) -> Outcome {
+                match self {
+                    $(Command::$variant(args) => args.run(),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Chunk => chunk,
+    Index => index,
+    Search => search,
+    Status => status,
+    Completions => completions,
+}
+
+/// Chunk code and documents locally, index them into an edgerag server, and search them.
+///
+/// edgerag cuts repositories into chunks (tree-sitter for code, headings for Markdown, BLAKE3
+/// ids), indexes them on an edgerag server (a Cloudflare Worker, or `scripts/dev.sh` locally) and
+/// answers questions with the code and docs that match. `edgerag chunk` runs offline with the
+/// same chunker the server and the browser preview use.
+///
+/// Use -h for a short summary of a command's options and --help for the details.
+#[derive(Debug, Parser)]
+#[command(
+    name = "edgerag",
+    version,
+    arg_required_else_help = true,
+    after_help = "Run `edgerag <COMMAND> --help` for a command's options.",
+    after_long_help = LONG_FOOTER,
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The full command definition (also used by `edgerag completions`).
+pub fn cli_command() -> clap::Command {
+    Cli::command()
 }
 
 fn main() -> ExitCode {
-    let mut argv: Vec<String> = match std::env::args_os().skip(1).map(|a| a.into_string()).collect() {
-        Ok(argv) => argv,
-        Err(bad) => {
-            eprintln!("edgerag: argument is not valid UTF-8: {bad:?}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
-    if argv.is_empty() {
-        eprint!("{}", usage());
-        return ExitCode::from(USAGE_ERROR);
-    }
-    let name = argv.remove(0);
-    match name.as_str() {
-        "-h" | "--help" | "help" => {
-            print!("{}", usage());
-            ExitCode::SUCCESS
-        }
-        "-V" | "--version" => {
-            println!("edgerag {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
-        }
-        _ => match COMMANDS.iter().find(|c| c.name == name) {
-            Some(command) => (command.run)(argv),
-            None => {
-                eprintln!("edgerag: unknown command {name:?}\n\n{}", usage());
-                ExitCode::from(USAGE_ERROR)
+    let cli = Cli::parse();
+    let name = cli.command.name();
+    match cli.command.run() {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(failure) => {
+            match &failure {
+                Failure::Usage(message) => {
+                    eprintln!("error: {message}\n\nFor more information, try 'edgerag {name} --help'.")
+                }
+                Failure::Failed(message) => eprintln!("edgerag {name}: {message}"),
+                Failure::Reported => {}
             }
-        },
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_documents_the_exit_statuses_in_its_long_help() {
+        let mut root = Cli::command();
+        let help = root.render_long_help().to_string();
+        assert!(help.contains("EXIT STATUS") && help.contains("2  usage error"), "{help}");
     }
 }

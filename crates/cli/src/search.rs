@@ -1,286 +1,209 @@
-//! `edgerag search "question" [--repo owner/name] [--profile P] [--json] ...`: ask a running
-//! edgerag (the worker, locally `scripts/dev.sh` on 127.0.0.1:8787) and print the ranked matches
-//! with their paths and line spans, the modules that ran and any warnings.
+//! `edgerag search QUESTION...`: ask a running edgerag (the worker; locally `scripts/dev.sh` on
+//! 127.0.0.1:8787) and print the ranked matches with their paths and line spans, the modules that
+//! ran and any warnings.
 use std::io::Write;
-use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use crate::args::{Arg, Args};
-use crate::USAGE_ERROR;
+use crate::api::SearchResponse;
+use crate::client::{parse, ClientError, Repo, ServerArgs};
+use crate::{Failure, Outcome};
 
-const HELP: &str = "usage: edgerag search <question> [options]
+const EXAMPLES: &str = "\
+EXAMPLES:
+    edgerag search \"where is the retry backoff computed\"
+    edgerag search --repo acme/shop --lang go --path 'src/**' retry backoff
+    edgerag search --global --json \"rate limiter\" | jq '.matches[].path'";
 
-Search indexed repositories (hybrid BM25 + vector retrieval, code-aware rerank) through a running
-edgerag server and print the ranked matches with paths and line spans.
-
-options:
-  --repo OWNER/NAME     repository to search (default: the last READY one)
-  --global              search every READY repository
-  --profile NAME        conservative | balanced | aggressive | legacy | a configured one
-  --path GLOB           only paths matching the glob (repeatable; `*` crosses folders)
-  --lang NAME           only this language (repeatable; aliases like ts, py, golang work)
-  --json                print the raw JSON response (response v4)
-  --snippet-lines N     lines of each snippet to show (default 6, 0 = none)
-  --debug               ask for per-module timings and show them
-  --server URL          edgerag base URL (default $EDGERAG_URL or http://127.0.0.1:8787)
-  --token TOKEN         bearer token when reads are not public (default $EDGERAG_TOKEN)
-  -h, --help            this help
-
-exit status: 0 on an answer (even an empty one), 1 when the server refuses or fails, 2 on usage errors.
-";
-
-#[derive(Debug, Clone, PartialEq)]
-struct Options {
-    query: String,
-    repo: Option<(String, String)>,
+/// Search indexed repositories and print the ranked matches.
+///
+/// Hybrid retrieval (BM25 + vectors) with a code-aware rerank, run by the edgerag server. Each
+/// match shows its path and line span, symbol, language, score and the first lines of the
+/// snippet; neighbours added for context are marked `+`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
+pub struct Args {
+    /// The question. Several words are joined with spaces, so quoting is optional.
+    #[arg(value_name = "QUESTION", required = true)]
+    words: Vec<String>,
+    /// Repository to search [default: the last READY one].
+    #[arg(long, value_name = "OWNER/NAME", help_heading = "Scope")]
+    repo: Option<Repo>,
+    /// Search every READY repository.
+    #[arg(long, conflicts_with = "repo", help_heading = "Scope")]
     global: bool,
+    /// Retrieval profile: conservative, balanced, aggressive, legacy or one configured on the
+    /// server.
+    #[arg(long, value_name = "NAME", help_heading = "Scope")]
     profile: Option<String>,
+    /// Only paths matching the glob (repeatable; `*` crosses folders).
+    #[arg(long = "path", value_name = "GLOB", help_heading = "Scope")]
     paths: Vec<String>,
+    /// Only this language (repeatable; aliases like ts, py, golang work).
+    #[arg(long = "lang", visible_alias = "language", value_name = "NAME", help_heading = "Scope")]
     languages: Vec<String>,
+    /// Print the server's JSON response unchanged (response v4,
+    /// schemas/search-response.schema.json).
+    #[arg(long, help_heading = "Output")]
     json: bool,
+    /// Lines of each snippet to show (0 = none).
+    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "Output")]
     snippet_lines: usize,
+    /// Ask the server for per-module timings and show them.
+    #[arg(long, help_heading = "Output")]
     debug: bool,
-    server: String,
-    token: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
-fn parse(argv: Vec<String>, env: impl Fn(&str) -> Option<String>) -> Result<Options, Option<String>> {
-    let mut args = Args::new(argv);
-    let mut words: Vec<String> = Vec::new();
-    let mut o = Options {
-        query: String::new(),
-        repo: None,
-        global: false,
-        profile: None,
-        paths: Vec::new(),
-        languages: Vec::new(),
-        json: false,
-        snippet_lines: 6,
-        debug: false,
-        server: env("EDGERAG_URL")
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "http://127.0.0.1:8787".into()),
-        token: env("EDGERAG_TOKEN").filter(|s| !s.is_empty()),
-    };
-    while let Some(arg) = args.next() {
-        match arg {
-            Arg::Positional(w) => words.push(w),
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return Err(None),
-                "--repo" => {
-                    let v = args.value("--repo", inline)?;
-                    let (owner, repo) = v
-                        .split_once('/')
-                        .ok_or_else(|| format!("--repo must look like owner/name, got {v:?}"))?;
-                    o.repo = Some((owner.to_string(), repo.to_string()));
-                }
-                "--global" => o.global = true,
-                "--profile" => o.profile = Some(args.value("--profile", inline)?),
-                "--path" => o.paths.push(args.value("--path", inline)?),
-                "--lang" | "--language" => o.languages.push(args.value("--lang", inline)?),
-                "--json" => o.json = true,
-                "--snippet-lines" => o.snippet_lines = args.parsed("--snippet-lines", inline)?,
-                "--debug" => o.debug = true,
-                "--server" => o.server = args.value("--server", inline)?,
-                "--token" => o.token = Some(args.value("--token", inline)?),
-                other => return Err(Some(format!("unknown option {other}"))),
-            },
-        }
-    }
-    o.query = words.join(" ");
-    if o.query.trim().is_empty() {
-        return Err(Some("a question is required".into()));
-    }
-    if o.global && o.repo.is_some() {
-        return Err(Some("--global and --repo exclude each other".into()));
-    }
-    Ok(o)
+/// The JSON body of a search request.
+#[derive(Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SearchRequest<'a> {
+    raw_query: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filters: Option<Filters<'a>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    debug: bool,
 }
 
-/// The endpoint and JSON body for the options.
-fn request(o: &Options) -> (String, Value) {
-    let path = if o.global { "/v1/search/global" } else { "/v1/search" };
-    let mut body = json!({ "rawQuery": o.query });
-    if let Some((owner, name)) = &o.repo {
-        body["owner"] = json!(owner);
-        body["name"] = json!(name);
-    }
-    if let Some(p) = &o.profile {
-        body["profile"] = json!(p);
-    }
-    if !o.paths.is_empty() || !o.languages.is_empty() {
-        let mut filters = json!({});
-        if !o.paths.is_empty() {
-            filters["paths"] = json!(o.paths);
+#[derive(Debug, PartialEq, Serialize)]
+struct Filters<'a> {
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    paths: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    languages: &'a [String],
+}
+
+impl Args {
+    /// The endpoint path and the body for the options.
+    fn request(&self) -> Result<(&'static str, SearchRequest<'_>), Failure> {
+        let raw_query = self.words.join(" ");
+        if raw_query.trim().is_empty() {
+            return Err(Failure::Usage("the question is empty".into()));
         }
-        if !o.languages.is_empty() {
-            filters["languages"] = json!(o.languages);
-        }
-        body["filters"] = filters;
+        let filters = (!self.paths.is_empty() || !self.languages.is_empty())
+            .then_some(Filters { paths: &self.paths, languages: &self.languages });
+        let body = SearchRequest {
+            raw_query,
+            owner: self.repo.as_ref().map(|r| r.owner.as_str()),
+            name: self.repo.as_ref().map(|r| r.name.as_str()),
+            profile: self.profile.as_deref(),
+            filters,
+            debug: self.debug,
+        };
+        Ok((if self.global { "/v1/search/global" } else { "/v1/search" }, body))
     }
-    if o.debug {
-        body["debug"] = json!(true);
+
+    pub fn run(self) -> Outcome {
+        let (path, body) = self.request()?;
+        let client = self.server.client();
+        let text = client.send_text("POST", path, &body).map_err(|e| match e {
+            ClientError::Api { status, code, message } => {
+                Failure::Failed(format!("{code} ({status}): {message}"))
+            }
+            other => Failure::Failed(format!(
+                "cannot reach {} ({other}). Is edgerag running? Start it with scripts/dev.sh or pass --server URL.",
+                client.url(path)
+            )),
+        })?;
+        let output = if self.json {
+            format!("{}\n", text.trim_end())
+        } else {
+            render(&parse(&text).map_err(|e| Failure::Failed(e.to_string()))?, self.snippet_lines)
+        };
+        // A closed pipe (`| head`) is a normal way to stop reading.
+        let _ = std::io::stdout().lock().write_all(output.as_bytes());
+        Ok(())
     }
-    (format!("{}{path}", o.server.trim_end_matches('/')), body)
 }
 
 /// Human-readable rendering of a v4 response.
-fn render(res: &Value, snippet_lines: usize) -> String {
+fn render(res: &SearchResponse, snippet_lines: usize) -> String {
     let mut out = String::new();
-    let matches = res["matches"].as_array().cloned().unwrap_or_default();
-    let repo =
-        format!("{}/{}", res["repoOwner"].as_str().unwrap_or("?"), res["repoName"].as_str().unwrap_or("?"));
-    out.push_str(&format!(
-        "{repo} · profile {} · {} match{}\n",
-        res["profile"].as_str().unwrap_or("?"),
-        matches.len(),
-        if matches.len() == 1 { "" } else { "es" }
-    ));
-    if matches.is_empty() {
-        let reason = res["noResultsReason"].as_str().unwrap_or("CONTEXT_NOT_FOUND");
-        out.push_str(&format!("no matches ({reason})\n"));
+    let owner = res.repo_owner.as_deref().unwrap_or("?");
+    let name = res.repo_name.as_deref().unwrap_or("?");
+    let n = res.matches.len();
+    out += &format!(
+        "{owner}/{name} · profile {} · {n} match{}\n",
+        res.profile.as_deref().unwrap_or("?"),
+        if n == 1 { "" } else { "es" }
+    );
+    if res.matches.is_empty() {
+        out += &format!("no matches ({})\n", res.no_results_reason.as_deref().unwrap_or("CONTEXT_NOT_FOUND"));
     }
     let mut rank = 0;
-    for m in &matches {
-        let meta = &m["metadata"];
-        let neighbour = meta["neighborOfSpanHash"].is_string();
+    for m in &res.matches {
+        let meta = &m.metadata;
+        let neighbour = meta.neighbor_of_span_hash.is_some();
         let label = if neighbour {
             "   +".to_string()
         } else {
             rank += 1;
             format!("{rank:>4}")
         };
-        let repo_prefix = if res["repoOwner"] != meta["repoOwner"] || res["repoName"] != meta["repoName"] {
-            format!(
-                "{}/{}:",
-                meta["repoOwner"].as_str().unwrap_or(""),
-                meta["repoName"].as_str().unwrap_or("")
-            )
+        let repo_prefix = if res.repo_owner != meta.repo_owner || res.repo_name != meta.repo_name {
+            format!("{}/{}:", meta.repo_owner.as_deref().unwrap_or(""), meta.repo_name.as_deref().unwrap_or(""))
         } else {
             String::new()
         };
-        out.push_str(&format!(
-            "{label}. {repo_prefix}{}:{}-{}",
-            m["path"].as_str().unwrap_or("?"),
-            m["startLine"].as_u64().unwrap_or(0),
-            m["endLine"].as_u64().unwrap_or(0)
-        ));
-        if let Some(symbol) = m["symbol"].as_str() {
-            out.push_str(&format!("  {symbol}"));
+        out += &format!("{label}. {repo_prefix}{}:{}-{}", m.path, m.start_line, m.end_line);
+        if let Some(symbol) = &m.symbol {
+            out += &format!("  {symbol}");
         }
-        out.push_str(&format!(
+        out += &format!(
             "  ({}, score {:.3}{})\n",
-            m["language"].as_str().unwrap_or("?"),
-            m["score"].as_f64().unwrap_or(0.0),
+            m.language,
+            m.score,
             if neighbour { ", neighbour" } else { "" }
-        ));
+        );
         if snippet_lines > 0 {
-            let snippet = m["snippet"].as_str().unwrap_or("");
-            let lines: Vec<&str> = snippet.lines().collect();
+            let lines: Vec<&str> = m.snippet.lines().collect();
             for line in lines.iter().take(snippet_lines) {
-                out.push_str(&format!("      │ {line}\n"));
+                out += &format!("      │ {line}\n");
             }
             if lines.len() > snippet_lines {
-                out.push_str(&format!("      │ … {} more lines\n", lines.len() - snippet_lines));
+                out += &format!("      │ … {} more lines\n", lines.len() - snippet_lines);
             }
         }
     }
-    let modules: Vec<&str> =
-        res["appliedModules"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    out.push_str(&format!("modules: {}\n", modules.join(", ")));
-    for w in res["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-        out.push_str(&format!("warning: {w}\n"));
+    out += &format!("modules: {}\n", res.applied_modules.join(", "));
+    for w in &res.warnings {
+        out += &format!("warning: {w}\n");
     }
-    if let Some(timings) = res["debug"]["timings"].as_array() {
-        let parts: Vec<String> = timings
-            .iter()
-            .map(|t| {
-                format!("{} {:.1}ms", t["module"].as_str().unwrap_or("?"), t["ms"].as_f64().unwrap_or(0.0))
-            })
-            .collect();
-        out.push_str(&format!(
-            "timings: {} (total {:.1}ms)\n",
-            parts.join(", "),
-            res["debug"]["totalMs"].as_f64().unwrap_or(0.0)
-        ));
+    if let Some(debug) = &res.debug {
+        let parts: Vec<String> = debug.timings.iter().map(|t| format!("{} {:.1}ms", t.module, t.ms)).collect();
+        out += &format!("timings: {} (total {:.1}ms)\n", parts.join(", "), debug.total_ms);
     }
     out
 }
 
-pub fn run(argv: Vec<String>) -> ExitCode {
-    let o = match parse(argv, |k| std::env::var(k).ok()) {
-        Ok(o) => o,
-        Err(None) => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
-        Err(Some(e)) => {
-            eprintln!("edgerag search: {e}\n\n{HELP}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
-    let (url, body) = request(&o);
-    let mut req = ureq::post(&url).set("content-type", "application/json");
-    if let Some(t) = &o.token {
-        req = req.set("authorization", &format!("Bearer {t}"));
-    }
-    let response = match req.send_string(&body.to_string()) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(status, r)) => {
-            let text = r.into_string().unwrap_or_default();
-            let parsed: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            match (parsed["error"]["code"].as_str(), parsed["error"]["message"].as_str()) {
-                (Some(code), Some(message)) => eprintln!("edgerag search: {code} ({status}): {message}"),
-                _ => eprintln!("edgerag search: the server answered {status}: {text}"),
-            }
-            return ExitCode::from(1);
-        }
-        Err(e) => {
-            eprintln!(
-                "edgerag search: cannot reach {url} ({e}). Is edgerag running? Start it with scripts/dev.sh or \
-                 pass --server URL."
-            );
-            return ExitCode::from(1);
-        }
-    };
-    let text = match response.into_string() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("edgerag search: reading the response failed: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let mut stdout = std::io::stdout().lock();
-    let written = if o.json {
-        writeln!(stdout, "{text}")
-    } else {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v) => write!(stdout, "{}", render(&v, o.snippet_lines)),
-            Err(e) => {
-                eprintln!("edgerag search: the server sent something that is not JSON: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`| head`) is not an error.
-        Err(_) => ExitCode::SUCCESS,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    #![allow(clippy::unwrap_used)]
+    use clap::Parser;
+    use serde_json::json;
 
-    fn opts(args: &[&str]) -> Result<Options, Option<String>> {
-        parse(args.iter().map(|s| s.to_string()).collect(), |_| None)
+    use super::*;
+    use crate::{Cli, Command};
+
+    fn parse_args(args: &[&str]) -> Result<Args, clap::Error> {
+        let cli = Cli::try_parse_from(["edgerag", "search"].iter().chain(args))?;
+        match cli.command {
+            Command::Search(a) => Ok(a),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
-    fn parses_options_into_a_request() {
-        let o = opts(&[
+    fn options_become_the_request_body() {
+        let o = parse_args(&[
             "where",
             "is",
             "retry",
@@ -293,55 +216,66 @@ mod tests {
             "go",
             "--json",
         ])
-        .unwrap_or_else(|e| panic!("{e:?}"));
-        assert_eq!(o.query, "where is retry");
-        let (url, body) = request(&o);
-        assert_eq!(url, "http://127.0.0.1:8787/v1/search");
+        .unwrap();
+        let (path, body) = o.request().ok().unwrap();
+        assert_eq!(path, "/v1/search");
         assert_eq!(
-            body,
+            serde_json::to_value(&body).unwrap(),
             json!({"rawQuery": "where is retry", "owner": "acme", "name": "shop", "profile": "aggressive",
                    "filters": {"paths": ["src/**"], "languages": ["go"]}})
         );
-        let o = opts(&["q", "--global", "--server", "http://h:1/"]).unwrap_or_else(|e| panic!("{e:?}"));
-        assert_eq!(request(&o).0, "http://h:1/v1/search/global");
+        let o = parse_args(&["q", "--global", "--language", "ts", "--debug"]).unwrap();
+        let (path, body) = o.request().ok().unwrap();
+        assert_eq!(path, "/v1/search/global");
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"rawQuery": "q", "filters": {"languages": ["ts"]}, "debug": true})
+        );
     }
 
     #[test]
-    fn usage_errors() {
-        assert_eq!(opts(&["--help"]), Err(None));
-        assert!(opts(&[]).is_err());
-        assert!(opts(&["q", "--repo", "nope"]).is_err());
-        assert!(opts(&["q", "--global", "--repo", "a/b"]).is_err());
-        assert!(opts(&["q", "--bogus"]).is_err());
-        let env = |k: &str| (k == "EDGERAG_URL").then(|| "http://x:9".to_string());
-        assert_eq!(parse(vec!["q".into()], env).map(|o| o.server), Ok("http://x:9".into()));
+    fn usage_errors_are_refused_before_any_request() {
+        use clap::error::ErrorKind;
+        assert_eq!(parse_args(&["--help"]).unwrap_err().kind(), ErrorKind::DisplayHelp);
+        assert_eq!(parse_args(&[]).unwrap_err().kind(), ErrorKind::MissingRequiredArgument);
+        assert_eq!(parse_args(&["q", "--repo", "nope"]).unwrap_err().kind(), ErrorKind::ValueValidation);
+        assert_eq!(parse_args(&["q", "--global", "--repo", "a/b"]).unwrap_err().kind(), ErrorKind::ArgumentConflict);
+        assert_eq!(parse_args(&["q", "--bogus"]).unwrap_err().kind(), ErrorKind::UnknownArgument);
+        assert_eq!(parse_args(&["q", "--snippet-lines", "x"]).unwrap_err().kind(), ErrorKind::ValueValidation);
+        assert!(matches!(parse_args(&["  "]).unwrap().request(), Err(Failure::Usage(_))));
     }
 
     #[test]
     fn renders_matches_neighbours_and_warnings() {
-        let res = json!({
+        let res: SearchResponse = serde_json::from_value(json!({
             "repoOwner": "acme", "repoName": "shop", "profile": "balanced",
             "matches": [
                 {"path": "src/net/retry.go", "startLine": 11, "endLine": 30, "symbol": "RetryWithBackoff", "language": "go",
                  "score": 0.93, "snippet": "a\nb\nc", "metadata": {"repoOwner": "acme", "repoName": "shop"}},
                 {"path": "src/net/retry.go", "startLine": 31, "endLine": 35, "symbol": null, "language": "go",
-                 "score": 0.8, "snippet": "d", "metadata": {"repoOwner": "acme", "repoName": "shop", "neighborOfSpanHash": "x"}}
+                 "score": 0.8, "snippet": "d", "metadata": {"repoOwner": "acme", "repoName": "shop", "neighborOfSpanHash": "x"}},
+                {"path": "lib/x.py", "startLine": 1, "endLine": 2, "language": "python",
+                 "score": 0.5, "snippet": "", "metadata": {"repoOwner": "other", "repoName": "lib"}}
             ],
             "appliedModules": ["profile:balanced", "retrieval.bm25"],
             "warnings": ["repoOwner/repoName were filled automatically"],
-            "noResultsReason": null
-        });
+            "noResultsReason": null,
+            "debug": {"timings": [{"module": "bm25", "ms": 1.5}], "totalMs": 3.5}
+        }))
+        .unwrap();
         let text = render(&res, 2);
-        assert!(text.starts_with("acme/shop · profile balanced · 2 matches\n"), "{text}");
+        assert!(text.starts_with("acme/shop · profile balanced · 3 matches\n"), "{text}");
         assert!(text.contains("   1. src/net/retry.go:11-30  RetryWithBackoff  (go, score 0.930)"), "{text}");
         assert!(text.contains("      │ b\n      │ … 1 more lines"), "{text}");
         assert!(text.contains("   +. src/net/retry.go:31-35  (go, score 0.800, neighbour)"), "{text}");
+        assert!(text.contains("   2. other/lib:lib/x.py:1-2  (python, score 0.500)"), "{text}");
         assert!(text.contains("modules: profile:balanced, retrieval.bm25"));
         assert!(text.contains("warning: repoOwner/repoName were filled automatically"));
-        let empty = render(
-            &json!({"repoOwner": "a", "repoName": "b", "profile": "p", "matches": [], "noResultsReason": "INDEX_NOT_READY"}),
-            3,
-        );
-        assert!(empty.contains("no matches (INDEX_NOT_READY)"));
+        assert!(text.contains("timings: bm25 1.5ms (total 3.5ms)"), "{text}");
+        let empty: SearchResponse = serde_json::from_value(
+            json!({"repoOwner": "a", "repoName": "b", "profile": "p", "matches": [], "noResultsReason": "INDEX_NOT_READY"}),
+        )
+        .unwrap();
+        assert!(render(&empty, 3).contains("no matches (INDEX_NOT_READY)"));
     }
 }

@@ -1,140 +1,156 @@
-//! `edgerag status [owner/name]`: one repository's indexing status, or every repository.
-use std::process::ExitCode;
+//! `edgerag status [OWNER/NAME]`: one repository's indexing status, or every repository.
+use crate::api::{RepoList, RepoStatus};
+use crate::client::{parse, Repo, ServerArgs};
+use crate::{Failure, Outcome};
 
-use serde_json::Value;
+const EXAMPLES: &str = "\
+EXAMPLES:
+    edgerag status
+    edgerag status acme/shop --json | jq .ready";
 
-use crate::args::{Arg, Args};
-use crate::client::{default_server, default_token, parse_repo, Client};
-use crate::USAGE_ERROR;
+/// Show the indexing status of one repository, or list the repositories.
+///
+/// Without a repository: every repository on the server with its status, file and chunk counts.
+/// With one: its status (READY flag, progress, ETA, attempts, last error, recent jobs).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
+pub struct Args {
+    /// The repository; omit it to list every repository.
+    #[arg(value_name = "OWNER/NAME")]
+    repo: Option<Repo>,
+    /// Print the server's JSON answer unchanged (schemas/repo-status.schema.json or
+    /// schemas/repos-response.schema.json).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
 
-const HELP: &str = "usage: edgerag status [OWNER/NAME] [options]
-
-Without a repository: list the repositories on the server. With one: its status (READY flag,
-progress, ETA, attempts, last error, recent jobs).
-
-options:
-  --server URL   edgerag server (default $EDGERAG_URL or http://127.0.0.1:8787)
-  --token T      bearer token, when the server does not allow public reads ($EDGERAG_TOKEN)
-  --json         print the server's JSON answer
-  -h, --help     this help
-";
-
-pub fn run(argv: Vec<String>) -> ExitCode {
-    let mut args = Args::new(argv);
-    let (mut repo, mut server, mut token, mut as_json) = (None, default_server(), default_token(), false);
-    while let Some(arg) = args.next() {
-        let result: Result<(), String> = match arg {
-            Arg::Positional(p) if repo.is_none() => parse_repo(&p).map(|r| repo = Some(r)),
-            Arg::Positional(p) => Err(format!("unexpected argument {p:?}")),
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => {
-                    print!("{HELP}");
-                    return ExitCode::SUCCESS;
-                }
-                "--server" => args.value(&name, inline).map(|v| server = v),
-                "--token" => args.value(&name, inline).map(|v| token = Some(v)),
-                "--json" => {
-                    as_json = true;
-                    Ok(())
-                }
-                other => Err(format!("unknown option {other}")),
-            },
+impl Args {
+    pub fn run(self) -> Outcome {
+        let client = self.server.client();
+        let path = match &self.repo {
+            Some(r) => format!("/v1/repos/{}/{}/status", r.owner, r.name),
+            None => "/v1/repos".to_string(),
         };
-        if let Err(msg) = result {
-            eprintln!("edgerag status: {msg}\n\n{HELP}");
-            return ExitCode::from(USAGE_ERROR);
+        let failed = |e| Failure::Failed(format!("{e}"));
+        let body = client.get_text(&path).map_err(failed)?;
+        if self.json {
+            println!("{}", body.trim_end());
+            return Ok(());
         }
-    }
-    let client = Client::new(&server, token);
-    let path = match &repo {
-        Some((o, n)) => format!("/v1/repos/{o}/{n}/status"),
-        None => "/v1/repos".to_string(),
-    };
-    let body = match client.get(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("edgerag status: {e}");
-            return ExitCode::FAILURE;
+        match self.repo {
+            Some(_) => print!("{}", render_status(&parse(&body).map_err(failed)?)),
+            None => print!("{}", render_list(&parse(&body).map_err(failed)?)),
         }
-    };
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&body).unwrap_or_default());
-        return ExitCode::SUCCESS;
+        Ok(())
     }
-    match repo {
-        Some(_) => print_status(&body),
-        None => print_list(&body),
-    }
-    ExitCode::SUCCESS
 }
 
-fn print_list(body: &Value) {
-    let repos = body["repos"].as_array().cloned().unwrap_or_default();
-    if repos.is_empty() {
-        println!("no repositories");
-        return;
+fn render_list(list: &RepoList) -> String {
+    if list.repos.is_empty() {
+        return "no repositories\n".into();
     }
-    println!("{:<40} {:<9} {:>7} {:>8}  ready at", "repository", "status", "files", "chunks");
-    for r in repos {
-        println!(
-            "{:<40} {:<9} {:>7} {:>8}  {}",
-            format!("{}/{}", r["owner"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or("")),
-            r["status"].as_str().unwrap_or(""),
-            r["fileCount"],
-            r["chunkCount"],
-            r["readyAt"].as_str().unwrap_or("-")
+    let mut out = format!("{:<40} {:<9} {:>7} {:>8}  ready at\n", "repository", "status", "files", "chunks");
+    for r in &list.repos {
+        out += &format!(
+            "{:<40} {:<9} {:>7} {:>8}  {}\n",
+            format!("{}/{}", r.owner, r.name),
+            r.status,
+            r.file_count,
+            r.chunk_count,
+            r.ready_at.as_deref().unwrap_or("-")
         );
     }
+    out
 }
 
-fn print_status(s: &Value) {
-    let repo = &s["repo"];
-    println!(
-        "{}/{}  {}{}",
-        repo["owner"].as_str().unwrap_or(""),
-        repo["name"].as_str().unwrap_or(""),
-        repo["status"].as_str().unwrap_or(""),
-        if s["ready"].as_bool() == Some(true) { " (READY)" } else { "" }
+fn render_status(s: &RepoStatus) -> String {
+    let repo = &s.repo;
+    let mut out = format!(
+        "{}/{}  {}{}\n",
+        repo.owner,
+        repo.name,
+        repo.status,
+        if s.ready { " (READY)" } else { "" }
     );
-    println!("  files {}  chunks {}  ref {}", repo["fileCount"], repo["chunkCount"], repo["ref"]);
-    if let Some(e) = s["embedder"].as_object() {
-        println!(
-            "  embedder {} {} ({} dims), vector index {}",
-            e.get("provider").and_then(Value::as_str).unwrap_or(""),
-            e.get("model").and_then(Value::as_str).unwrap_or(""),
-            e.get("dims").cloned().unwrap_or(Value::Null),
-            s["vectorIndex"].as_str().unwrap_or("")
+    out += &format!(
+        "  files {}  chunks {}  ref {}\n",
+        repo.file_count,
+        repo.chunk_count,
+        repo.git_ref.as_deref().unwrap_or("-")
+    );
+    if let Some(e) = &s.embedder {
+        out += &format!(
+            "  embedder {} {} ({} dims), vector index {}\n",
+            e.provider, e.model, e.dims, s.vector_index
         );
     }
-    if let Some(job) = s["job"].as_object() {
-        let eta = s["etaSeconds"].as_f64().map(|e| format!(", ETA {e:.0}s")).unwrap_or_default();
-        println!(
-            "  latest job {} {} — {}%{eta}, attempts {}",
-            job.get("id").and_then(Value::as_str).unwrap_or(""),
-            job.get("status").and_then(Value::as_str).unwrap_or(""),
-            s["progress"],
-            s["attempts"]
+    if let Some(job) = &s.job {
+        let eta = s.eta_seconds.map(|e| format!(", ETA {e:.0}s")).unwrap_or_default();
+        out += &format!(
+            "  latest job {} {} — {}%{eta}, attempts {}\n",
+            job.id, job.status, s.progress, s.attempts
         );
-        let f = &job["files"];
-        println!(
-            "    files: {} added, {} changed, {} unchanged, {} deleted, {} skipped",
-            f["added"], f["changed"], f["unchanged"], f["deleted"], f["skipped"]
+        let f = &job.files;
+        out += &format!(
+            "    files: {} added, {} changed, {} unchanged, {} deleted, {} skipped\n",
+            f.added, f.changed, f.unchanged, f.deleted, f.skipped
         );
     }
-    if !s["lastError"].is_null() {
-        println!("  last error: {} {}", s["lastError"]["code"], s["lastError"]["message"]);
+    if let Some(e) = &s.last_error {
+        out += &format!("  last error: {} {}\n", e.code, e.message);
     }
-    if let Some(jobs) = s["recentJobs"].as_array() {
-        println!("  recent jobs:");
-        for j in jobs {
-            println!(
-                "    {} {:<9} {:<7} queued {} files {}",
-                j["id"].as_str().unwrap_or(""),
-                j["status"].as_str().unwrap_or(""),
-                j["source"].as_str().unwrap_or(""),
-                j["queuedAt"].as_str().unwrap_or(""),
-                j["files"]["total"]
+    if !s.recent_jobs.is_empty() {
+        out += "  recent jobs:\n";
+        for j in &s.recent_jobs {
+            out += &format!(
+                "    {} {:<9} {:<7} queued {} files {}\n",
+                j.id, j.status, j.source, j.queued_at, j.files.total
             );
         }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_status_answer_renders_ready_counts_job_and_last_error() {
+        let s: RepoStatus = serde_json::from_str(
+            r#"{"repo": {"owner": "acme", "name": "shop", "status": "READY", "fileCount": 35, "chunkCount": 90,
+                "ref": null, "readyAt": "2026-01-01T00:00:00Z", "namespace": "repo:acme/shop", "ready": true,
+                "updatedAt": "x"},
+               "ready": true, "progress": 100, "attempts": 1, "etaSeconds": null, "vectorIndex": "local",
+               "embedder": {"provider": "openai", "model": "m", "dims": 384},
+               "job": {"id": "j1", "status": "SUCCEEDED", "progress": 100,
+                       "files": {"total": 35, "done": 35, "added": 35, "changed": 0, "unchanged": 0, "deleted": 0, "skipped": 1}},
+               "lastError": {"code": "EMBED_FAILED", "message": "boom", "at": "t", "attempt": 1, "stage": "embed"},
+               "recentJobs": [{"id": "j1", "status": "SUCCEEDED", "source": "upload", "queuedAt": "t0",
+                               "files": {"total": 35}}]}"#,
+        )
+        .unwrap();
+        let text = render_status(&s);
+        assert!(text.starts_with("acme/shop  READY (READY)\n  files 35  chunks 90  ref -\n"), "{text}");
+        assert!(text.contains("embedder openai m (384 dims), vector index local"), "{text}");
+        assert!(text.contains("latest job j1 SUCCEEDED — 100%, attempts 1"), "{text}");
+        assert!(text.contains("35 added, 0 changed, 0 unchanged, 0 deleted, 1 skipped"), "{text}");
+        assert!(text.contains("last error: EMBED_FAILED boom"), "{text}");
+        assert!(text.contains("    j1 SUCCEEDED upload  queued t0 files 35"), "{text}");
+    }
+
+    #[test]
+    fn the_repository_list_is_a_table_or_says_there_is_none() {
+        let list: RepoList = serde_json::from_str(
+            r#"{"repos": [{"owner": "acme", "name": "cli", "status": "READY", "fileCount": 35, "chunkCount": 40}]}"#,
+        )
+        .unwrap();
+        let text = render_list(&list);
+        assert!(text.lines().nth(1).unwrap().starts_with("acme/cli"), "{text}");
+        assert!(text.contains(" READY ") && text.contains("35") && text.contains("  -"), "{text}");
+        assert_eq!(render_list(&RepoList { repos: vec![] }), "no repositories\n");
     }
 }

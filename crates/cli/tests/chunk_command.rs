@@ -147,3 +147,33 @@ fn usage_errors_exit_2() {
     assert!(edgerag(&root, &["--help"]).status.success());
     assert!(edgerag(&root, &["chunk", "--help"]).status.success());
 }
+
+#[test]
+fn the_output_is_the_same_for_one_thread_and_many() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("threads");
+    let _ = fs::remove_dir_all(&root);
+    // More files than one window, of different sizes, so threads finish out of order.
+    for i in 0..600 {
+        let p = root.join(format!("d{}/f{i:03}.{}", i % 7, ["md", "rs", "txt"][i % 3]));
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let body = match i % 3 {
+            0 => format!("# Doc {i}\n\n{}\n## Part\n\nmore words {i}\n", "text line\n".repeat(i % 50)),
+            1 => format!("fn f{i}() -> u32 {{\n{}    {i}\n}}\n", "    let _x = 1;\n".repeat(i % 40)),
+            _ => "plain words and more words\n".repeat(1 + i % 30),
+        };
+        fs::write(p, body).unwrap();
+    }
+    for format in ["jsonl", "json", "table"] {
+        let one = edgerag(&root, &["chunk", ".", "--format", format, "-j", "1"]);
+        let many = edgerag(&root, &["chunk", ".", "--format", format, "-j", "4"]);
+        assert!(one.status.success() && many.status.success());
+        assert!(one.stdout.len() > 10_000, "{format}");
+        assert!(one.stdout == many.stdout, "{format}: output depends on the thread count");
+    }
+    let out = edgerag(&root, &["chunk", ".", "--json"]);
+    let chunks: Vec<Chunk> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut paths: Vec<&str> = chunks.iter().map(|c| c.path.as_str()).collect();
+    paths.dedup();
+    assert_eq!(paths.len(), 600);
+    assert!(paths.windows(2).all(|w| w[0] < w[1]), "files are not in walk order");
+}

@@ -22,11 +22,8 @@
 //!
 //! `cargo bench -p edgerag-core --bench code` (targets: `ours` ≥ 80 % of `parse`, ≥ 1.5×
 //! `text_splitter`). Before the benches run, the peak heap while chunking ~1 MB of code is printed.
-#![allow(unsafe_code)] // the counting allocator below
 #![allow(clippy::unwrap_used)]
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
@@ -34,40 +31,11 @@ use divan::{black_box, Bencher};
 use edgerag_core::chunk::code;
 use edgerag_core::{chunk_text, ChunkConfig, Language};
 
-struct PeakAlloc;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for PeakAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let grow = new_size - layout.size();
-                let live = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
-                PEAK.fetch_max(live, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+#[path = "support/peak_alloc.rs"]
+mod peak_alloc;
 
 #[global_allocator]
-static ALLOC: PeakAlloc = PeakAlloc;
+static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 const FAMILIES: &[&str] = &["rust", "typescript", "javascript", "python", "c", "cpp"];
 const MAX_FILE: u64 = 256 * 1024;
@@ -237,10 +205,9 @@ fn peak_memory() {
         ChunkConfig { language: Some(c.language), max_file_bytes: usize::MAX, ..ChunkConfig::default() };
     let rss_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let rss_before = proc_status_kb("VmRSS");
-    let heap_before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(heap_before, Ordering::Relaxed);
+    let baseline = peak_alloc::start();
     let chunks = chunk_text("big", &big, &config);
-    let heap = PEAK.load(Ordering::Relaxed) - heap_before;
+    let heap = peak_alloc::peak_since(baseline);
     let rss = proc_status_kb("VmHWM").zip(rss_before).map(|(hwm, before)| hwm.saturating_sub(before));
     eprintln!(
         "peak memory chunking one {:.2} MB {family} file ({} chunks): Rust heap {:.1} MB, process RSS growth {}",

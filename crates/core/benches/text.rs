@@ -8,11 +8,8 @@
 //! - `*_cut_only`: the chunker alone (pieces, no bookkeeping), to see where time goes.
 //! - `latency_100kb`: one 100 KB file (target < 10 ms).
 //! - Before the benches run, peak heap while chunking a 1 MB file is printed (target < 32 MB).
-#![allow(unsafe_code)] // the counting allocator below
 #![allow(clippy::unwrap_used)]
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
@@ -21,41 +18,11 @@ use edgerag_core::chunk::{chunk_pieces, lines, markdown};
 use edgerag_core::keywords;
 use edgerag_core::{chunk_text, ChunkConfig, Language};
 
-/// Counts live heap bytes and their peak, to report the peak for a 1 MB file.
-struct PeakAlloc;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for PeakAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let live =
-                    LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
-                PEAK.fetch_max(live, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+#[path = "support/peak_alloc.rs"]
+mod peak_alloc;
 
 #[global_allocator]
-static ALLOC: PeakAlloc = PeakAlloc;
+static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 const CORPUS_BYTES: usize = 4 << 20;
 
@@ -232,10 +199,9 @@ fn report_peak_memory() {
         ("text", text_files(), "big.txt", text_config()),
     ] {
         let text = one_file(files, 1 << 20);
-        let before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(before, Ordering::Relaxed);
+        let baseline = peak_alloc::start();
         let chunks = black_box(chunk_text(path, &text, &config));
-        let peak = PEAK.load(Ordering::Relaxed) - before;
+        let peak = peak_alloc::peak_since(baseline);
         println!(
             "peak heap chunking a {:.2} MB {kind} file: {:.2} MB ({} chunks)",
             text.len() as f64 / 1e6,

@@ -1,7 +1,7 @@
 //! Throughput of the local embedding model: texts/s at batches of 1, 8 and 32 chunks of ≈ 200
 //! word pieces (the size of a typical code/doc chunk after truncation).
 //!
-//! `scripts/bench-embed-server.sh` (runs this with the optimized `embed-server` profile).
+//! `scripts/bench/embed-server.sh` (runs this with the optimized `embed-server` profile).
 //! Skips with a message when the model files are missing (scripts/setup.d/40-model.sh).
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //!
 //! Implementations of [`VectorIndex`]: Vectorize and the exact D1-backed local index live in the
 //! worker (they need `worker::Env`); [`InMemoryVectorIndex`] serves native tests. All of them run
-//! one behavioural suite ([`testing::run_suite`]) and share the semantics written down here:
+//! one behavioural suite (`testing::run_suite`, behind the `testing` feature) and share the semantics written down here:
 //!
 //! - **Scores** are cosine similarity; results are ordered by score descending, ties by id
 //!   ascending ([`topk`]), so every implementation returns the same list for the same data.
@@ -18,10 +18,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::Chunk;
 
+pub mod cache;
 pub mod codec;
 mod memory;
 pub mod quantized;
 #[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod topk;
 pub mod vectorize;

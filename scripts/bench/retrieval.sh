@@ -6,11 +6,11 @@
 # target/bench-retrieval/results.{md,json}. Embeddings come from the local MiniLM server (started
 # in the background when none answers) and are cached in target/bench-retrieval/.
 #
-#   scripts/bench-retrieval.sh [--files-per-language 100] [--queries-per-language 100] [--no-embed]
-#   EMBED_URL=http://127.0.0.1:8790/v1 scripts/bench-retrieval.sh     # another embedding server
-#   SWEEP=1 scripts/bench-retrieval.sh                                # + RRF weight / k sweep
+#   scripts/bench/retrieval.sh [--files-per-language 100] [--queries-per-language 100] [--no-embed]
+#   EMBED_URL=http://127.0.0.1:8790/v1 scripts/bench/retrieval.sh     # another embedding server
+#   SWEEP=1 scripts/bench/retrieval.sh                                # + RRF weight / k sweep
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 url="${EMBED_URL:-http://127.0.0.1:8788/v1}"
 if ! curl -fsS --max-time 2 "${url%/v1}/health" >/dev/null 2>&1 && [ -z "${EMBED_URL:-}" ]; then

@@ -4,9 +4,9 @@
 # and indexed through the whole pipeline with the local embedding server. Prints files/s and
 # chunks/s from upload to READY, and the no-change re-index time (target < 10% of the first).
 #
-#   scripts/bench-ingest.sh [--tree DIR] [--embedder real|hash] [--batch-bytes N]
+#   scripts/bench/ingest.sh [--tree DIR] [--embedder real|hash] [--batch-bytes N]
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 bash scripts/build-worker.sh --fast --if-stale
 cargo build --release -q -p edgerag-cli

@@ -1,4 +1,4 @@
-// Search latency in workerd (driven by scripts/bench-retrieval-latency.sh, which emits the rows).
+// Search latency in workerd (driven by scripts/bench/retrieval-latency.sh, which emits the rows).
 // For each size: a fresh local D1 is migrated by the worker, filled directly with the chunk rows
 // (FTS5 triggers fire), their vectors (the harness's deterministic 384-dim hash embedding — the
 // same model answers the query embeddings, so the vector path does real work) and a READY
@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ROOT, freePort, hashVector, sleep, startHashEmbedder } from '../tests/e2e/harness.mjs';
+import { ROOT, freePort, hashVector, sleep, startHashEmbedder } from '../../tests/e2e/harness.mjs';
 
 // The worker runs from a snapshot of build/ (and wrangler.toml, migrations) in a temp dir, so a
 // rebuild by someone else in the shared tree cannot reload it mid-benchmark.

@@ -1,16 +1,6 @@
-#!/usr/bin/env bash
-# Benchmark: the exact local vector index (D1 `local_vectors`) inside workerd. Loads N random unit
-# vectors of 384 dims through the test route, then times topK=10 queries (with and without a
-# filter), from the isolate's in-memory copy and by scanning D1 (LOCAL_INDEX_CACHE_MB=0), reporting
-# the first query after the load (which builds the copy), p50/p95 as measured inside the worker and
-# over HTTP, the wasm heap size and workerd's peak RSS (VmHWM). Sizes: BENCH_SIZES (default "10000 50000"), BENCH_QUERIES (default 30).
-set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-cd "$EDGERAG_ROOT"
-bash scripts/build-worker.sh --fast --if-stale
-BENCH_SIZES="${BENCH_SIZES:-10000 50000}" BENCH_QUERIES="${BENCH_QUERIES:-30}" node --input-type=module - <<'JS'
+// The exact local vector index inside workerd (driven by scripts/bench/vector-index.sh).
 import { readFileSync, readdirSync } from 'node:fs';
-import { startEdgerag } from './tests/e2e/harness.mjs';
+import { startEdgerag } from '../../tests/e2e/harness.mjs';
 
 const sizes = process.env.BENCH_SIZES.split(/\s+/).filter(Boolean).map(Number);
 const queries = Number(process.env.BENCH_QUERIES);
@@ -78,4 +68,3 @@ try {
 } finally {
   await er.stop();
 }
-JS

@@ -6,10 +6,10 @@
 # of the time from the pipeline's own per-module timings (`debug: true`). Also checks that the
 # in-memory BM25 and SQLite FTS5's bm25() rank the same data the same way.
 #
-#   scripts/bench-retrieval-latency.sh            sizes "10000 50000", 60 queries per profile
-#   BENCH_SIZES="10000" BENCH_QUERIES=30 scripts/bench-retrieval-latency.sh
+#   scripts/bench/retrieval-latency.sh            sizes "10000 50000", 60 queries per profile
+#   BENCH_SIZES="10000" BENCH_QUERIES=30 scripts/bench/retrieval-latency.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 bash scripts/build-worker.sh --fast --if-stale
 out="$EDGERAG_ROOT/target/bench-retrieval"
@@ -20,4 +20,4 @@ sizes="${BENCH_SIZES:-10000 50000}"
 for n in $sizes; do
   [ -s "$out/rows-$n.jsonl" ] || "$bin" --emit-rows "$out/rows-$n.jsonl" --rows "$n" --files-per-language 400 --queries-per-language 100
 done
-BENCH_SIZES="$sizes" BENCH_QUERIES="${BENCH_QUERIES:-60}" BENCH_OUT="$out" node scripts/bench-retrieval-latency.mjs
+BENCH_SIZES="$sizes" BENCH_QUERIES="${BENCH_QUERIES:-60}" BENCH_OUT="$out" node scripts/bench/retrieval-latency.mjs
