@@ -14,8 +14,10 @@ wasm="$EDGERAG_ROOT/target/wasm32-unknown-unknown/release/edgerag_wasm_check.was
 node scripts/wasm/check-imports.mjs "$wasm"
 
 log "wasm32: compare chunks with the native build"
-cargo build -p edgerag-wasm-check --bin edgerag-wasm-check --release --locked
-native="$EDGERAG_ROOT/target/release/edgerag-wasm-check"
+# The `native` profile (opt-level 3, no fat LTO): the output does not depend on the profile, and
+# this build is not what ships, so it should not pay for a whole-program optimization.
+cargo build -p edgerag-wasm-check --bin edgerag-wasm-check --profile native --locked
+native="$EDGERAG_ROOT/target/native/edgerag-wasm-check"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # Every fixture, plus this repository's own sources (real code in several languages).

@@ -93,16 +93,37 @@ export function workerBuilt() {
   return existsSync(join(ROOT, 'build', 'worker', 'shim.mjs')) && existsSync(join(ROOT, 'build', 'index_bg.wasm'));
 }
 
-/** Apply every migration in migrations/ to the local D1 under `persistDir`. */
-export async function applyMigrations(persistDir) {
-  await run(join(BIN, 'wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--env', 'local', '--persist-to', persistDir]);
+/** Apply every migration in migrations/ to the local D1 database `binding` under `persistDir`. */
+export async function applyMigrations(persistDir, binding = 'DB') {
+  await run(join(BIN, 'wrangler'), ['d1', 'migrations', 'apply', binding, '--local', '--env', 'local', '--persist-to', persistDir]);
+}
+
+function sqliteFiles(persistDir) {
+  const dir = join(persistDir, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite') : [];
+  return files.map((f) => join(dir, f));
 }
 
 function sqlitePath(persistDir) {
-  const dir = join(persistDir, 'v3', 'd1', 'miniflare-D1DatabaseObject');
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite') : [];
-  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.length}`);
-  return join(dir, files[0]);
+  const files = sqliteFiles(persistDir);
+  if (files.length !== 1) throw new Error(`expected one D1 database in ${persistDir}, found ${files.length}`);
+  return files[0];
+}
+
+/**
+ * Migrate each of `bindings` (in `[env.local]`) in turn; returns binding → its SQLite file (the
+ * file each migration run created).
+ */
+async function migrateDatabases(persistDir, bindings) {
+  const files = {};
+  for (const binding of bindings) {
+    const before = new Set(sqliteFiles(persistDir));
+    await applyMigrations(persistDir, binding);
+    const created = sqliteFiles(persistDir).filter((f) => !before.has(f));
+    if (created.length !== 1) throw new Error(`migrating ${binding} created ${created.length} databases`);
+    files[binding] = created[0];
+  }
+  return files;
 }
 
 let sqliteModule;
@@ -120,16 +141,19 @@ async function openSqlite(file) {
  * Start edgerag in workerd. Options:
  *  - vars: extra/overriding worker vars (`--var KEY:VALUE`), e.g. OPENAI_BASE_URL, GITHUB_API_URL;
  *  - persistDir: reuse a state directory (default: a fresh temp dir with migrations applied);
- *  - log: print the worker's output (default: only on failure via `er.logs()`).
+ *  - log: print the worker's output (default: only on failure via `er.logs()`);
+ *  - databases: D1 bindings of `[env.local]` to spread namespaces over (default `['DB']`); each is
+ *    migrated and `D1_BINDINGS` is set; `er.d1In(binding, sql)` reads one of them.
  */
-export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) {
+export async function startEdgerag({ vars = {}, persistDir, log = false, databases = ['DB'] } = {}) {
   if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast --test-hooks first');
   const fresh = !persistDir;
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
-  if (fresh) await applyMigrations(dir);
+  const files = fresh ? await migrateDatabases(dir, databases) : {};
   const port = await freePort();
   const inspectorPort = await freePort();
   const allVars = { RETRY_BASE_DELAY_SECONDS: '0', EDGERAG_TEST_ROUTES: '1', ...vars };
+  if (databases.length > 1 || databases[0] !== 'DB') allVars.D1_BINDINGS = databases.join(',');
   const args = [
     'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', dir, '--show-interactive-dev-session=false', '--log-level', 'log',
@@ -167,6 +191,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
     await sleep(250);
   }
   let db;
+  const opened = {};
   const er = {
     url,
     port,
@@ -175,8 +200,14 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
     logs: () => output,
     /** Rows of a read-only query against the worker's D1 (SQLite) file. */
     async d1(sql, ...params) {
-      db ??= await openSqlite(sqlitePath(dir));
+      db ??= await openSqlite(files[databases[0]] ?? sqlitePath(dir));
       return db.prepare(sql).all(...params).map((row) => ({ ...row }));
+    },
+    /** Rows of a read-only query against one of `databases` (by binding). */
+    async d1In(binding, sql, ...params) {
+      if (!files[binding]) throw new Error(`no database ${binding} (started with ${databases})`);
+      opened[binding] ??= await openSqlite(files[binding]);
+      return opened[binding].prepare(sql).all(...params).map((row) => ({ ...row }));
     },
     /** JSON API call; `body` objects are sent as JSON, Buffers/strings as they are. */
     async request(method, path, { body, headers = {}, token = TOKEN } = {}) {
@@ -209,6 +240,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false } = {}) 
     },
     async stop() {
       db?.close();
+      for (const o of Object.values(opened)) o.close();
       db = undefined;
       if (!exited) {
         const gone = new Promise((r) => child.once('exit', r));

@@ -152,24 +152,62 @@ type TermMap<'t> = HashMap<u64, Term<'t>, BuildHasherDefault<Prehashed>>;
 
 const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
-/// FxHash-style hash of the lowercase form of `word`; `literal` terms hash apart.
+/// Hash of the lowercase form of `word` (and of its length); `literal` terms hash apart. Two
+/// words get the same key exactly when their lowercase forms and byte lengths are equal.
+///
+/// Eight bytes are mixed at a time: ASCII capitals are lowercased in a `u64` at once, and a
+/// non-ASCII word is lowercased into a string first (bytes ≥ 0x80 are left alone by the ASCII
+/// step, so both paths hash the same lowercase bytes). A final avalanche spreads every input
+/// byte over the low bits, which pick the map bucket.
 fn fold_hash(word: &str, literal: bool) -> u64 {
-    let mut h: u64 = if literal { 0x9e37_79b9_7f4a_7c15 } else { 0 };
-    if word.is_ascii() {
-        for &b in word.as_bytes() {
-            h = (h.rotate_left(5) ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(K);
-        }
+    let seed: u64 = if literal { 0x9e37_79b9_7f4a_7c15 } else { 0 };
+    let (h, lower_len) = if word.is_ascii() {
+        (hash_lowered(word.as_bytes(), seed), word.len())
     } else {
-        for c in word.chars().flat_map(char::to_lowercase) {
-            h = (h.rotate_left(5) ^ u64::from(u32::from(c))).wrapping_mul(K);
-        }
+        let lower: String = word.chars().flat_map(char::to_lowercase).collect();
+        (hash_lowered(lower.as_bytes(), seed), lower.len())
+    };
+    let mut h = h ^ word.len() as u64 ^ ((lower_len as u64) << 32);
+    h = (h ^ (h >> 32)).wrapping_mul(K);
+    h ^= h >> 29;
+    // Never 0 (0 marks "no term" in `line_words`).
+    h | 1
+}
+
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// `x` with its ASCII capitals lowercased, eight bytes at once (bytes ≥ 0x80 are left alone).
+fn lower_ascii_u64(x: u64) -> u64 {
+    let low7 = x & !HIGH_BITS;
+    // The high bit of each byte says "≥ 'A'" and "> 'Z'"; no carry crosses a byte.
+    let at_least_a = low7 + ONES * u64::from(0x80 - b'A');
+    let above_z = low7 + ONES * u64::from(0x7f - b'Z');
+    let capital = at_least_a & !above_z & !x & HIGH_BITS;
+    x | (capital >> 2)
+}
+
+fn hash_lowered(bytes: &[u8], mut h: u64) -> u64 {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ lower_ascii_u64(u64::from_le_bytes(word))).wrapping_mul(K);
     }
-    // Never 0 for a non-empty word; mix the length in so prefixes differ.
-    (h ^ word.len() as u64).wrapping_mul(K) | 1
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ lower_ascii_u64(u64::from_le_bytes(word))).wrapping_mul(K);
+    }
+    h
 }
 
 struct Scan<'t, 'p> {
     profile: &'p Profile,
+    /// ASCII bytes the main loop only steps over (not a newline, word, digit, quote or the first
+    /// byte of a comment opener of this language).
+    skip: [bool; 128],
     terms: TermMap<'t>,
     order: u32,
     /// Keys of the identifiers of the current line so far, to mark the modifiers before a
@@ -185,6 +223,7 @@ impl<'t, 'p> Scan<'t, 'p> {
     fn new(profile: &'p Profile, text_len: usize) -> Self {
         Scan {
             profile,
+            skip: skippable_bytes(profile),
             terms: TermMap::with_capacity_and_hasher(text_len / 24 + 8, BuildHasherDefault::default()),
             order: 0,
             line_words: Vec::new(),
@@ -207,7 +246,8 @@ impl<'t, 'p> Scan<'t, 'p> {
         });
         term.count += 1;
         term.header |= header;
-        if !literal && !term.compound {
+        // The same spelling again cannot change the answer (most repeats are the same spelling).
+        if !literal && !term.compound && (term.count == 1 || term.spelling != word) {
             term.compound = is_compound(word);
         }
         key
@@ -223,6 +263,10 @@ impl<'t, 'p> Scan<'t, 'p> {
                 line_start = false;
                 self.line_words.clear();
                 self.heading = self.profile.markdown && text[i..].trim_start().starts_with('#');
+            }
+            if b < 0x80 && self.skip[usize::from(b)] {
+                i += 1;
+                continue;
             }
             if b == b'\n' {
                 line_start = true;
@@ -439,15 +483,16 @@ fn word_end(text: &str, i: usize) -> usize {
     let mut j = i;
     while j < bytes.len() {
         let b = bytes[j];
-        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+        if b < 0x80 {
+            if !WORD_BYTES[usize::from(b)] {
+                break;
+            }
             j += 1;
-        } else if b >= 0x80 {
+        } else {
             match text[j..].chars().next() {
                 Some(c) if c.is_alphanumeric() => j += c.len_utf8(),
                 _ => break,
             }
-        } else {
-            break;
         }
     }
     j
@@ -462,6 +507,37 @@ fn utf8_len(first_byte: u8) -> usize {
     }
 }
 
+/// See [`Scan::skip`].
+fn skippable_bytes(profile: &Profile) -> [bool; 128] {
+    let mut skip = [false; 128];
+    for b in 0..128u8 {
+        let special = b == b'\n'
+            || is_word_byte(b)
+            || profile.quotes.contains(&b)
+            || profile.line_comment.iter().any(|p| p.as_bytes().first() == Some(&b))
+            || (profile.block_comment && b == b'/')
+            || (profile.triple_quotes && (b == b'"' || b == b'\''));
+        skip[usize::from(b)] = !special;
+    }
+    skip
+}
+
+/// ASCII bytes of an identifier-like run: letters, digits, `_`, `$`.
+const WORD_BYTES: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        b += 1;
+    }
+    table
+};
+
+fn is_word_byte(b: u8) -> bool {
+    b < 0x80 && WORD_BYTES[usize::from(b)]
+}
+
 /// `$name` (PHP, shell) is `name`.
 fn trim_word(word: &str) -> &str {
     word.trim_start_matches('$')
@@ -469,6 +545,11 @@ fn trim_word(word: &str) -> &str {
 
 /// ≥ 3 chars with a letter.
 fn word_ok(word: &str) -> bool {
+    let b = word.as_bytes();
+    // Three ASCII bytes are three chars; an ASCII letter among them settles the rest.
+    if b.len() >= 3 && b[..3].is_ascii() && b[..3].iter().any(u8::is_ascii_alphabetic) {
+        return true;
+    }
     word.len() >= 3 && word.chars().nth(2).is_some() && word.chars().any(char::is_alphabetic)
 }
 
@@ -1205,6 +1286,44 @@ const KEYWORD_STOPWORDS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eight_bytes_are_lowercased_like_one_byte_at_a_time() {
+        for first in (0u8..=255).step_by(1) {
+            let bytes = [first, b'A', b'Z', b'@', b'[', 0xC3, b'a', first.wrapping_add(1)];
+            let mut expected = bytes;
+            expected.make_ascii_lowercase();
+            assert_eq!(lower_ascii_u64(u64::from_le_bytes(bytes)).to_le_bytes(), expected, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn words_share_a_key_exactly_when_their_lowercase_forms_and_lengths_match() {
+        assert_eq!(fold_hash("getUserData", false), fold_hash("GETUSERDATA", false));
+        assert_eq!(fold_hash("Größe", false), fold_hash("GRÖßE", false));
+        assert_ne!(fold_hash("getUserData", false), fold_hash("getUserData", true));
+        assert_ne!(fold_hash("getUserDat", false), fold_hash("getUserData", false));
+        assert_ne!(fold_hash("abcdefgh", false), fold_hash("abcdefgh\0", false));
+        // The Kelvin sign lowercases to `k` but is three bytes long: not the word `key`.
+        assert_ne!(fold_hash("\u{212A}ey", false), fold_hash("key", false));
+        assert!(STOPWORDS.iter().all(|w| is_stopword(w) && is_stopword(&w.to_uppercase())));
+    }
+
+    #[test]
+    fn skipped_bytes_are_never_the_start_of_a_word_literal_or_comment() {
+        for language in [Language::Markdown, Language::Python, Language::Rust, Language::Php, Language::Sql] {
+            let profile = Profile::of(language);
+            let skip = skippable_bytes(&profile);
+            for b in 0u8..128 {
+                if skip[usize::from(b)] {
+                    let text = (b as char).to_string();
+                    let scan = Scan::new(&profile, 1);
+                    assert!(b != b'\n' && !is_word_byte(b) && !profile.quotes.contains(&b), "{b}");
+                    assert_eq!(scan.comment_end(&text, 0), None, "{language:?} {b}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn lists_are_sorted_for_binary_search() {

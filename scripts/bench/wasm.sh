@@ -3,7 +3,7 @@
 # TypeScript / JavaScript / Rust found on this machine (node_modules, the cargo registry).
 # Both sides run `chunk_text` with the default config (parse + split + merge + ids + keywords);
 # the native binary uses the release profile (opt-level "s", like the wasm).
-#   scripts/wasm/bench.sh            # prints one JSON line per side and family, then the ratios
+#   scripts/bench/wasm.sh            # prints one JSON line per side and family, then the ratios
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
@@ -33,6 +33,5 @@ for family in typescript javascript rust; do
   w=$(ROUNDS=3 node scripts/wasm/compare.mjs --time "$wasm" <"$work/$family")
   echo "$family native $n"
   echo "$family wasm   $w"
-  node -e 'const [n, w] = process.argv.slice(1).map(JSON.parse);
-    console.log(`${process.argv[3] ?? ""}ratio wasm/native = ${(w.mbPerSec / n.mbPerSec).toFixed(2)} (${w.mbPerSec.toFixed(2)} vs ${n.mbPerSec.toFixed(2)} MB/s, same ${n.chunks === w.chunks ? "chunk count" : "CHUNK COUNT DIFFERS"})`)' "$n" "$w"
+  node scripts/bench/wasm-ratio.mjs "$n" "$w"
 done
