@@ -47,6 +47,8 @@ pub async fn handle(req: &mut Request, env: &Env, access: &Access) -> ApiResult<
             }
         }
         single => match answer(&single, env, access).await {
+            // A message that could not be read as a request at all is the client's error.
+            Some(r) if r["id"].is_null() && r.get("error").is_some() => json(400, &r),
             Some(r) => json(200, &r),
             None => accepted(),
         },

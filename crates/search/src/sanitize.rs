@@ -474,11 +474,12 @@ fn sanitize_filters(value: &Value, warnings: &mut Vec<String>) -> Result<SearchF
                     if cleaned.is_empty() {
                         continue;
                     }
+                    // A glob that cannot compile would match nothing: the caller must hear why.
                     if let Err(e) = compile_glob(&cleaned) {
-                        warnings.push(format!(
-                            "filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"
-                        ));
-                        continue;
+                        return Err(SearchError::invalid(format!(
+                            "filters.paths: `{cleaned}` is not a valid glob: {}",
+                            e.kind()
+                        )));
                     }
                     if filters.paths.len() >= MAX_PATH_GLOBS {
                         warnings
@@ -818,9 +819,11 @@ mod tests {
         ] {
             assert!(w.contains(expected), "missing {expected:?} in\n{w}");
         }
-        let r = ok(json!({"rawQuery": "q", "filters": {"paths": ["src/[a"]}}));
-        assert!(r.filters.paths.is_empty());
-        assert!(r.warnings[0].contains("not a valid glob"));
+        let e =
+            run(SearchMode::Repo, json!({"rawQuery": "q", "filters": {"paths": ["src/[a"]}})).unwrap_err();
+        assert_eq!(e.code(), "INVALID_REQUEST");
+        assert!(e.to_string().contains("`src/[a` is not a valid glob: unclosed character class"), "{e}");
+        assert!(run(SearchMode::Repo, json!({"rawQuery": "q", "filters": {"paths": ["[a-"]}})).is_err());
     }
 
     #[test]
