@@ -321,6 +321,7 @@ pub fn over_limit(count: u64, limit: u64, now_s: u64, window_s: u64) -> Option<u
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const OPEN: Policy = Policy { public_reads: true, writes_enabled: true };
