@@ -11,16 +11,20 @@ use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
 
+use crate::auth::Access;
 use crate::store::{placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
 
-/// D1-backed implementation of every store port, over every database of the deployment.
+/// D1-backed implementation of every store port, over every database of the deployment, limited
+/// to the namespaces the caller may read: the catalog lists only those, and lookups drop any
+/// other namespace they are asked for.
 pub struct D1Search {
     stores: Stores,
+    access: Access,
 }
 
 impl D1Search {
-    pub fn new(stores: Stores) -> Self {
-        D1Search { stores }
+    pub fn new(stores: Stores, access: Access) -> Self {
+        D1Search { stores, access }
     }
 
     /// `items` grouped by the database of their namespace.
@@ -31,6 +35,7 @@ impl D1Search {
         backend: &str,
     ) -> Result<Vec<(Db, Vec<&'a T>)>, PortError> {
         let mut namespaces: Vec<String> = items.iter().map(|i| namespace(i).to_string()).collect();
+        namespaces.retain(|n| self.access.may_read_namespace(n));
         namespaces.sort();
         namespaces.dedup();
         let groups = self.stores.group(&namespaces).await.map_err(port(backend))?;
@@ -278,6 +283,7 @@ impl NamespaceCatalog for D1Search {
         }
         Ok(rows
             .into_iter()
+            .filter(|r| self.access.may_read(&r.owner, &r.name))
             .map(|r| NamespaceInfo {
                 owner: r.owner,
                 name: r.name,

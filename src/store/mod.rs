@@ -7,6 +7,7 @@
 //! them for a fan-out ([`Stores::databases`]).
 pub mod chunks;
 pub mod jobs;
+pub mod keys;
 pub mod namespaces;
 mod router;
 pub mod runs;
