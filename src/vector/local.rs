@@ -271,32 +271,37 @@ impl D1Vectors {
     }
 
     async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
+        let rows: Vec<FullRow> = self
+            .by_ids(namespace, ids, "SELECT id, hex(vector) AS v, metadata FROM local_vectors", "get")
+            .await?;
         let mut found = std::collections::HashMap::new();
-        for group in ids.chunks(IDS_PER_STATEMENT) {
-            let sql = format!(
-                "SELECT id, hex(vector) AS v, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
-                placeholders(2, group.len())
-            );
-            let mut args = vec![JsValue::from_str(namespace)];
-            args.extend(group.iter().map(|id| JsValue::from_str(id)));
-            let rows: Vec<FullRow> = self
-                .db
-                .raw()
-                .prepare(sql)
-                .bind(&args)
-                .map_err(|e| d1("bind", e))?
-                .all()
-                .await
-                .map_err(|e| d1("get", e))?
-                .results()
-                .map_err(|e| d1("get rows", e))?;
-            for row in rows {
-                let values = decode_f32_hex(&row.v)?;
-                let metadata = parse_metadata(&row.id, &row.metadata)?;
-                found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
-            }
+        for row in rows {
+            let values = decode_f32_hex(&row.v)?;
+            let metadata = parse_metadata(&row.id, &row.metadata)?;
+            found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
         }
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    /// Rows of `select` (over `local_vectors`) for `ids` of `namespace`, in any order. Every
+    /// statement of the lookup goes out in one `batch` — one round trip however many ids (the
+    /// exact re-scoring of a query reads a few hundred).
+    async fn by_ids<T: serde::de::DeserializeOwned>(
+        &self,
+        namespace: &str,
+        ids: &[String],
+        select: &str,
+        what: &str,
+    ) -> Result<Vec<T>, VectorError> {
+        let mut statements = Vec::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!("{select} WHERE namespace = ?1 AND id IN ({})", placeholders(2, group.len()));
+            let mut args = vec![JsValue::from_str(namespace)];
+            args.extend(group.iter().map(|id| JsValue::from_str(id)));
+            statements.push(self.db.raw().prepare(sql).bind(&args).map_err(|e| d1("bind", e))?);
+        }
+        let groups: Vec<Vec<T>> = self.db.batch_rows(statements).await.map_err(|e| d1(what, e))?;
+        Ok(groups.into_iter().flatten().collect())
     }
 
     async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
@@ -546,29 +551,12 @@ impl D1Vectors {
         namespace: &str,
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, VectorMetadata>, VectorError> {
+        let rows: Vec<MetaRow> =
+            self.by_ids(namespace, ids, "SELECT id, metadata FROM local_vectors", "metadata").await?;
         let mut out = std::collections::HashMap::new();
-        for group in ids.chunks(IDS_PER_STATEMENT) {
-            let sql = format!(
-                "SELECT id, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
-                placeholders(2, group.len())
-            );
-            let mut args = vec![JsValue::from_str(namespace)];
-            args.extend(group.iter().map(|id| JsValue::from_str(id)));
-            let rows: Vec<MetaRow> = self
-                .db
-                .raw()
-                .prepare(sql)
-                .bind(&args)
-                .map_err(|e| d1("bind", e))?
-                .all()
-                .await
-                .map_err(|e| d1("metadata", e))?
-                .results()
-                .map_err(|e| d1("metadata rows", e))?;
-            for row in rows {
-                let m = parse_metadata(&row.id, &row.metadata)?;
-                out.insert(row.id, m);
-            }
+        for row in rows {
+            let m = parse_metadata(&row.id, &row.metadata)?;
+            out.insert(row.id, m);
         }
         Ok(out)
     }
