@@ -42,7 +42,12 @@ async function startWorker(dir, vars) {
   }
   return {
     async request(body) {
-      const r = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      let r;
+      try {
+        r = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      } catch (e) {
+        throw new Error(`${e.message} (${e.cause?.message ?? ''}); worker log:\n${log.slice(-4000)}`);
+      }
       const text = await r.text();
       return { status: r.status, text, body: r.ok ? JSON.parse(text) : undefined };
     },
