@@ -99,7 +99,7 @@ describe('code graph tables', () => {
     await assertNoDanglingEdges();
   });
 
-  test('removing a definition turns the calls into it into external edges', async () => {
+  test('removing a definition re-resolves the calls into it and no edge keeps the old target', async () => {
     const util = FILES.find((f) => f.path === 'app/util.py');
     const edited = { path: util.path, content: util.content.replace('def slugify(text):', 'def make_slug(text):') };
     const legacy = FILES.find((f) => f.path === 'app/legacy.py');
