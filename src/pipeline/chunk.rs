@@ -4,8 +4,8 @@ use edgerag_core::ChunkConfig;
 
 use super::messages::{SeqRange, Stage, StageMessage};
 use super::{producer, Ctx, StageError};
-use crate::store::jobs;
 use crate::store::staging::{self, StagedChunk};
+use crate::store::{graph, jobs};
 
 /// The chunking configuration of the pipeline: the core's defaults, the worker's file
 /// size limit.
@@ -24,7 +24,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     let mut statements = Vec::new();
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
-        let chunks = edgerag_core::chunk_text(&file.path, text, &config);
+        // One parse gives the chunks and the file's graph.
+        let (chunks, file_graph) = edgerag_core::graph::chunk_with_graph(&file.path, text, &config);
         // A chunk that cannot be serialized fails the message: staging it empty would lose it.
         let json = chunks
             .iter()
@@ -37,6 +38,12 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             .map(|(c, j)| StagedChunk { chunk_index: c.chunk_index, chunk_json: j, text_hash: &c.text_hash })
             .collect();
         statements.extend(staging::chunked_statements(&ctx.db, &job.id, file.seq, &staged)?);
+        statements.extend(graph::replace_file_statements(
+            &ctx.db,
+            &job.namespace,
+            &file.path,
+            file_graph.as_ref(),
+        )?);
     }
     ctx.db.batch(statements).await?;
     // Always forward: a replay must still reach the next stage if the first send was lost.

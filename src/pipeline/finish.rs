@@ -4,7 +4,7 @@
 //! made the transition — however many messages race to finish the job.
 use crate::api::JobError;
 use crate::args;
-use crate::store::{jobs, runs, staging, Db, StoreResult};
+use crate::store::{graph, jobs, runs, staging, Db, StoreResult};
 
 const TOKEN_GUARD: &str = "EXISTS (SELECT 1 FROM repo_rag_index_job WHERE id = ?1 AND finish_token = ?2)";
 
@@ -67,6 +67,14 @@ pub async fn try_complete(
     let completed = changes.get(1).copied().unwrap_or(0) == 1;
     if completed {
         crate::log::info("job_succeeded", &[("job", job_id), ("namespace", namespace)]);
+        // Once per job, after every file is indexed: edges across files (also those that pointed
+        // into changed or deleted files) are resolved again from the stored per-file graphs.
+        if let Err(e) = graph::resolve_namespace(db, namespace).await {
+            crate::log::warn(
+                "graph_resolution_failed",
+                &[("job", job_id), ("namespace", namespace), ("error", &e.0)],
+            );
+        }
     }
     Ok(completed)
 }

@@ -73,6 +73,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         for file in &files {
             if file.change == "deleted" {
                 statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
+                statements.extend(crate::store::graph::delete_file_statements(&ctx.db, ns, &file.path)?);
             } else {
                 let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
                 let rows: Vec<ChunkRow> = file_chunks.iter().map(|(c, _)| ChunkRow::new(c)).collect();
