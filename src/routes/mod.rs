@@ -5,6 +5,7 @@
 //! Handlers only parse, check and answer: the work is in [`crate::pipeline`],
 //! [`crate::search`] and [`crate::status`].
 mod chunk;
+mod documents;
 mod health;
 mod jobs;
 mod mcp;
@@ -57,6 +58,15 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         ("DELETE", ["v1", "repos", owner, name, "files"]) => {
             repos::delete_files(req, env, cfg, owner, name).await
         }
+        ("PUT", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::put(req, env, cfg, owner, name, rest).await
+        }
+        ("GET", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::get(req, env, cfg, owner, name, rest).await
+        }
+        ("DELETE", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::delete(req, env, cfg, owner, name, rest).await
+        }
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(req, env, cfg, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(req, env, cfg, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(req, env, cfg, owner, name).await,
@@ -73,6 +83,7 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
         | (_, ["v1", "repos", _, _, "index" | "files" | "status"])
+        | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])
         | (_, ["v1", "jobs", _]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
