@@ -6,6 +6,10 @@
 #   scripts/build-worker.sh --fast       release build without wasm-opt (tests, local dev)
 #   scripts/build-worker.sh --no-grammars  skip the 13 grammars (much faster to compile; dev only)
 #   scripts/build-worker.sh --test-hooks  with the `/__test/*` routes (the e2e tests and benchmarks)
+#   scripts/build-worker.sh --languages ts,js,python,rust,go
+#                                        only these grammars (a smaller bundle, e.g. for the Workers
+#                                        free plan's 3 MB); other files are chunked as text/lines.
+#                                        Names: ts js python rust go java c cpp csharp ruby php kotlin
 #   scripts/build-worker.sh --if-stale   cargo decides: the cargo step always runs (a no-op when
 #                                        nothing changed); wasm-bindgen / wasm-opt / esbuild are
 #                                        skipped when the .wasm and the options are the same as last time
@@ -13,14 +17,17 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$EDGERAG_ROOT"
 
-opt=1 grammars=1 hooks=0 if_stale=0
-for arg in "$@"; do
+opt=1 grammars=1 hooks=0 if_stale=0 languages=
+while [ $# -gt 0 ]; do
+  arg="$1"; shift
   case "$arg" in
     --fast) opt=0 ;;
     --no-grammars) grammars=0 ;;
     --test-hooks) hooks=1 ;;
     --if-stale) if_stale=1 ;;
-    *) echo "usage: $0 [--fast] [--no-grammars] [--test-hooks] [--if-stale]" >&2; exit 2 ;;
+    --languages) languages="${1:?--languages needs a list}"; shift ;;
+    --languages=*) languages="${arg#--languages=}" ;;
+    *) echo "usage: $0 [--fast] [--no-grammars] [--languages a,b,c] [--test-hooks] [--if-stale]" >&2; exit 2 ;;
   esac
 done
 
@@ -29,6 +36,21 @@ args=(--release)
 cargo_args=()
 [ "$grammars" = 0 ] && cargo_args+=(--no-default-features)
 [ "$hooks" = 1 ] && cargo_args+=(--features test-hooks)
+if [ -n "$languages" ]; then
+  grammars="$languages"
+  features=()
+  for l in ${languages//,/ }; do
+    case "$l" in
+      ts|typescript) features+=(edgerag-core/lang-typescript) ;;
+      js|javascript) features+=(edgerag-core/lang-javascript) ;;
+      py|python) features+=(edgerag-core/lang-python) ;;
+      rs|rust) features+=(edgerag-core/lang-rust) ;;
+      go|java|c|cpp|csharp|ruby|php|kotlin) features+=("edgerag-core/lang-$l") ;;
+      *) echo "unknown language '$l' (ts js python rust go java c cpp csharp ruby php kotlin)" >&2; exit 2 ;;
+    esac
+  done
+  cargo_args+=(--no-default-features --features "$(IFS=,; echo "${features[*]}")")
+fi
 out="$EDGERAG_ROOT/build/worker/shim.mjs"
 stamp="$EDGERAG_ROOT/build/worker/.edgerag-build"
 want="opt=$opt grammars=$grammars hooks=$hooks"

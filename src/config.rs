@@ -14,6 +14,7 @@
 //! | `MAX_FILE_BYTES` | 1 MiB | larger files are skipped (`FILE_TOO_LARGE`) |
 //! | `FILES_PER_MESSAGE` | `25` | files per chunk/embed/index message |
 //! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
+//! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
 use worker::Env;
 
@@ -32,6 +33,7 @@ pub struct Config {
     pub files_per_message: usize,
     pub job_stall_seconds: u64,
     pub deliver_twice: bool,
+    pub rate_limit_per_minute: u64,
 }
 
 impl Default for Config {
@@ -50,6 +52,7 @@ impl Default for Config {
             files_per_message: 25,
             job_stall_seconds: 1800,
             deliver_twice: false,
+            rate_limit_per_minute: 600,
         }
     }
 }
@@ -90,6 +93,7 @@ impl Config {
             files_per_message: num("FILES_PER_MESSAGE", d.files_per_message as u64).clamp(1, 500) as usize,
             job_stall_seconds: num("JOB_STALL_SECONDS", d.job_stall_seconds).max(1),
             deliver_twice: flag("DELIVER_TWICE", d.deliver_twice),
+            rate_limit_per_minute: num("RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute),
         }
     }
 

@@ -1,51 +1,18 @@
-//! Request plumbing shared by the routes: auth, body limits, JSON in and out.
+//! Request plumbing shared by the routes: the bearer token, body limits, JSON in and out.
+//! (Who may call what is decided once, in the router: see `crate::auth`.)
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use worker::{Headers, Request, Response};
 
-use crate::config::Config;
 use crate::error::{from_json_error, ApiError};
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
-/// Constant-time comparison (the token must not leak through timing).
-fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// The bearer token of a request, if any.
-fn bearer(req: &Request) -> Option<String> {
+pub fn bearer(req: &Request) -> Option<String> {
     let value = req.headers().get("authorization").ok().flatten()?;
     let (scheme, token) = value.trim().split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
-}
-
-/// Write endpoints: `Authorization: Bearer <API_TOKEN>`.
-pub fn require_write(req: &Request, cfg: &Config) -> ApiResult<()> {
-    let Some(expected) = &cfg.api_token else {
-        return Err(ApiError::new(
-            403,
-            "WRITES_DISABLED",
-            "this deployment has no API_TOKEN secret; writes are disabled",
-        ));
-    };
-    match bearer(req) {
-        None => Err(ApiError::new(401, "UNAUTHORIZED", "missing `Authorization: Bearer <token>` header")),
-        Some(token) if same(token.as_bytes(), expected.as_bytes()) => Ok(()),
-        Some(_) => Err(ApiError::new(401, "UNAUTHORIZED", "invalid bearer token")),
-    }
-}
-
-/// Read endpoints: open when `PUBLIC_READS` is true, else like writes.
-pub fn require_read(req: &Request, cfg: &Config) -> ApiResult<()> {
-    if cfg.public_reads {
-        Ok(())
-    } else {
-        require_write(req, cfg)
-    }
 }
 
 pub fn content_type(req: &Request) -> String {
@@ -110,6 +77,9 @@ pub fn error_response(err: &ApiError) -> Response {
     let built = json(err.status, &err.body()).inspect(|r| {
         if err.status == 401 {
             let _ = r.headers().set("www-authenticate", "Bearer");
+        }
+        if let Some(seconds) = err.retry_after {
+            let _ = r.headers().set("retry-after", &seconds.to_string());
         }
     });
     match built {
@@ -177,6 +147,5 @@ mod tests {
         for bad in ["", "a..b", "/x", "-x", "a b", "a\nb"] {
             assert!(check_ref(bad).is_err(), "{bad}");
         }
-        assert!(same(b"abc", b"abc") && !same(b"abc", b"abd") && !same(b"abc", b"ab"));
     }
 }

@@ -14,12 +14,14 @@
 //! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
 //! | `embed`, `vector` | embedders and vector indexes (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
+//! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
 //!
 //! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
 //! `vector` / `ingest` → `api` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
 //! pure crates.
 
 pub mod api;
+pub mod auth;
 pub mod bindings;
 pub mod config;
 pub mod embed;
@@ -28,6 +30,7 @@ pub mod http;
 pub mod ingest;
 pub mod log;
 pub mod pipeline;
+pub mod ratelimit;
 pub mod routes;
 pub mod search;
 pub mod status;
@@ -63,7 +66,9 @@ mod layering {
         ("embed", 2),
         ("vector", 2),
         ("ingest", 2),
+        ("ratelimit", 2),
         ("api", 1),
+        ("auth", 1),
         ("bindings", 1),
         ("config", 1),
         ("error", 1),

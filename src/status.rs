@@ -4,6 +4,7 @@
 use worker::Env;
 
 use crate::api::{RepoStatusResponse, ReposResponse};
+use crate::auth::Access;
 use crate::error::ApiError;
 use crate::http::{check_repo_part, ApiResult};
 use crate::store::namespaces::{self, namespace_id};
@@ -17,11 +18,11 @@ pub fn repo_not_found(owner: &str, name: &str) -> ApiError {
     ApiError::not_found("REPO_NOT_FOUND", format!("repository {owner}/{name} is not indexed"))
 }
 
-/// Every repository, ordered by owner and name (from every database).
-pub async fn list_repos(stores: &Stores) -> ApiResult<ReposResponse> {
+/// Every repository the caller may read, ordered by owner and name (from every database).
+pub async fn list_repos(stores: &Stores, access: &Access) -> ApiResult<ReposResponse> {
     let mut rows = Vec::new();
     for db in stores.databases() {
-        rows.extend(namespaces::list(db).await?);
+        rows.extend(namespaces::list(db).await?.into_iter().filter(|n| access.may_read(&n.owner, &n.name)));
     }
     rows.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
     Ok(ReposResponse { repos: rows.iter().map(|n| n.summary()).collect() })

@@ -10,7 +10,6 @@ use crate::http::{parse_json, read_body, reply, ApiResult};
 pub const MAX_FILES: usize = 1000;
 
 pub async fn post(req: &mut Request, cfg: &Config) -> ApiResult<Response> {
-    crate::http::require_read(req, cfg)?;
     let body = read_body(req, cfg.max_upload_bytes).await?;
     let request: ChunkRequest = parse_json(req, &body, false)?;
     reply(200, &chunk(request)?)

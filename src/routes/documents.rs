@@ -1,11 +1,12 @@
 //! `/v1/repos/{owner}/{name}/documents/{path...}`: editor-written documents. A PUT stores the text
-//! (dirty) and answers at once; chunking happens after a debounce ([`crate::pipeline::document`]).
+//! (dirty) and answers at once (the route's scope comes from its shape: GET reads, PUT and DELETE
+//! write the repository); chunking happens after a debounce ([`crate::pipeline::document`]).
 use serde::{Deserialize, Serialize};
 use worker::{Env, Request, Response};
 
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::http::{self, check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
+use crate::http::{check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
 use crate::ingest::paths;
 use crate::pipeline::messages::StageMessage;
 use crate::pipeline::Ctx;
@@ -95,7 +96,6 @@ pub async fn put(
     name: &str,
     rest: &[&str],
 ) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
     let t = target(owner, name, rest)?;
     let ct = content_type(req);
     let body = read_body(req, cfg.max_file_bytes).await?;
@@ -134,15 +134,7 @@ fn not_found(t: &Target) -> ApiError {
 }
 
 /// `GET …/documents/{path}`.
-pub async fn get(
-    req: &Request,
-    env: &Env,
-    cfg: &Config,
-    owner: &str,
-    name: &str,
-    rest: &[&str],
-) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
+pub async fn get(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiResult<Response> {
     let t = target(owner, name, rest)?;
     let db = Ctx::for_namespace(env, &t.namespace, false).await?.db;
     let Some(doc) = documents::get(&db, &t.namespace, &t.path).await? else { return Err(not_found(&t)) };
@@ -186,15 +178,7 @@ pub async fn get(
 }
 
 /// `DELETE …/documents/{path}`: the document, its parents, chunks (FTS by trigger) and vectors.
-pub async fn delete(
-    req: &Request,
-    env: &Env,
-    cfg: &Config,
-    owner: &str,
-    name: &str,
-    rest: &[&str],
-) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
+pub async fn delete(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiResult<Response> {
     let t = target(owner, name, rest)?;
     let db = Ctx::for_namespace(env, &t.namespace, false).await?.db;
     if documents::get(&db, &t.namespace, &t.path).await?.is_none() {

@@ -6,7 +6,7 @@ use edgerag_search::mcp::{self, rpc_error, rpc_result, step, tool_error, tool_re
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
-use crate::config::Config;
+use crate::auth::{Access, Need, Target};
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
 use crate::store::Stores;
@@ -16,8 +16,7 @@ const MAX_MCP_BODY: usize = 512 * 1024;
 /// Messages in one JSON-RPC batch at most.
 const MAX_BATCH: usize = 20;
 
-pub async fn handle(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
+pub async fn handle(req: &mut Request, env: &Env, access: &Access) -> ApiResult<Response> {
     let bytes = http::read_body(req, MAX_MCP_BODY).await?;
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -37,7 +36,7 @@ pub async fn handle(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Res
         Value::Array(items) => {
             let mut replies = Vec::new();
             for item in &items {
-                if let Some(r) = answer(item, env).await {
+                if let Some(r) = answer(item, env, access).await {
                     replies.push(r);
                 }
             }
@@ -47,24 +46,40 @@ pub async fn handle(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Res
                 json(200, &Value::Array(replies))
             }
         }
-        single => match answer(&single, env).await {
+        single => match answer(&single, env, access).await {
+            // A message that could not be read as a request at all is the client's error.
+            Some(r) if r["id"].is_null() && r.get("error").is_some() => json(400, &r),
             Some(r) => json(200, &r),
             None => accepted(),
         },
     }
 }
 
-async fn answer(message: &Value, env: &Env) -> Option<Value> {
+/// What a tool call needs; every tool is listed (a new tool does not compile until it says).
+fn tool_need(tool: Tool, arguments: &Value) -> Need {
+    match tool {
+        Tool::Search(mode) => super::search::need(mode, arguments),
+        Tool::IndexStatus => match crate::auth::named_repo(arguments) {
+            Some((owner, name)) => Need::Read(Target::Repo { owner, name }),
+            None => Need::Read(Target::Each),
+        },
+    }
+}
+
+async fn answer(message: &Value, env: &Env, access: &Access) -> Option<Value> {
     match step(message) {
         Step::NoReply => None,
         Step::Reply(r) => Some(r),
         Step::Call { id, tool, arguments } => {
+            if let Err(d) = access.check(&tool_need(tool, &arguments)) {
+                return Some(rpc_result(&id, tool_error(d.code, &d.message)));
+            }
             let result = match tool {
-                Tool::Search(mode) => match crate::search::run(env, mode, &arguments).await {
+                Tool::Search(mode) => match crate::search::run(env, mode, &arguments, access).await {
                     Ok(response) => tool_result(&serde_json::to_value(&response).unwrap_or_default()),
                     Err(e) => tool_error(e.code(), &e.to_string()),
                 },
-                Tool::IndexStatus => index_status(env, &arguments).await,
+                Tool::IndexStatus => index_status(env, &arguments, access).await,
             };
             Some(rpc_result(&id, result))
         }
@@ -72,8 +87,8 @@ async fn answer(message: &Value, env: &Env) -> Option<Value> {
 }
 
 /// `repo.rag_index_status`: one repository's status, or every repository without arguments.
-/// The caller already passed the read check of `POST /mcp`.
-async fn index_status(env: &Env, arguments: &Value) -> Value {
+/// The caller already passed [`tool_need`]'s check; the list shows only readable repositories.
+async fn index_status(env: &Env, arguments: &Value, access: &Access) -> Value {
     let repo = match mcp::index_status_args(arguments) {
         Ok(repo) => repo,
         Err(message) => return tool_error("INVALID_REQUEST", &message),
@@ -84,7 +99,7 @@ async fn index_status(env: &Env, arguments: &Value) -> Value {
             Some((owner, name)) => crate::status::repo_status(env, &stores, &owner, &name)
                 .await
                 .and_then(|s| serde_json::to_value(&s).map_err(|e| ApiError::internal("status JSON", e))),
-            None => crate::status::list_repos(&stores)
+            None => crate::status::list_repos(&stores, access)
                 .await
                 .and_then(|s| serde_json::to_value(&s).map_err(|e| ApiError::internal("status JSON", e))),
         },

@@ -1,6 +1,10 @@
 //! HTTP routing. `wrangler.toml` sends `/v1/*`, `/health` and `/mcp` here (`run_worker_first`);
 //! everything else is a static asset (the preview page).
 //!
+//! Every request passes [`gate`] first: the route's scope comes from [`crate::auth::need_for`]
+//! (a new route declares its scope there; `/v1/repos/{owner}/{name}/...` routes get one by
+//! their shape). Writes are audited after the handler.
+//!
 //! Other parts of the worker plug in here with one match arm each (search: `/v1/search*`, MCP).
 //! Handlers only parse, check and answer: the work is in [`crate::pipeline`],
 //! [`crate::search`] and [`crate::status`].
@@ -8,26 +12,161 @@ mod chunk;
 mod documents;
 mod health;
 mod jobs;
+mod keys;
 mod mcp;
 mod repos;
 mod search;
 
 use worker::{Env, Method, Request, Response};
 
+use crate::auth::{self, Access, Need, Policy, Principal, Target};
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::http::{error_response, ApiResult};
+use crate::store::Stores;
 
 pub async fn handle(mut req: Request, env: Env) -> Response {
     let cfg = Config::from_env(&env);
-    match route(&mut req, &env, &cfg).await {
+    let path = req.path();
+    let method = method_name(&req.method());
+    let segments: Vec<String> = path.trim_end_matches('/').split('/').skip(1).map(percent_decode).collect();
+    let segs: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let need = auth::need_for(method, &segs);
+    let result = match gate(&req, &env, &cfg, &need).await {
+        Ok(access) => {
+            let mut result = route(&mut req, &env, &cfg, &access, method, &segs).await;
+            if writes(method, &need) {
+                audit(&env, &access, method, &path, &need, &mut result).await;
+            }
+            result
+        }
+        Err(e) => Err(e),
+    };
+    match result {
         Ok(response) => response,
         Err(err) => {
             if err.status >= 500 {
-                crate::log::error("request_failed", &[("path", &req.path()), ("code", err.code)]);
+                crate::log::error("request_failed", &[("path", &path), ("code", err.code)]);
             }
             error_response(&err)
         }
+    }
+}
+
+/// The one authorization step of every request: who is calling (the `API_TOKEN`, a scoped key,
+/// nobody), whether the route's [`auth::need_for`] allows it, and the key's rate limit.
+async fn gate(req: &Request, env: &Env, cfg: &Config, need: &Need) -> ApiResult<Access> {
+    let policy = Policy { public_reads: cfg.public_reads, writes_enabled: cfg.api_token.is_some() };
+    if *need == Need::Open {
+        // Health checks and signed webhooks: whatever `Authorization` says is not looked at.
+        return Ok(Access { who: Principal::Anonymous, policy });
+    }
+    let who = principal(req, env, cfg).await?;
+    auth::authorize(&who, need, policy).map_err(denied)?;
+    if let Principal::Key(grant) = &who {
+        match crate::ratelimit::check(env, &grant.id, cfg.rate_limit_per_minute).await {
+            Ok(None) => {}
+            Ok(Some(retry_after)) => {
+                return Err(ApiError::new(
+                    429,
+                    "RATE_LIMITED",
+                    format!("key {} is over its rate limit; retry in {retry_after} s", grant.id),
+                )
+                .retry_after(retry_after))
+            }
+            // A limiter outage must not lock every key out.
+            Err(e) => crate::log::warn("rate_limit_unavailable", &[("detail", &e)]),
+        }
+    }
+    Ok(Access { who, policy })
+}
+
+pub fn denied(d: auth::Denied) -> ApiError {
+    ApiError::new(d.status, d.code, d.message)
+}
+
+/// The caller behind the bearer token. A token that is neither the `API_TOKEN` nor a live key is
+/// refused (401) even where anonymous requests would pass: a typo must not silently downgrade.
+async fn principal(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Principal> {
+    let Some(token) = crate::http::bearer(req) else {
+        return Ok(Principal::Anonymous);
+    };
+    if cfg.api_token.as_ref().is_some_and(|t| auth::same(token.as_bytes(), t.as_bytes())) {
+        return Ok(Principal::Root);
+    }
+    let invalid = || ApiError::new(401, "UNAUTHORIZED", "invalid bearer token");
+    let Some((id, secret)) = auth::split_token(&token) else {
+        return Err(invalid());
+    };
+    let stores = Stores::from_env(env)?;
+    let Some(row) = crate::store::keys::get(stores.catalog(), id).await? else {
+        return Err(invalid());
+    };
+    if !auth::secret_matches(secret, &row.secret_hash) {
+        return Err(invalid());
+    }
+    if row.revoked_at.is_some() {
+        return Err(ApiError::new(401, "KEY_REVOKED", format!("key {id} was revoked")));
+    }
+    let scopes: Vec<String> = serde_json::from_str(&row.scopes).unwrap_or_default();
+    let patterns: Vec<String> = serde_json::from_str(&row.namespaces).unwrap_or_default();
+    Ok(Principal::Key(auth::Grant {
+        id: row.id,
+        scopes: scopes.iter().filter_map(|s| auth::Scope::parse(s)).collect(),
+        patterns: patterns.iter().filter_map(|p| auth::NamespacePattern::parse(p).ok()).collect(),
+    }))
+}
+
+/// Requests that change state (and so are audited).
+fn writes(method: &str, need: &Need) -> bool {
+    method != "GET" && method != "HEAD" && !matches!(need, Need::Open | Need::Read(_))
+}
+
+/// One audit row per write: who, what, which namespace and job, and the outcome. A failing audit
+/// write is logged, not turned into a failed request (the write already happened).
+async fn audit(
+    env: &Env,
+    access: &Access,
+    method: &str,
+    path: &str,
+    need: &Need,
+    result: &mut ApiResult<Response>,
+) {
+    let namespace = match need {
+        Need::Write(Target::Repo { owner, name }) => {
+            Some(crate::store::namespaces::namespace_id(owner, name))
+        }
+        _ => None,
+    };
+    let (status, job_id) = match result {
+        Ok(r) => {
+            let job = match r.cloned() {
+                Ok(mut copy) => copy.text().await.ok().and_then(|t| {
+                    let v: serde_json::Value = serde_json::from_str(&t).ok()?;
+                    v["job"]["id"].as_str().map(str::to_string)
+                }),
+                Err(_) => None,
+            };
+            (r.status_code(), job)
+        }
+        Err(e) => (e.status, None),
+    };
+    let record = crate::store::keys::AuditRecord {
+        id: 0,
+        key_id: access.who.audit_id().to_string(),
+        method: method.to_string(),
+        route: path.to_string(),
+        namespace,
+        job_id,
+        status: i64::from(status),
+        at: crate::time::now_iso(),
+    };
+    let written = match Stores::from_env(env) {
+        Ok(stores) => crate::store::keys::audit(stores.catalog(), &record).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = written {
+        crate::log::error("audit_failed", &[("route", path), ("detail", &e.to_string())]);
     }
 }
 
@@ -44,16 +183,20 @@ fn method_name(m: &Method) -> &'static str {
     }
 }
 
-async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
+async fn route(
+    req: &mut Request,
+    env: &Env,
+    cfg: &Config,
+    access: &Access,
+    method: &str,
+    segs: &[&str],
+) -> ApiResult<Response> {
     let path = req.path();
-    let method = method_name(&req.method());
-    let segments: Vec<String> = path.trim_end_matches('/').split('/').skip(1).map(percent_decode).collect();
-    let segs: Vec<&str> = segments.iter().map(String::as_str).collect();
-    match (method, segs.as_slice()) {
+    match (method, segs) {
         ("GET", ["health"]) => health::get(env).await,
         ("POST", ["v1", "chunk"]) => chunk::post(req, cfg).await,
-        ("GET", ["v1", "repos"]) => repos::list(req, env, cfg).await,
-        ("POST", ["v1", "repos", owner, name, "index"]) => repos::index(req, env, cfg, owner, name).await,
+        ("GET", ["v1", "repos"]) => repos::list(env, access).await,
+        ("POST", ["v1", "repos", owner, name, "index"]) => repos::index(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "files"]) => repos::upload(req, env, cfg, owner, name).await,
         ("DELETE", ["v1", "repos", owner, name, "files"]) => {
             repos::delete_files(req, env, cfg, owner, name).await
@@ -62,20 +205,24 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
             documents::put(req, env, cfg, owner, name, rest).await
         }
         ("GET", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
-            documents::get(req, env, cfg, owner, name, rest).await
+            documents::get(env, owner, name, rest).await
         }
         ("DELETE", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
-            documents::delete(req, env, cfg, owner, name, rest).await
+            documents::delete(env, owner, name, rest).await
         }
-        ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(req, env, cfg, owner, name).await,
-        ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(req, env, cfg, owner, name).await,
-        ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(req, env, cfg, owner, name).await,
-        ("GET", ["v1", "jobs", id]) => jobs::get(req, env, cfg, id).await,
+        ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(env, owner, name).await,
+        ("GET", ["v1", "jobs", id]) => jobs::get(env, access, id).await,
         ("POST", ["v1", "search", rest @ ..]) => match search::mode_for(rest) {
-            Some(mode) => search::post(req, env, cfg, mode).await,
+            Some(mode) => search::post(req, env, access, mode).await,
             None => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),
         },
-        ("POST", ["mcp"]) => mcp::handle(req, env, cfg).await,
+        ("POST", ["mcp"]) => mcp::handle(req, env, access).await,
+        ("POST", ["v1", "keys"]) => keys::create(req, env, access.who.audit_id()).await,
+        ("GET", ["v1", "keys"]) => keys::list(env).await,
+        ("DELETE", ["v1", "keys", id]) => keys::revoke(env, id).await,
+        ("GET", ["v1", "audit"]) => keys::audit(req, env).await,
         (_, ["v1", "search", ..]) | (_, ["mcp"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
@@ -85,7 +232,10 @@ async fn route(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response
         | (_, ["v1", "repos", _, _, "index" | "files" | "status"])
         | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])
-        | (_, ["v1", "jobs", _]) => {
+        | (_, ["v1", "jobs", _])
+        | (_, ["v1", "keys"])
+        | (_, ["v1", "keys", _])
+        | (_, ["v1", "audit"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
         _ => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),

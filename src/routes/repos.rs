@@ -6,9 +6,10 @@ use crate::api::{
     DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, FilesResponse, IndexedFileView, JobAccepted,
     JobError, UploadRequest,
 };
+use crate::auth::Access;
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::http::{self, check_ref, check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
+use crate::http::{check_ref, check_repo_part, content_type, parse_json, read_body, reply, ApiResult};
 use crate::ingest::archive::{self, ArchiveOptions};
 use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
@@ -60,14 +61,7 @@ fn query_pairs(req: &Request) -> Vec<(String, String)> {
 }
 
 /// `POST /v1/repos/{owner}/{name}/index` `{ref?}`.
-pub async fn index(
-    req: &mut Request,
-    env: &Env,
-    cfg: &Config,
-    owner: &str,
-    name: &str,
-) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
+pub async fn index(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let repo = repo(owner, name)?;
     let body = read_body(req, 64 * 1024).await?;
     let request: crate::api::IndexRequest = parse_json(req, &body, true)?;
@@ -108,7 +102,6 @@ pub async fn upload(
     owner: &str,
     name: &str,
 ) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
     let repo = repo(owner, name)?;
     let ct = content_type(req);
     let body = read_body(req, cfg.max_upload_bytes).await?;
@@ -222,7 +215,6 @@ pub async fn delete_files(
     owner: &str,
     name: &str,
 ) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
     let repo = repo(owner, name)?;
     let body = read_body(req, cfg.max_upload_bytes).await?;
     let request: DeleteFilesRequest = parse_json(req, &body, false)?;
@@ -253,14 +245,7 @@ pub async fn delete_files(
 
 /// `DELETE /v1/repos/{owner}/{name}`: cancel its job, delete its vectors, chunks (and FTS rows),
 /// files, jobs, runs and the namespace.
-pub async fn delete_repo(
-    req: &mut Request,
-    env: &Env,
-    cfg: &Config,
-    owner: &str,
-    name: &str,
-) -> ApiResult<Response> {
-    http::require_write(req, cfg)?;
+pub async fn delete_repo(env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let repo = repo(owner, name)?;
     let ctx = ctx(env, &repo, false).await?;
     let db = &ctx.db;
@@ -316,14 +301,12 @@ pub async fn delete_repo(
 }
 
 /// `GET /v1/repos`.
-pub async fn list(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
-    reply(200, &crate::status::list_repos(&Stores::from_env(env)?).await?)
+pub async fn list(env: &Env, access: &Access) -> ApiResult<Response> {
+    reply(200, &crate::status::list_repos(&Stores::from_env(env)?, access).await?)
 }
 
 /// `GET /v1/repos/{owner}/{name}/files`.
-pub async fn files(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
+pub async fn files(env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let repo = repo(owner, name)?;
     let db = ctx(env, &repo, false).await?.db;
     if namespaces::get(&db, &repo.namespace).await?.is_none() {
@@ -347,7 +330,6 @@ pub async fn files(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &s
 }
 
 /// `GET /v1/repos/{owner}/{name}/status` (MCP `repo.rag_index_status` answers the same).
-pub async fn status(req: &Request, env: &Env, cfg: &Config, owner: &str, name: &str) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
+pub async fn status(env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     reply(200, &crate::status::repo_status(env, &Stores::from_env(env)?, owner, name).await?)
 }

@@ -3,7 +3,7 @@ use edgerag_search::SearchMode;
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
-use crate::config::Config;
+use crate::auth::{Access, Need, Target};
 use crate::http::{self, reply, ApiResult};
 use crate::search::{api_error, run};
 
@@ -11,11 +11,11 @@ use crate::search::{api_error, run};
 pub const MAX_SEARCH_BODY: usize = 256 * 1024;
 
 /// `POST /v1/search*`.
-pub async fn post(req: &mut Request, env: &Env, cfg: &Config, mode: SearchMode) -> ApiResult<Response> {
-    http::require_read(req, cfg)?;
+pub async fn post(req: &mut Request, env: &Env, access: &Access, mode: SearchMode) -> ApiResult<Response> {
     let bytes = http::read_body(req, MAX_SEARCH_BODY).await?;
     let body: Value = http::parse_json(req, &bytes, false)?;
-    let response = run(env, mode, &body).await.map_err(api_error)?;
+    access.check(&need(mode, &body)).map_err(super::denied)?;
+    let response = run(env, mode, &body, access).await.map_err(api_error)?;
     reply(200, &response)
 }
 
@@ -27,5 +27,14 @@ pub fn mode_for(rest: &[&str]) -> Option<SearchMode> {
         ["global"] => Some(SearchMode::Global),
         ["simple-global"] => Some(SearchMode::SimpleGlobal),
         _ => None,
+    }
+}
+
+/// A search that names its repository needs read access to it (a clear 403 instead of "not
+/// found"); the others are limited to readable namespaces by [`run`].
+pub fn need(mode: SearchMode, body: &Value) -> Need {
+    match crate::auth::named_repo(body) {
+        Some((owner, name)) if !mode.is_global() => Need::Read(Target::Repo { owner, name }),
+        _ => Need::Read(Target::Each),
     }
 }

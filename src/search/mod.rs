@@ -20,6 +20,7 @@ use edgerag_search::{
 use serde_json::Value;
 use worker::Env;
 
+use crate::auth::Access;
 use crate::bindings;
 use crate::error::ApiError;
 use crate::store::Stores;
@@ -57,11 +58,17 @@ impl EventSink for LogEvents {
     }
 }
 
-/// Run one search tool against this deployment.
-pub async fn run(env: &Env, mode: SearchMode, body: &Value) -> Result<SearchResponse, SearchError> {
+/// Run one search tool against this deployment, over the namespaces `access` may read (a
+/// global search covers only those; `simple` fills from the last READY one of them).
+pub async fn run(
+    env: &Env,
+    mode: SearchMode,
+    body: &Value,
+    access: &Access,
+) -> Result<SearchResponse, SearchError> {
     let stores =
         Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
-    let store = d1::D1Search::new(stores);
+    let store = d1::D1Search::new(stores, access.clone());
     let (profiles, mut config_warnings) =
         ProfileRegistry::from_config(bindings::var(env, "SEARCH_PROFILES").as_deref());
 

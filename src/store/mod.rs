@@ -8,6 +8,7 @@
 pub mod chunks;
 pub mod documents;
 pub mod jobs;
+pub mod keys;
 pub mod namespaces;
 mod router;
 pub mod runs;
@@ -118,6 +119,11 @@ macro_rules! args {
 /// `?, ?, ?` placeholders for an `IN (...)` list.
 pub fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
+}
+
+/// `?3,?4,?5` — numbered placeholders from `from`, for statements that also use numbered ones.
+pub fn numbered_placeholders(from: usize, count: usize) -> String {
+    (from..from + count).map(|i| format!("?{i}")).collect::<Vec<_>>().join(",")
 }
 
 /// One D1 database (cheap to clone). Get it from [`Stores`].

@@ -78,7 +78,21 @@ fn resolve(value: Value) -> Result<ChunkConfig, OptionsError> {
         _ => Map::new(),
     };
     merged.extend(fields);
-    serde_json::from_value(Value::Object(merged)).map_err(|e| OptionsError::Invalid(e.to_string()))
+    let config: ChunkConfig =
+        serde_json::from_value(Value::Object(merged)).map_err(|e| OptionsError::Invalid(e.to_string()))?;
+    check_limits(&config)?;
+    Ok(config)
+}
+
+/// Limits of zero cannot make a chunk (a chunk has at least one line of at least one token), so
+/// they are refused rather than silently clamped.
+fn check_limits(config: &ChunkConfig) -> Result<(), OptionsError> {
+    for (field, value) in [("maxLines", config.max_lines), ("maxTokens", config.max_tokens)] {
+        if value == 0 {
+            return Err(OptionsError::Invalid(format!("`{field}` must be at least 1")));
+        }
+    }
+    Ok(())
 }
 
 /// The JSON Schema of what [`options_from_value`] reads: an optional `preset` (whose values are
@@ -164,6 +178,8 @@ mod tests {
             ("[]", "INVALID_OPTIONS"),
             (r#"{"maxLines":"ten"}"#, "INVALID_OPTIONS"),
             (r#"{"maxLines":-1}"#, "INVALID_OPTIONS"),
+            (r#"{"maxLines":0}"#, "INVALID_OPTIONS"),
+            (r#"{"preset":"compact","maxTokens":0}"#, "INVALID_OPTIONS"),
             (r#"{"bogus":1}"#, "INVALID_OPTIONS"),
             (r#"{"preset":"huge"}"#, "UNKNOWN_PRESET"),
             (r#"{"preset":7}"#, "INVALID_OPTIONS"),

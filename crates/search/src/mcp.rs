@@ -149,16 +149,22 @@ pub fn step(message: &Value) -> Step {
     let id = obj.get("id").cloned();
     let method = obj.get("method").and_then(Value::as_str);
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return match id {
-            Some(id) => Step::Reply(rpc_error(&id, INVALID_REQUEST, "`jsonrpc` must be \"2.0\"")),
-            None => Step::NoReply,
-        };
+        let id = id.filter(|i| i.is_string() || i.is_number()).unwrap_or(Value::Null);
+        return Step::Reply(rpc_error(&id, INVALID_REQUEST, "`jsonrpc` must be \"2.0\""));
     }
     let Some(method) = method else {
-        // A response to something we never sent, or garbage without an id.
+        // A client's response (to something we never sent) needs no answer; anything else that
+        // is neither a request nor a notification is an invalid request, said out loud.
         return match (id, obj.contains_key("result") || obj.contains_key("error")) {
-            (Some(_), true) | (None, _) => Step::NoReply,
-            (Some(id), false) => Step::Reply(rpc_error(&id, INVALID_REQUEST, "missing `method`")),
+            (_, true) => Step::NoReply,
+            (Some(id), false) if id.is_string() || id.is_number() => {
+                Step::Reply(rpc_error(&id, INVALID_REQUEST, "missing `method`"))
+            }
+            _ => Step::Reply(rpc_error(
+                &Value::Null,
+                INVALID_REQUEST,
+                "neither a request nor a notification: missing `method`",
+            )),
         };
     };
     let Some(id) = id else { return Step::NoReply }; // notifications (initialized, cancelled, ...)
@@ -307,6 +313,26 @@ mod tests {
         assert_eq!(code(json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})), Some(INVALID_REQUEST));
         assert_eq!(code(json!([1])), Some(INVALID_REQUEST));
         assert_eq!(code(json!({"jsonrpc":"2.0","id":1,"method":"ping"})), None);
+    }
+
+    #[test]
+    fn a_message_that_is_neither_request_nor_notification_is_an_invalid_request() {
+        let code = |m: Value| match step(&m) {
+            Step::Reply(r) => (r["error"]["code"].as_i64(), r["id"].clone()),
+            Step::NoReply => (None, Value::Null),
+            Step::Call { .. } => (Some(0), Value::Null),
+        };
+        assert_eq!(code(json!({"jsonrpc":"2.0"})), (Some(INVALID_REQUEST), Value::Null));
+        assert_eq!(code(json!({"jsonrpc":"2.0","params":{}})), (Some(INVALID_REQUEST), Value::Null));
+        assert_eq!(code(json!({})), (Some(INVALID_REQUEST), Value::Null));
+        assert_eq!(code(json!({"jsonrpc":"1.0","method":"ping"})), (Some(INVALID_REQUEST), Value::Null));
+        assert_eq!(code(json!({"jsonrpc":"2.0","id":[1]})), (Some(INVALID_REQUEST), Value::Null));
+        assert_eq!(code(json!({"jsonrpc":"2.0","id":5})), (Some(INVALID_REQUEST), json!(5)));
+        // A client's response still gets no answer.
+        assert_eq!(
+            code(json!({"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}})),
+            (None, Value::Null)
+        );
     }
 
     #[test]

@@ -361,7 +361,7 @@ fn normalize(
     };
 
     let conversation = sanitize_conversation(fields.conversation, &mut warnings);
-    let filters = fields.filters.map(|f| sanitize_filters(f, &mut warnings)).unwrap_or_default();
+    let filters = fields.filters.map(|f| sanitize_filters(f, &mut warnings)).transpose()?.unwrap_or_default();
     let instructions_template = non_blank(fields.instructions_template).map(|mut t| {
         if t.chars().count() > MAX_TEMPLATE_CHARS {
             t = t.chars().take(MAX_TEMPLATE_CHARS).collect();
@@ -467,7 +467,7 @@ fn sanitize_conversation(value: Option<ConversationInput>, warnings: &mut Vec<St
     turns
 }
 
-fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> SearchFilters {
+fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> Result<SearchFilters, SearchError> {
     let mut filters = SearchFilters::default();
     for raw in input.paths.map(|p| p.items()).unwrap_or_default() {
         let cleaned = raw.trim_start_matches("./").trim_start_matches('/').to_string();
@@ -477,9 +477,12 @@ fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> SearchFi
         if cleaned.is_empty() {
             continue;
         }
+        // A glob that cannot compile would match nothing: the caller must hear why.
         if let Err(e) = compile_glob(&cleaned) {
-            warnings.push(format!("filters.paths: `{cleaned}` is not a valid glob ({e}) and was ignored"));
-            continue;
+            return Err(SearchError::invalid(format!(
+                "filters.paths: `{cleaned}` is not a valid glob: {}",
+                e.kind()
+            )));
         }
         if filters.paths.len() >= MAX_PATH_GLOBS {
             warnings.push(format!("filters.paths: only the first {MAX_PATH_GLOBS} globs are used"));
@@ -511,7 +514,7 @@ fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> SearchFi
             filters.tags.push(tag);
         }
     }
-    filters
+    Ok(filters)
 }
 
 /// Normalize an instructions template: `{{query}}` → `{{rawQuery}}`, placeholder names matched
@@ -863,9 +866,11 @@ mod tests {
         ] {
             assert!(w.contains(expected), "missing {expected:?} in\n{w}");
         }
-        let r = ok(json!({"rawQuery": "q", "filters": {"paths": ["src/[a"]}}));
-        assert!(r.filters.paths.is_empty());
-        assert!(r.warnings[0].contains("not a valid glob"));
+        let e =
+            run(SearchMode::Repo, json!({"rawQuery": "q", "filters": {"paths": ["src/[a"]}})).unwrap_err();
+        assert_eq!(e.code(), "INVALID_REQUEST");
+        assert!(e.to_string().contains("`src/[a` is not a valid glob: unclosed character class"), "{e}");
+        assert!(run(SearchMode::Repo, json!({"rawQuery": "q", "filters": {"paths": ["[a-"]}})).is_err());
     }
 
     #[test]

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Concurrent searches while an ingestion job runs, against the worker scripts/dev.sh runs (workerd,
+# local D1 + Queues, hash embedder): no errors, throughput ≥ 0.8× sequential, ingestion under that
+# load ≥ 70% of idle; p50/p95 of both. Locally one isolate serves everything (see docs/scaling.md
+# for how production spreads the load).
+#
+#   scripts/bench/concurrency.sh [--tree DIR] [--files N] [--concurrency 32] [--searches N]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
+cd "$EDGERAG_ROOT"
+bash scripts/build-worker.sh --fast --if-stale
+node scripts/bench/concurrency.mjs "$@"

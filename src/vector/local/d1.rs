@@ -1,0 +1,317 @@
+//! The local index in one D1 database: upserts, reads by id, deletes, the filtered paged scan and
+//! the scan that builds a namespace's in-memory copy.
+use std::collections::HashMap;
+
+use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
+use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
+use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
+use edgerag_core::vector::{
+    dedup_last_wins, VectorError, VectorMatch, VectorMetadata, VectorQuery, VectorRecord,
+};
+use serde::Deserialize;
+
+use super::sql::{
+    check_page_hex, filter_sql, parse_metadata, tags_column, BuildPageRow, FullRow, GenerationRow, MetaRow,
+    PageRow,
+};
+use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, ROWS_PER_BATCH};
+use crate::args;
+use crate::store::{numbered_placeholders, Arg, Db};
+
+/// The local index in one D1 database.
+pub(super) struct D1Vectors {
+    pub(super) db: Db,
+    pub(super) dims: usize,
+    pub(super) page_rows: usize,
+    pub(super) cache_bytes: usize,
+}
+
+/// `namespace` then `ids` (`?1`, `?2…`).
+fn with_ids<'a>(namespace: &'a str, ids: &'a [String]) -> Vec<Arg<'a>> {
+    let mut args = vec![Arg::Text(namespace)];
+    args.extend(ids.iter().map(|id| Arg::Text(id)));
+    args
+}
+
+impl D1Vectors {
+    pub(super) async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
+        let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             ON CONFLICT(namespace, id) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
+             metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags";
+        let records = dedup_last_wins(records);
+        for group in records.chunks(ROWS_PER_BATCH) {
+            let mut statements = Vec::with_capacity(group.len());
+            for r in group {
+                let metadata = serde_json::to_string(&r.metadata).map_err(|e| d1("metadata", e))?;
+                let (vector, tags) = (encode_f32_le(&r.values), tags_column(&r.metadata.tags));
+                let args = args![
+                    namespace,
+                    &r.id,
+                    self.dims,
+                    Arg::Blob(&vector),
+                    &metadata,
+                    &r.metadata.path,
+                    &r.metadata.language,
+                    &tags
+                ];
+                statements.push(self.db.stmt(sql, &args).map_err(|e| d1("bind", e))?);
+            }
+            self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn get_by_ids(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<Vec<VectorRecord>, VectorError> {
+        let mut found = std::collections::HashMap::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!(
+                "SELECT id, hex(vector) AS v, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
+                numbered_placeholders(2, group.len())
+            );
+            let args = with_ids(namespace, group);
+            let rows: Vec<FullRow> = self.db.all(&sql, &args).await.map_err(|e| d1("get", e))?;
+            for row in rows {
+                let values = decode_f32_hex(&row.v)?;
+                let metadata = parse_metadata(&row.id, &row.metadata)?;
+                found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
+            }
+        }
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    pub(super) async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
+        let mut statements = Vec::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!(
+                "DELETE FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
+                numbered_placeholders(2, group.len())
+            );
+            statements.push(self.db.stmt(&sql, &with_ids(namespace, group)).map_err(|e| d1("bind", e))?);
+        }
+        self.db.batch(statements).await.map_err(|e| d1("delete", e))?;
+        Ok(())
+    }
+
+    /// The filtered paged scan: exact, memory bounded by one page.
+    async fn scan(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
+        let (filter, filter_args) = filter_sql(&query.filter, 5);
+        // One result row per page: the page's ids and its vectors' hex concatenated, so a page
+        // crosses from D1 as two strings instead of `page_rows` objects (the per-row cost dominates).
+        // Both aggregates walk the same rows in the same order; TopK does not depend on that order.
+        let sql = format!(
+            "SELECT count(*) AS n, max(r) AS last, group_concat(id, char(31)) AS ids, group_concat(v, '') AS vs \
+             FROM (SELECT rowid AS r, id, hex(vector) AS v FROM local_vectors \
+                   WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3{filter} ORDER BY rowid LIMIT ?4)"
+        );
+        let qn = norm(&query.vector);
+        let mut top: TopK<()> = TopK::new(query.top_k);
+        let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
+        let hex_len = self.dims * 8;
+        let mut after = -1f64;
+        loop {
+            let mut args = Vec::from(args![namespace, self.dims, after, self.page_rows]);
+            args.extend(filter_args.iter().map(|a| Arg::Text(a)));
+            let page: Option<PageRow> = self.db.first(&sql, &args).await.map_err(|e| d1("scan", e))?;
+            let Some(page) = page.filter(|p| p.n > 0.0) else { break };
+            let (ids, vs) = (page.ids.unwrap_or_default(), page.vs.unwrap_or_default());
+            let n = page.n as usize;
+            check_page_hex(&vs, n, hex_len)?;
+            for (i, id) in ids.split('\u{1f}').enumerate().take(n) {
+                decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
+                let score = cosine_with_norm(&query.vector, qn, &buf);
+                if top.accepts(score, id) {
+                    top.push(score, id.to_string(), ());
+                }
+            }
+            after = page.last.unwrap_or(f64::MAX);
+            if n < self.page_rows {
+                break;
+            }
+        }
+
+        let best = top.into_sorted().into_iter().map(|(score, id, ())| (score, id)).collect();
+        self.with_metadata(namespace, best).await
+    }
+
+    pub(super) async fn query_traced(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        if self.cache_bytes == 0 {
+            return Ok((self.scan(namespace, query).await?, CachePath::Scan));
+        }
+        let generation = self.generation(namespace).await?;
+        match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
+            Lookup::Hit(set) => Ok((self.answer_from(&set, namespace, query).await?, CachePath::Hit)),
+            Lookup::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
+            Lookup::Miss => self.build_and_answer(namespace, query, generation).await,
+        }
+    }
+
+    async fn count(&self, namespace: &str) -> Result<usize, VectorError> {
+        #[derive(Deserialize)]
+        struct CountRow {
+            n: f64,
+        }
+        let sql = "SELECT count(*) AS n FROM local_vectors WHERE namespace = ?1 AND dims = ?2";
+        let row: Option<CountRow> =
+            self.db.first(sql, &args![namespace, self.dims]).await.map_err(|e| d1("count", e))?;
+        Ok(row.map_or(0, |r| r.n as usize))
+    }
+
+    async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
+        let sql = "SELECT generation FROM local_vector_generations WHERE namespace = ?1";
+        let row: Option<GenerationRow> =
+            self.db.first(sql, &args![namespace]).await.map_err(|e| d1("generation", e))?;
+        Ok(row.map_or(0.0, |r| r.generation))
+    }
+
+    /// Top K from the in-memory copy: its candidates re-scored exactly with their f32 values.
+    async fn answer_from(
+        &self,
+        set: &QuantizedVectors,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<Vec<VectorMatch>, VectorError> {
+        let candidates: Vec<String> = set
+            .candidates(&query.vector, query.top_k, &query.filter)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let records = self.get_by_ids(namespace, &candidates).await?;
+        let records: Vec<&VectorRecord> = records.iter().filter(|r| r.values.len() == self.dims).collect();
+        let best =
+            rescore(&query.vector, query.top_k, records.iter().map(|r| (r.id.as_str(), r.values.as_slice())));
+        let mut meta: HashMap<&str, &VectorMetadata> =
+            records.iter().map(|r| (r.id.as_str(), &r.metadata)).collect();
+        best.into_iter()
+            .map(|(score, id)| {
+                let metadata = meta.remove(id.as_str()).cloned().ok_or_else(|| {
+                    VectorError::Backend(format!("local index: {id} vanished during the query"))
+                })?;
+                Ok(VectorMatch { id, score, metadata })
+            })
+            .collect()
+    }
+
+    /// One unfiltered scan that answers the query exactly (filters applied here) and builds the
+    /// namespace's in-memory copy, kept if it fits the budget.
+    async fn build_and_answer(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+        generation: f64,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(id) AS ids, \
+             json_group_array(path) AS paths, json_group_array(language) AS langs, \
+             json_group_array(tags) AS tags, group_concat(v, '') AS vs \
+             FROM (SELECT rowid AS r, id, path, language, tags, hex(vector) AS v FROM local_vectors \
+                   WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3 ORDER BY rowid LIMIT ?4)";
+        // Sized up front (and skipped when it cannot fit): growing the codes by doubling would
+        // briefly need twice their memory.
+        let rows = self.count(namespace).await?;
+        let fits = rows.saturating_mul(QuantizedVectors::bytes_per_vector(self.dims)) <= self.cache_bytes;
+        let qn = norm(&query.vector);
+        let mut top: TopK<()> = TopK::new(query.top_k);
+        // A few rows may arrive between the count and the scan: the copy then grows a little.
+        let mut set = fits.then(|| QuantizedVectors::with_capacity(self.dims, rows + 16));
+        let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
+        let hex_len = self.dims * 8;
+        let mut after = -1f64;
+        loop {
+            let args = args![namespace, self.dims, after, self.page_rows];
+            let page: Option<BuildPageRow> = self.db.first(sql, &args).await.map_err(|e| d1("scan", e))?;
+            let Some(page) = page.filter(|p| p.n > 0.0) else { break };
+            let n = page.n as usize;
+            let column = |name: &str, json: Option<String>| -> Result<Vec<String>, VectorError> {
+                let values: Vec<String> = serde_json::from_str(json.as_deref().unwrap_or("[]"))
+                    .map_err(|e| d1(&format!("scan page {name}"), e))?;
+                if values.len() != n {
+                    return Err(d1("scan page", format!("{} {name} for {n} rows", values.len())));
+                }
+                Ok(values)
+            };
+            let ids = column("ids", page.ids)?;
+            let paths = column("paths", page.paths)?;
+            let langs = column("languages", page.langs)?;
+            let tags = column("tags", page.tags)?;
+            let vs = page.vs.unwrap_or_default();
+            check_page_hex(&vs, n, hex_len)?;
+            let rows = ids.into_iter().zip(paths).zip(langs).zip(tags);
+            for (i, (((id, path), language), tags)) in rows.enumerate() {
+                decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
+                let fields = FilterFields {
+                    path,
+                    language,
+                    tags: tags.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect(),
+                };
+                let passes = fields.matches(&query.filter);
+                if passes {
+                    let score = cosine_with_norm(&query.vector, qn, &buf);
+                    if top.accepts(score, &id) {
+                        top.push(score, id.clone(), ());
+                    }
+                }
+                if let Some(s) = set.as_mut() {
+                    s.push(id, &buf, fields);
+                    if s.bytes() > self.cache_bytes {
+                        set = None; // does not fit: answer this query, cache nothing
+                    }
+                }
+            }
+            after = page.last.unwrap_or(f64::MAX);
+            if n < self.page_rows {
+                break;
+            }
+        }
+        let path = if set.is_some() { CachePath::Built } else { CachePath::Scan };
+        CACHE.with(|c| c.borrow_mut().store(namespace, self.dims, generation, set, self.cache_bytes));
+        let best = top.into_sorted().into_iter().map(|(score, id, ())| (score, id)).collect();
+        Ok((self.with_metadata(namespace, best).await?, path))
+    }
+
+    /// `(score, id)` best first → matches with their metadata.
+    async fn with_metadata(
+        &self,
+        namespace: &str,
+        best: Vec<(f32, String)>,
+    ) -> Result<Vec<VectorMatch>, VectorError> {
+        let ids: Vec<String> = best.iter().map(|(_, id)| id.clone()).collect();
+        let mut metadata = self.metadata_of(namespace, &ids).await?;
+        best.into_iter()
+            .map(|(score, id)| {
+                let meta = metadata.remove(&id).ok_or_else(|| {
+                    VectorError::Backend(format!("local index: {id} vanished during the query"))
+                })?;
+                Ok(VectorMatch { id, score, metadata: meta })
+            })
+            .collect()
+    }
+
+    async fn metadata_of(
+        &self,
+        namespace: &str,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, VectorMetadata>, VectorError> {
+        let mut out = std::collections::HashMap::new();
+        for group in ids.chunks(IDS_PER_STATEMENT) {
+            let sql = format!(
+                "SELECT id, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
+                numbered_placeholders(2, group.len())
+            );
+            let rows: Vec<MetaRow> =
+                self.db.all(&sql, &with_ids(namespace, group)).await.map_err(|e| d1("metadata", e))?;
+            for row in rows {
+                let m = parse_metadata(&row.id, &row.metadata)?;
+                out.insert(row.id, m);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,139 @@
+//! The exact local index in D1 (`local_vectors`), used whenever no Vectorize binding exists.
+//!
+//! A query scans the namespace in pages of [`PAGE_ROWS`] rows ordered by `rowid`, with the filters
+//! in SQL, scoring each page and keeping only a bounded top-K: memory stays at one page plus K
+//! entries whatever the namespace size (the isolate has 128 MB). A page crosses from D1 as one
+//! row: the ids joined by U+001F and the vectors' `hex()` concatenated (a BLOB would arrive as a JS
+//! array of numbers, and one object per row costs more than the scoring); vectors are decoded into
+//! a reused buffer. Metadata is read only for the final top-K.
+//!
+//! Scanning D1 costs far more than scoring, so the isolate also keeps a compact copy of each
+//! namespace ([`QuantizedVectors`]: 16-bit codes, half the size of f32) within a memory budget
+//! (`LOCAL_INDEX_CACHE_MB`, default 64 MB for all namespaces together, least recently used evicted
+//! first). The copy is trusted only at the namespace's generation it was built at — a counter in
+//! `local_vector_generations` that triggers bump on every write to `local_vectors` — so a query
+//! costs one small read, an in-memory pass, and an exact re-scoring of the few vectors that could
+//! make the top K (their f32 values read back by id): results are identical to the full scan. The
+//! first query after a change rebuilds the copy from one unfiltered scan (and answers from it); a
+//! namespace larger than the budget is always answered by the filtered scan.
+//!
+//! | file | job |
+//! | --- | --- |
+//! | `mod.rs` | [`LocalD1Index`]: the port, routing each namespace to its database |
+//! | `d1.rs` | the index in one database: writes, reads, the scans |
+//! | `sql.rs` | rows, filters as SQL, the page check (pure) |
+//! | `edgerag_core::vector::cache` | the generation-keyed LRU of in-memory copies (pure) |
+use std::cell::RefCell;
+
+use edgerag_core::vector::cache::{GenerationCache, Lookup};
+use edgerag_core::vector::{
+    validate_namespace, validate_query, validate_records, VectorError, VectorIndex, VectorMatch, VectorQuery,
+    VectorRecord,
+};
+
+use crate::store::Stores;
+
+mod d1;
+mod sql;
+
+use d1::D1Vectors;
+
+/// Rows per scan page (one page ≈ 3 MB of hex at 384 dims, fetched as a single result row).
+pub const PAGE_ROWS: usize = 1000;
+/// Ids per `IN (…)`: D1 allows 100 bound parameters per statement.
+pub(super) const IDS_PER_STATEMENT: usize = 90;
+/// Statements per D1 `batch()` on upsert.
+pub(super) const ROWS_PER_BATCH: usize = 100;
+/// Default memory for the in-memory copies of all namespaces together.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
+/// The local index over every database of the deployment: each call goes to the namespace's
+/// database ([`Stores::for_namespace`]).
+pub struct LocalD1Index {
+    stores: Stores,
+    dims: usize,
+    page_rows: usize,
+    cache_bytes: usize,
+}
+
+impl LocalD1Index {
+    pub fn new(stores: Stores, dims: usize) -> Self {
+        LocalD1Index { stores, dims, page_rows: PAGE_ROWS, cache_bytes: DEFAULT_CACHE_BYTES }
+    }
+
+    pub fn with_page_rows(mut self, rows: usize) -> Self {
+        self.page_rows = rows.max(1);
+        self
+    }
+
+    /// Memory for the in-memory copies (0: never cache, always scan D1).
+    pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    /// The index over `namespace`'s database.
+    async fn on(&self, namespace: &str) -> Result<D1Vectors, VectorError> {
+        let db = self.stores.for_namespace(namespace).await.map_err(|e| d1("namespace database", e))?;
+        Ok(D1Vectors { db, dims: self.dims, page_rows: self.page_rows, cache_bytes: self.cache_bytes })
+    }
+
+    /// [`VectorIndex::query`], saying how the cache served it.
+    pub async fn query_traced(
+        &self,
+        namespace: &str,
+        query: &VectorQuery,
+    ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        validate_query(namespace, query, self.dims)?;
+        self.on(namespace).await?.query_traced(namespace, query).await
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl VectorIndex for LocalD1Index {
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn kind(&self) -> &'static str {
+        "local-d1"
+    }
+
+    async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
+        validate_records(namespace, records, self.dims)?;
+        self.on(namespace).await?.upsert(namespace, records).await
+    }
+
+    async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
+        Ok(self.query_traced(namespace, query).await?.0)
+    }
+
+    async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
+        validate_namespace(namespace)?;
+        self.on(namespace).await?.get_by_ids(namespace, ids).await
+    }
+
+    async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
+        validate_namespace(namespace)?;
+        self.on(namespace).await?.delete_by_ids(namespace, ids).await
+    }
+}
+
+/// How one query found a namespace in the isolate's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CachePath {
+    /// Answered from the in-memory copy.
+    Hit,
+    /// The copy was (re)built by this query's scan.
+    Built,
+    /// Scanned D1: caching is off, or the namespace does not fit the budget.
+    Scan,
+}
+
+thread_local! {
+    static CACHE: RefCell<GenerationCache> = RefCell::new(GenerationCache::default());
+}
+
+fn d1(what: &str, e: impl std::fmt::Display) -> VectorError {
+    VectorError::Backend(format!("local index {what}: {e}"))
+}
