@@ -18,6 +18,19 @@ pub enum StageMessage {
     Embed(SeqRange),
     /// Write the embedded (or deleted) files of a range to D1 and the vector index.
     Index(SeqRange),
+    /// Chunk version `version` of an editor-written document, if it is still the latest (sent
+    /// delayed, so a burst of edits is chunked once). Travels on the chunk queue.
+    Document(DocumentRef),
+}
+
+/// A document version to chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DocumentRef {
+    pub v: u32,
+    pub namespace: String,
+    pub path: String,
+    pub version: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,10 +64,19 @@ impl StageMessage {
         }
     }
 
+    pub fn document(namespace: &str, path: &str, version: i64) -> StageMessage {
+        StageMessage::Document(DocumentRef {
+            v: MESSAGE_VERSION,
+            namespace: namespace.into(),
+            path: path.into(),
+            version,
+        })
+    }
+
     pub fn stage(&self) -> Stage {
         match self {
             StageMessage::Fetch(_) => Stage::Fetch,
-            StageMessage::Chunk(_) => Stage::Chunk,
+            StageMessage::Chunk(_) | StageMessage::Document(_) => Stage::Chunk,
             StageMessage::Embed(_) => Stage::Embed,
             StageMessage::Index(_) => Stage::Index,
         }
@@ -64,6 +86,8 @@ impl StageMessage {
         match self {
             StageMessage::Fetch(j) => &j.job_id,
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => &r.job_id,
+            // Documents are not jobs.
+            StageMessage::Document(_) => "",
         }
     }
 
@@ -71,6 +95,7 @@ impl StageMessage {
         match self {
             StageMessage::Fetch(j) => j.v,
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => r.v,
+            StageMessage::Document(d) => d.v,
         }
     }
 }
@@ -134,5 +159,8 @@ mod tests {
         assert_eq!(f, r#"{"stage":"fetch","v":1,"jobId":"job_x"}"#);
         assert!(serde_json::from_str::<StageMessage>(r#"{"stage":"embed","v":1,"jobId":"j"}"#).is_err());
         assert!(serde_json::from_str::<StageMessage>(r#"{"stage":"nope","v":1,"jobId":"j"}"#).is_err());
+        let d = serde_json::to_string(&StageMessage::document("repo:o/n", "a.md", 3)).unwrap();
+        assert_eq!(d, r#"{"stage":"document","v":1,"namespace":"repo:o/n","path":"a.md","version":3}"#);
+        assert_eq!(serde_json::from_str::<StageMessage>(&d).unwrap().stage(), Stage::Chunk);
     }
 }

@@ -7,6 +7,7 @@
 //! duplicated message finds nothing left to do. The job finishes exactly once ([`finish`]).
 pub mod chunk;
 pub mod consumer;
+pub mod document;
 pub mod embed;
 pub mod fetch;
 pub mod finish;

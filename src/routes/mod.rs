@@ -9,6 +9,7 @@
 //! Handlers only parse, check and answer: the work is in [`crate::pipeline`],
 //! [`crate::search`] and [`crate::status`].
 mod chunk;
+mod documents;
 mod health;
 mod jobs;
 mod keys;
@@ -200,6 +201,15 @@ async fn route(
         ("DELETE", ["v1", "repos", owner, name, "files"]) => {
             repos::delete_files(req, env, cfg, owner, name).await
         }
+        ("PUT", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::put(req, env, cfg, owner, name, rest).await
+        }
+        ("GET", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::get(env, owner, name, rest).await
+        }
+        ("DELETE", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
+            documents::delete(env, owner, name, rest).await
+        }
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(env, owner, name).await,
@@ -220,6 +230,7 @@ async fn route(
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
         | (_, ["v1", "repos", _, _, "index" | "files" | "status"])
+        | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])
         | (_, ["v1", "jobs", _])
         | (_, ["v1", "keys"])

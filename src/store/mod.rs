@@ -6,6 +6,7 @@
 //! creating one), of a job ([`Stores::job_database`]), the catalog ([`Stores::catalog`]) or all of
 //! them for a fan-out ([`Stores::databases`]).
 pub mod chunks;
+pub mod documents;
 pub mod graph;
 pub mod jobs;
 pub mod keys;

@@ -1,0 +1,148 @@
+//! `documents` (editor-written single documents, chunked after a debounce) and
+//! `document_parents` (their parents; the children are `chunks` rows).
+use edgerag_core::chunk::parent_child::ParentChunk;
+use serde::Deserialize;
+use worker::D1PreparedStatement;
+
+use super::{Db, StoreResult};
+use crate::args;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DocumentRow {
+    pub version: i64,
+    pub content: String,
+    pub content_hash: String,
+    pub dirty: i64,
+    pub chunked_hash: Option<String>,
+    pub chunk_runs: i64,
+    pub last_chunked_at: Option<String>,
+    pub last_error: Option<String>,
+    pub updated_at: String,
+}
+
+pub async fn get(db: &Db, namespace: &str, path: &str) -> StoreResult<Option<DocumentRow>> {
+    db.first(
+        "SELECT version, content, content_hash, dirty, chunked_hash, chunk_runs, last_chunked_at, last_error, \
+         updated_at FROM documents WHERE namespace = ? AND path = ?",
+        &args![namespace, path],
+    )
+    .await
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Version {
+    version: i64,
+}
+
+/// Store a new version (previous + 1, or 1) as dirty; returns the version.
+pub async fn put(
+    db: &Db,
+    namespace: &str,
+    path: &str,
+    content: &str,
+    hash: &str,
+    now: &str,
+) -> StoreResult<i64> {
+    let row: Option<Version> = db
+        .first(
+            "INSERT INTO documents (namespace, path, version, content, content_hash, dirty, updated_at) \
+             VALUES (?1, ?2, 1, ?3, ?4, 1, ?5) \
+             ON CONFLICT(namespace, path) DO UPDATE SET version = documents.version + 1, \
+               content = excluded.content, content_hash = excluded.content_hash, dirty = 1, \
+               updated_at = excluded.updated_at \
+             RETURNING version",
+            &args![namespace, path, content, hash, now],
+        )
+        .await?;
+    Ok(row.map_or(1, |r| r.version))
+}
+
+/// The document is indexed as of `version` (only if no newer version arrived meanwhile).
+pub fn mark_clean_statement(
+    db: &Db,
+    namespace: &str,
+    path: &str,
+    version: i64,
+    hash: &str,
+    now: &str,
+    rechunked: bool,
+) -> StoreResult<D1PreparedStatement> {
+    db.stmt(
+        "UPDATE documents SET dirty = 0, chunked_hash = ?4, last_error = NULL, \
+           last_chunked_at = CASE WHEN ?6 THEN ?5 ELSE last_chunked_at END, \
+           chunk_runs = chunk_runs + CASE WHEN ?6 THEN 1 ELSE 0 END \
+         WHERE namespace = ?1 AND path = ?2 AND version = ?3",
+        &args![namespace, path, version, hash, now, rechunked],
+    )
+}
+
+pub async fn record_error(db: &Db, namespace: &str, path: &str, error: &str) -> StoreResult<()> {
+    db.run(
+        "UPDATE documents SET last_error = ? WHERE namespace = ? AND path = ?",
+        &args![error, namespace, path],
+    )
+    .await?;
+    Ok(())
+}
+
+pub fn delete_statements(db: &Db, namespace: &str, path: &str) -> StoreResult<Vec<D1PreparedStatement>> {
+    Ok(vec![
+        db.stmt("DELETE FROM documents WHERE namespace = ? AND path = ?", &args![namespace, path])?,
+        delete_parents_statement(db, namespace, path)?,
+    ])
+}
+
+pub fn delete_parents_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
+    db.stmt("DELETE FROM document_parents WHERE namespace = ? AND path = ?", &args![namespace, path])
+}
+
+pub fn insert_parent_statement(
+    db: &Db,
+    namespace: &str,
+    path: &str,
+    p: &ParentChunk,
+) -> StoreResult<D1PreparedStatement> {
+    let headings = serde_json::to_string(&p.heading_path).unwrap_or_else(|_| "[]".into());
+    db.stmt(
+        "INSERT INTO document_parents (namespace, path, id, ord, chapter, heading_path, text, start_char, \
+         end_char, start_line, end_line, child_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT(namespace, path, id) DO UPDATE SET ord = excluded.ord, chapter = excluded.chapter, \
+           heading_path = excluded.heading_path, text = excluded.text, start_char = excluded.start_char, \
+           end_char = excluded.end_char, start_line = excluded.start_line, end_line = excluded.end_line, \
+           child_count = excluded.child_count",
+        &args![
+            namespace,
+            path,
+            &p.id,
+            p.order,
+            p.chapter,
+            &headings,
+            &p.text,
+            p.start_char,
+            p.end_char,
+            p.start_line,
+            p.end_line,
+            p.child_count
+        ],
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ParentRow {
+    pub id: String,
+    pub ord: i64,
+    pub heading_path: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub child_count: i64,
+    pub chars: i64,
+}
+
+pub async fn parents(db: &Db, namespace: &str, path: &str) -> StoreResult<Vec<ParentRow>> {
+    db.all(
+        "SELECT id, ord, heading_path, start_line, end_line, child_count, length(text) AS chars \
+         FROM document_parents WHERE namespace = ? AND path = ? ORDER BY ord",
+        &args![namespace, path],
+    )
+    .await
+}
