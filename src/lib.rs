@@ -11,6 +11,7 @@
 //! | [`pipeline`] | queue stages, staging, job lifecycle and completion |
 //! | [`search`] | the search ports over D1 / vectors / models |
 //! | [`status`] | a repository's status and the repository list (HTTP and MCP) |
+//! | [`symbols`] | symbols, their references and file line ranges (HTTP and MCP) |
 //! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
 //! | `embed`, `vector` | embedders and vector indexes (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
@@ -35,6 +36,7 @@ pub mod routes;
 pub mod search;
 pub mod status;
 pub mod store;
+pub mod symbols;
 pub mod time;
 pub mod vector;
 
@@ -62,6 +64,7 @@ mod layering {
         ("pipeline", 3),
         ("search", 3),
         ("status", 3),
+        ("symbols", 3),
         ("store", 2),
         ("embed", 2),
         ("vector", 2),

@@ -23,6 +23,13 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("repo-status", schema_for!(RepoStatusResponse)),
         ("files-response", schema_for!(FilesResponse)),
         ("delete-repo-response", schema_for!(DeleteRepoResponse)),
+        ("symbol-query", schema_for!(SymbolQuery)),
+        ("symbols-response", schema_for!(SymbolsResponse)),
+        ("symbol-response", schema_for!(SymbolResponse)),
+        ("references-query", schema_for!(ReferencesQuery)),
+        ("references-response", schema_for!(ReferencesResponse)),
+        ("lines-query", schema_for!(LinesQuery)),
+        ("file-lines-response", schema_for!(FileLinesResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())

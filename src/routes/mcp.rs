@@ -6,10 +6,12 @@ use edgerag_search::mcp::{self, rpc_error, rpc_result, step, tool_error, tool_re
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
+use crate::api::{LinesQuery, ReferencesQuery, SymbolQuery};
 use crate::auth::{Access, Need, Target};
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
 use crate::store::Stores;
+use crate::symbols::{self, parse_args};
 
 /// Largest JSON-RPC body (a batch of calls).
 const MAX_MCP_BODY: usize = 512 * 1024;
@@ -63,6 +65,13 @@ fn tool_need(tool: Tool, arguments: &Value) -> Need {
             Some((owner, name)) => Need::Read(Target::Repo { owner, name }),
             None => Need::Read(Target::Each),
         },
+        // `name` is the symbol's here, so only `repoOwner` / `repoName` name the repository.
+        Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
+            match mcp::repo_tool_args(arguments) {
+                Ok((owner, name, _)) => Need::Read(Target::Repo { owner, name }),
+                Err(_) => Need::Read(Target::Each),
+            }
+        }
     }
 }
 
@@ -80,6 +89,12 @@ async fn answer(message: &Value, env: &Env, access: &Access) -> Option<Value> {
                     Err(e) => tool_error(e.code(), &e.to_string()),
                 },
                 Tool::IndexStatus => index_status(env, &arguments, access).await,
+                Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
+                    match navigate(env, tool, &arguments).await {
+                        Ok(body) => tool_result(&body),
+                        Err(e) => tool_error(e.code, &e.message),
+                    }
+                }
             };
             Some(rpc_result(&id, result))
         }
@@ -108,6 +123,42 @@ async fn index_status(env: &Env, arguments: &Value, access: &Access) -> Value {
         Ok(body) => tool_result(&body),
         Err(e) => tool_error(e.code, &e.message),
     }
+}
+
+/// `repo.find_symbol`, `repo.symbol_references`, `repo.read_file_range`: the same functions and
+/// JSON as the `/v1/repos/{owner}/{name}/symbols…` and `…/files/{path}/lines` routes.
+async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> {
+    let invalid = |m: String| ApiError::bad_request("INVALID_REQUEST", m);
+    let (owner, name, mut rest) = mcp::repo_tool_args(arguments).map_err(invalid)?;
+    let mut take = |key: &str| match rest.as_object_mut().and_then(|o| o.remove(key)) {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s),
+        _ => Err(invalid(format!("give {key} (a non-empty string)"))),
+    };
+    let stores = Stores::from_env(env)?;
+    let body = match tool {
+        Tool::FindSymbol => {
+            let query: SymbolQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(symbols::find_symbols(&repo, &query).await?)
+        }
+        Tool::SymbolReferences => {
+            let id = take("id")?;
+            let query: ReferencesQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(symbols::references(&repo, &id, &query).await?)
+        }
+        Tool::ReadFileRange => {
+            let path = take("path")?;
+            let query: LinesQuery =
+                parse_args(rest).map_err(|e| ApiError::bad_request("BAD_RANGE", e.message))?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(symbols::read_lines(&repo, &path, &query).await?)
+        }
+        Tool::Search(_) | Tool::IndexStatus => {
+            return Err(invalid(format!("{} is not a navigation tool", tool.name())))
+        }
+    };
+    body.map_err(|e| ApiError::internal("navigation JSON", e))
 }
 
 fn json(status: u16, body: &Value) -> ApiResult<Response> {

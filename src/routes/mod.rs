@@ -16,6 +16,7 @@ mod keys;
 mod mcp;
 mod repos;
 mod search;
+mod symbols;
 
 use worker::{Env, Method, Request, Response};
 
@@ -213,6 +214,14 @@ async fn route(
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "files", path @ .., "lines"]) if !path.is_empty() => {
+            symbols::lines(req, env, owner, name, &path.join("/")).await
+        }
+        ("GET", ["v1", "repos", owner, name, "symbols"]) => symbols::find(req, env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "symbols", id]) => symbols::get(env, owner, name, id).await,
+        ("GET", ["v1", "repos", owner, name, "symbols", id, "references"]) => {
+            symbols::references(req, env, owner, name, id).await
+        }
         ("GET", ["v1", "jobs", id]) => jobs::get(env, access, id).await,
         ("POST", ["v1", "search", rest @ ..]) => match search::mode_for(rest) {
             Some(mode) => search::post(req, env, access, mode).await,

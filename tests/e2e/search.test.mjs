@@ -268,7 +268,16 @@ describe('MCP over streamable HTTP', () => {
     const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     assert.deepEqual(
       list.result.tools.map((t) => t.name),
-      ['repo.rag_search', 'repo.rag_search_simple', 'repo.rag_search_global', 'repo.rag_search_simple_global', 'repo.rag_index_status'],
+      [
+        'repo.rag_search',
+        'repo.rag_search_simple',
+        'repo.rag_search_global',
+        'repo.rag_search_simple_global',
+        'repo.rag_index_status',
+        'repo.find_symbol',
+        'repo.symbol_references',
+        'repo.read_file_range',
+      ],
     );
     assert.ok(list.result.tools.every((t) => t.inputSchema.type === 'object' && t.description.length > 20));
 

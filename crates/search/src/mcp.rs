@@ -20,21 +20,30 @@ pub const INVALID_PARAMS: i64 = -32602;
 pub enum Tool {
     Search(SearchMode),
     IndexStatus,
+    FindSymbol,
+    SymbolReferences,
+    ReadFileRange,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 5] = [
+    pub const ALL: [Tool; 8] = [
         Tool::Search(SearchMode::Repo),
         Tool::Search(SearchMode::Simple),
         Tool::Search(SearchMode::Global),
         Tool::Search(SearchMode::SimpleGlobal),
         Tool::IndexStatus,
+        Tool::FindSymbol,
+        Tool::SymbolReferences,
+        Tool::ReadFileRange,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Tool::Search(mode) => mode.tool_name(),
             Tool::IndexStatus => "repo.rag_index_status",
+            Tool::FindSymbol => "repo.find_symbol",
+            Tool::SymbolReferences => "repo.symbol_references",
+            Tool::ReadFileRange => "repo.read_file_range",
         }
     }
 
@@ -69,6 +78,19 @@ impl Tool {
                 "Indexing status of a repository: job status, progress %, ETA, attempts, last error, \
                  READY flag and recent jobs. Without repoOwner/repoName, lists every repository."
             }
+            Tool::FindSymbol => {
+                "Find the definitions of a symbol in an indexed repository by exact name or fully \
+                 qualified name (repoOwner, repoName, name; optional kind, path glob, limit). Returns \
+                 each definition's id, kind, fqn, path, line span, signature and doc."
+            }
+            Tool::SymbolReferences => {
+                "Follow a symbol's edges in the code graph: its callers, callees, implementers or \
+                 importers (direction), one or two steps away (depth), paged by limit/offset. Takes \
+                 the id from repo.find_symbol; external callees come back as dstName."
+            }
+            Tool::ReadFileRange => {
+                "Read lines start..end (1-based, inclusive) of an indexed file exactly as indexed."
+            }
         }
     }
 }
@@ -82,6 +104,33 @@ fn index_status_schema() -> Value {
         },
         "additionalProperties": false
     })
+}
+
+/// A tool on one repository: `repoOwner`, `repoName` and the tool's own arguments.
+fn repo_tool_schema(properties: Value, required: &[&str]) -> Value {
+    let mut props = json!({
+        "repoOwner": { "type": "string" },
+        "repoName": { "type": "string" }
+    });
+    if let (Some(all), Value::Object(own)) = (props.as_object_mut(), properties) {
+        all.extend(own);
+    }
+    let mut needed = vec!["repoOwner", "repoName"];
+    needed.extend(required);
+    json!({ "type": "object", "properties": props, "required": needed, "additionalProperties": false })
+}
+
+/// `repoOwner` / `repoName` of a repository tool call and the remaining arguments (the tool's
+/// own, left to its parser).
+pub fn repo_tool_args(arguments: &Value) -> Result<(String, String, Value), String> {
+    let mut rest = arguments.as_object().ok_or("arguments must be an object")?.clone();
+    let mut take = |key: &str| match rest.remove(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        _ => Err(format!("give {key} (a non-empty string)")),
+    };
+    let owner = take("repoOwner")?;
+    let name = take("repoName")?;
+    Ok((owner, name, Value::Object(rest)))
 }
 
 /// The `tools/list` result.
@@ -99,6 +148,33 @@ pub fn tools_list() -> Value {
                     s
                 }
                 Tool::IndexStatus => index_status_schema(),
+                Tool::FindSymbol => repo_tool_schema(
+                    json!({
+                        "name": { "type": "string", "description": "Exact name or fully qualified name." },
+                        "kind": { "type": "string", "description": "FUNCTION, CLASS, METHOD, … (any case)." },
+                        "path": { "type": "string", "description": "Exact path or glob." },
+                        "limit": { "type": "integer", "minimum": 1, "maximum": 200 }
+                    }),
+                    &["name"],
+                ),
+                Tool::SymbolReferences => repo_tool_schema(
+                    json!({
+                        "id": { "type": "string", "description": "Symbol id from repo.find_symbol." },
+                        "direction": { "enum": ["callers", "callees", "implementers", "importers"] },
+                        "depth": { "type": "integer", "minimum": 1, "maximum": 2 },
+                        "limit": { "type": "integer", "minimum": 1, "maximum": 500 },
+                        "offset": { "type": "integer", "minimum": 0 }
+                    }),
+                    &["id"],
+                ),
+                Tool::ReadFileRange => repo_tool_schema(
+                    json!({
+                        "path": { "type": "string" },
+                        "start": { "type": "integer", "minimum": 1 },
+                        "end": { "type": "integer", "minimum": 1 }
+                    }),
+                    &["path", "start", "end"],
+                ),
             };
             json!({ "name": t.name(), "description": t.description(), "inputSchema": schema })
         })
@@ -255,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_five_tools_with_object_schemas() {
+    fn lists_every_tool_with_an_object_schema() {
         let list = tools_list();
         let tools = list["tools"].as_array().unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -266,7 +342,10 @@ mod tests {
                 "repo.rag_search_simple",
                 "repo.rag_search_global",
                 "repo.rag_search_simple_global",
-                "repo.rag_index_status"
+                "repo.rag_index_status",
+                "repo.find_symbol",
+                "repo.symbol_references",
+                "repo.read_file_range"
             ]
         );
         for t in tools {
@@ -350,5 +429,14 @@ mod tests {
         assert_eq!(index_status_args(&json!({})), Ok(None));
         assert!(index_status_args(&json!({"repoOwner":"a"})).is_err());
         assert!(index_status_args(&json!({"x":1})).is_err());
+    }
+
+    #[test]
+    fn repository_tools_take_the_repository_apart_from_their_own_arguments() {
+        let (owner, name, rest) =
+            repo_tool_args(&json!({"repoOwner":"acme","repoName":"app","name":"slugify"})).unwrap();
+        assert_eq!((owner.as_str(), name.as_str()), ("acme", "app"));
+        assert_eq!(rest, json!({"name":"slugify"}));
+        assert!(repo_tool_args(&json!({"repoOwner":"acme","name":"slugify"})).is_err());
     }
 }
