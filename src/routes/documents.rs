@@ -184,7 +184,7 @@ pub async fn delete(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiRes
     if documents::get(&db, &t.namespace, &t.path).await?.is_none() {
         return Err(not_found(&t));
     }
-    let ids: Vec<String> = chunks::chunk_ids_for_paths(&db, &t.namespace, &[t.path.clone()])
+    let ids: Vec<String> = chunks::chunk_ids_for_paths(&db, &t.namespace, std::slice::from_ref(&t.path))
         .await?
         .into_iter()
         .map(|p| p.id)
