@@ -10,7 +10,7 @@
 //! Runs natively with the in-memory stores (`MemoryStore`, the core's `InMemoryVectorIndex`) and a
 //! real embedder over HTTP (the local OpenAI-compatible MiniLM server), embeddings cached on disk.
 //!
-//!   scripts/bench-retrieval.sh [--embed-url http://127.0.0.1:8788/v1] [--queries-per-language 200]
+//!   scripts/bench/retrieval.sh [--embed-url http://127.0.0.1:8788/v1] [--queries-per-language 200]
 //!
 //! Without a reachable embedder only the BM25 rows are computed (and the report says so).
 use std::collections::{BTreeMap, HashMap};
