@@ -41,6 +41,21 @@ pub struct FileInput {
     pub content: String,
 }
 
+/// A file of a JSON upload.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadFile {
+    /// Relative path inside the repository (`a/b.rs`); `..`, absolute paths and empty segments
+    /// make the file skipped with a reason.
+    pub path: String,
+    /// UTF-8 text.
+    pub content: String,
+    /// This file's own tags, added to the upload's `tags`. A tag is 1–64 bytes without commas,
+    /// control characters or surrounding spaces; at most 20 per file, upload tags included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
 /// `POST /v1/repos/{owner}/{name}/index`: fetch the repository's tarball from GitHub.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -55,7 +70,12 @@ pub struct IndexRequest {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UploadRequest {
-    pub files: Vec<FileInput>,
+    pub files: Vec<UploadFile>,
+    /// Tags for every file of the upload (an archive upload takes them as `?tags=a,b`). Stored with
+    /// each file's chunks and vectors and matched by the search's `filters.tags`; re-uploading a
+    /// file with other tags re-indexes it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// The upload is the whole repository: indexed files not in it are deleted.
     #[serde(default)]
     pub replace: bool,
@@ -287,6 +307,8 @@ pub struct IndexedFileView {
     /// it again re-indexes it even though its bytes did not change.
     pub current: bool,
     pub updated_at: String,
+    /// The tags the file was uploaded with.
+    pub tags: Vec<String>,
 }
 
 /// `GET /v1/repos`.

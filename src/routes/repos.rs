@@ -2,6 +2,8 @@
 //! list repositories and report their status.
 use worker::{Env, Request, Response};
 
+use edgerag_core::tags;
+
 use crate::api::{
     DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, FilesResponse, IndexedFileView, JobAccepted,
     JobError, UploadRequest,
@@ -91,10 +93,16 @@ enum UploadBody {
         replace: bool,
         git_ref: Option<String>,
         rules: edgerag_core::ignore::IgnoreRules,
+        tags: Vec<String>,
     },
 }
 
-/// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, replace?, ref?}` or a `.tar.gz` body.
+fn tags_error(e: tags::TagError) -> ApiError {
+    ApiError::bad_request("INVALID_TAGS", e.to_string())
+}
+
+/// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, tags?, replace?, ref?}` or a `.tar.gz` body
+/// (`?replace=`, `?ref=`, `?tags=a,b`).
 pub async fn upload(
     req: &mut Request,
     env: &Env,
@@ -115,10 +123,12 @@ pub async fn upload(
         | "application/octet-stream" => {
             let mut replace = false;
             let mut git_ref = None;
+            let mut tags = Vec::new();
             for (k, v) in query_pairs(req) {
                 match k.as_str() {
                     "replace" => replace = matches!(v.as_str(), "true" | "1" | "yes"),
                     "ref" => git_ref = Some(v),
+                    "tags" => tags = edgerag_core::tags::parse_list(&v).map_err(tags_error)?,
                     other => {
                         return Err(ApiError::bad_request(
                             "INVALID_REQUEST",
@@ -131,7 +141,7 @@ pub async fn upload(
             // leave a half-staged job behind, and its ignore files must apply to every entry.
             let survey = archive::survey(&body, &archive_options(&Ctx::new(env)?, false))
                 .map_err(|e| archive_error(&e))?;
-            UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules() }
+            UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules(), tags }
         }
         other => {
             return Err(ApiError::new(
@@ -148,18 +158,31 @@ pub async fn upload(
     if let Some(r) = &git_ref {
         check_ref(r)?;
     }
-    if let UploadBody::Json(r) = &upload {
-        if r.files.len() > MAX_FILES_PER_REQUEST {
-            return Err(ApiError::bad_request(
-                "TOO_MANY_FILES",
-                format!("at most {MAX_FILES_PER_REQUEST} files per request; send several batches"),
-            ));
+    // Every file's tags, checked before anything is staged.
+    let mut file_tags: Vec<Vec<String>> = Vec::new();
+    let upload_tags = match &upload {
+        UploadBody::Json(r) => {
+            if r.files.len() > MAX_FILES_PER_REQUEST {
+                return Err(ApiError::bad_request(
+                    "TOO_MANY_FILES",
+                    format!("at most {MAX_FILES_PER_REQUEST} files per request; send several batches"),
+                ));
+            }
+            let upload_tags = tags::normalize(r.tags.iter().map(String::as_str)).map_err(tags_error)?;
+            for f in &r.files {
+                let own = tags::normalize(f.tags.iter().map(String::as_str)).map_err(tags_error)?;
+                tags::normalize(upload_tags.iter().chain(&own).map(String::as_str)).map_err(tags_error)?;
+                file_tags.push(own);
+            }
+            upload_tags
         }
-    }
+        UploadBody::Archive { tags, .. } => tags.clone(),
+    };
     let ctx = ctx(env, &repo, true).await?;
     let (job, reused) = start_job(&ctx, &repo, "upload", git_ref.as_deref(), true).await?;
     let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
     let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
+    stager.tags = upload_tags;
     let mut received = 0u64;
     match upload {
         UploadBody::Json(request) => {
@@ -171,11 +194,11 @@ pub async fn upload(
                 .filter_map(|f| Some((paths::normalize(&f.path).ok()?, f.content.as_str())))
                 .collect();
             let rules = filter::rules_from(ignore_files.iter().map(|(p, c)| (p.as_str(), *c)));
-            for file in request.files {
+            for (file, own_tags) in request.files.into_iter().zip(file_tags) {
                 received += 1;
                 let candidate =
                     filter::classify(&file.path, file.content.as_bytes(), &rules, cfg.max_file_bytes);
-                let result = stager.add(candidate).await;
+                let result = stager.add_tagged(candidate, &own_tags).await;
                 settle(&ctx, &repo, &mut stager, result, "upload").await?;
             }
         }
@@ -318,6 +341,7 @@ pub async fn files(env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
         .into_iter()
         .map(|f| IndexedFileView {
             current: f.index_key.as_deref() == Some(key.as_str()),
+            tags: tags::from_column(&f.tags),
             path: f.path,
             content_hash: f.content_hash,
             size: f.size.max(0) as u64,
