@@ -48,6 +48,10 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;
     }
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = search::suite::handle(&mut req, &env).await {
+        return response;
+    }
     Ok(routes::handle(req, env).await)
 }
 

@@ -10,6 +10,8 @@
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
 mod d1;
 mod model_clients;
+#[cfg(feature = "test-hooks")]
+pub mod suite;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::VectorIndex;
