@@ -3,7 +3,7 @@
 // irrelevant deliveries are refused or ignored with stable codes and start nothing; a push during
 // an active upload job is queued and fetched after it; the scheduled run (workerd's
 // `/cdn-cgi/handler/scheduled`) re-syncs a repository whose interval elapsed and resumes a job
-// whose worker died.
+// whose worker died; a fetch queued behind a job that fails starts when it fails.
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -34,13 +34,20 @@ function tarball() {
  */
 async function startGate(target) {
   let held = false;
+  let failures = 0;
   let waiting = [];
-  const stats = { seen: 0 };
+  const stats = { seen: 0, failed: 0 };
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     stats.seen++;
     const forward = async () => {
+      if (failures > 0) {
+        failures--;
+        stats.failed++;
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"injected"}}');
+        return;
+      }
       try {
         const up = await fetch(`${target}${req.url.replace(/^\/v1/, '')}`, {
           method: req.method, headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks),
@@ -60,6 +67,8 @@ async function startGate(target) {
     hold: () => { held = true; },
     release: () => { held = false; const w = waiting; waiting = []; w.forEach((f) => f()); },
     drop: () => { waiting = []; },
+    /** The next `n` requests (held ones included) get a 500. */
+    failNext: (n) => { failures = n; },
     waitFor: async (n) => {
       for (let i = 0; i < 300 && stats.seen < n; i++) await sleep(100);
       assert.ok(stats.seen >= n, `the embedder saw ${stats.seen} requests, expected ${n}`);
@@ -115,7 +124,7 @@ before(async () => {
   embed = await startHashEmbedder();
   gate = await startGate(embed.url);
   github = await startGitHubMock({ 'acme/hooks': () => tarball(), 'acme/plain': () => tarball() });
-  er = await startEdgerag({ vars: { OPENAI_BASE_URL: gate.url, GITHUB_API_URL: github.url } });
+  er = await startEdgerag({ vars: { OPENAI_BASE_URL: gate.url, GITHUB_API_URL: github.url, MAX_ATTEMPTS: '5' } });
 });
 
 after(async () => {
@@ -279,6 +288,37 @@ describe('a fetch during an active upload job', () => {
     const [{ n }] = await er.d1("SELECT COUNT(*) AS n FROM chunks WHERE namespace = ? AND text LIKE '%version 3%'", 'repo:acme/hooks');
     assert.equal(n, 1, 'the pushed content is indexed');
     assert.deepEqual(await er.d1('SELECT * FROM pending_fetches'), []);
+  });
+
+  test('a fetch queued behind a job that fails starts when it fails', async () => {
+    version = 4;
+    gate.hold();
+    const seen = gate.stats.seen;
+    const upload = await er.request('POST', '/v1/repos/acme/hooks/files', {
+      body: { files: [{ path: 'notes/doomed.md', content: '# Doomed\n\nThis upload never gets embedded.\n' }] },
+    });
+    assert.equal(upload.status, 202, upload.text);
+    await gate.waitFor(seen + 1);
+    const push = await deliver(er);
+    assert.equal(push.body.outcome, 'queuedAfter', push.text);
+    const tarballsBefore = tarballRequests(github);
+    gate.failNext(5); // MAX_ATTEMPTS deliveries of the upload's one embed message
+    gate.release();
+    const failed = await er.waitForJob(upload.body.job.id);
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(failed.lastError.code, 'EMBED_BACKEND');
+    let fetchJob;
+    for (let i = 0; i < 100 && !fetchJob; i++) {
+      const rows = await jobsOf(er, 'repo:acme/hooks');
+      fetchJob = rows.slice(rows.findIndex((j) => j.id === upload.body.job.id) + 1).find((j) => j.source === 'github');
+      if (!fetchJob) await sleep(100);
+    }
+    assert.ok(fetchJob, 'the queued fetch started after the failure');
+    const fetched = await er.waitForJob(fetchJob.id);
+    assert.equal(fetched.status, 'SUCCEEDED', JSON.stringify(fetched.lastError));
+    assert.equal(tarballRequests(github), tarballsBefore + 1);
+    const [{ n }] = await er.d1("SELECT COUNT(*) AS n FROM chunks WHERE namespace = ? AND text LIKE '%version 4%'", 'repo:acme/hooks');
+    assert.equal(n, 1);
   });
 });
 
