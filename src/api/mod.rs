@@ -381,6 +381,34 @@ pub struct RepoStatusResponse {
     pub embedder: Option<EmbedderView>,
     /// `vectorize` or `local`.
     pub vector_index: String,
+    /// How the repository is kept fresh from GitHub (absent when it was never fetched from there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github: Option<GithubSyncView>,
+}
+
+/// A GitHub repository's registration (`POST .../index`). The webhook secret itself is never shown.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GithubSyncView {
+    /// The tracked ref (`null`: the default branch).
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    /// A webhook secret is set: signed pushes re-index the tracked ref.
+    pub webhook: bool,
+    pub sync_interval_minutes: Option<u32>,
+    /// When a fetch was last asked for (API, webhook or schedule).
+    pub last_sync_at: Option<String>,
+    /// A fetch waiting for the active job to finish.
+    pub queued_fetch: Option<QueuedFetchView>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueuedFetchView {
+    pub after_job: String,
+    /// `api`, `webhook` or `schedule`.
+    pub trigger: String,
+    pub requested_at: String,
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,6 +20,9 @@ const FETCH_ATTEMPTS: usize = 3;
 /// Re-syncs started by one scheduled run at most (the oldest first; the rest wait for the next).
 pub const MAX_SYNCS_PER_RUN: usize = 50;
 
+/// Delivery ids are remembered this long (replays older than that are handled again).
+pub const DELIVERY_RETENTION_DAYS: f64 = 30.0;
+
 /// Who asked for a fetch (kept on a queued fetch, logged).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trigger {
@@ -220,6 +223,8 @@ pub async fn scheduled(env: &worker::Env, now_ms: f64) -> Result<SweepReport, St
             Err(e) => failed(&mut report, "sync", &r.namespace, &e),
         }
     }
+    let horizon = crate::time::iso_from_ms(now_ms - DELIVERY_RETENTION_DAYS * 86_400_000.0);
+    github::prune_deliveries(base.stores.catalog(), &horizon).await?;
     crate::log::info(
         "scheduled_run",
         &[

@@ -119,6 +119,11 @@ pub async fn forget_delivery(db: &Db, id: &str) -> StoreResult<()> {
     Ok(())
 }
 
+/// Forget deliveries received before `before` (GitHub redelivers within days, not months).
+pub async fn prune_deliveries(db: &Db, before: &str) -> StoreResult<usize> {
+    db.run("DELETE FROM webhook_deliveries WHERE received_at < ?", &args![before]).await
+}
+
 /// A fetch waiting for the namespace's active job.
 #[derive(Debug, Clone, Deserialize)]
 pub struct PendingFetch {

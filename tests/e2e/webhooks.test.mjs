@@ -159,6 +159,10 @@ describe('push webhooks', () => {
     ].join('\n');
     assert.ok(!shown.includes(SECRET), 'the secret appears in no response');
     assert.ok(!er.logs().includes(SECRET), 'the secret is never logged');
+    const status = await er.request('GET', '/v1/repos/acme/hooks/status');
+    await assertSchema('repo-status', status.body);
+    assert.match(status.body.github.lastSyncAt, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual({ ...status.body.github, lastSyncAt: 'set' }, { ref: 'main', webhook: true, syncIntervalMinutes: 60, lastSyncAt: 'set', queuedFetch: null });
     const [row] = await er.d1('SELECT ref, sync_interval_minutes, webhook_secret IS NOT NULL AS has_secret FROM github_repos WHERE namespace = ?', 'repo:acme/hooks');
     assert.deepEqual(row, { ref: 'main', sync_interval_minutes: 60, has_secret: 1 });
   });
@@ -236,6 +240,7 @@ describe('push webhooks', () => {
     assert.equal(plain.status, 202, plain.text);
     await er.waitForJob(plain.body.job.id);
     expectError(await deliver(er, { payload: pushPayload({ repo: 'acme/plain' }) }), 403, 'WEBHOOK_NOT_CONFIGURED');
+    assert.equal((await er.request('GET', '/v1/repos/acme/plain/status')).body.github.webhook, false);
     expectError(await deliver(er, { headers: { 'x-github-event': '' } }), 400, 'WEBHOOK_EVENT_MISSING');
     expectError(await deliver(er, { headers: { 'x-github-delivery': '' } }), 400, 'WEBHOOK_DELIVERY_MISSING');
     expectError(await deliver(er, { headers: { 'x-github-delivery': 'd'.repeat(129) } }), 400, 'WEBHOOK_DELIVERY_INVALID');
@@ -270,6 +275,10 @@ describe('a fetch during an active upload job', () => {
     await sleep(500);
     assert.equal(tarballRequests(github), tarballsBefore, 'nothing is fetched while the upload is active');
     assert.deepEqual(await er.d1('SELECT after_job, trigger FROM pending_fetches'), [{ after_job: upload.body.job.id, trigger: 'api' }]);
+    const waiting = await er.request('GET', '/v1/repos/acme/hooks/status');
+    await assertSchema('repo-status', waiting.body);
+    assert.equal(waiting.body.github.queuedFetch.afterJob, upload.body.job.id);
+    assert.equal(waiting.body.github.queuedFetch.trigger, 'api');
 
     gate.release();
     const uploaded = await er.waitForJob(upload.body.job.id);
