@@ -107,6 +107,10 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         ctx.db.batch(statements).await?;
     }
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref()).await?;
+    if super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
+        .await?
+    {
+        super::sync::after_job(ctx, ns).await;
+    }
     Ok(())
 }

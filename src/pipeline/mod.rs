@@ -16,6 +16,7 @@ pub mod lifecycle;
 pub mod messages;
 pub mod producer;
 pub mod stager;
+pub mod sync;
 
 use edgerag_core::embed::EmbedError;
 use edgerag_core::vector::VectorError;

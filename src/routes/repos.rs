@@ -16,10 +16,11 @@ use crate::ingest::archive::{self, ArchiveOptions};
 use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
 use crate::pipeline::lifecycle::{dispatch, settle, start_job, Repo};
-use crate::pipeline::messages::StageMessage;
 use crate::pipeline::stager::{StageFailure, Stager};
+use crate::pipeline::sync::{self, Fetch, Trigger};
 use crate::pipeline::{finish, producer, Ctx};
 use crate::status::repo_not_found;
+use crate::store::github;
 use crate::store::jobs::{self, JobRow};
 use crate::store::namespaces::{self, namespace_id};
 use crate::store::{chunks, Stores};
@@ -52,6 +53,7 @@ async fn accepted(
         received,
         staged: stager.map(|s| s.counters.clone()).unwrap_or_default(),
         skipped: stager.map(|s| s.skipped.clone()).unwrap_or_default(),
+        queued_after: None,
     };
     reply(202, &body)
 }
@@ -62,7 +64,8 @@ fn query_pairs(req: &Request) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// `POST /v1/repos/{owner}/{name}/index` `{ref?}`.
+/// `POST /v1/repos/{owner}/{name}/index` `{ref?, webhookSecret?, syncIntervalMinutes?}`: register
+/// the repository (its tracked ref, webhook secret and sync interval) and fetch it.
 pub async fn index(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let repo = repo(owner, name)?;
     let body = read_body(req, 64 * 1024).await?;
@@ -70,14 +73,45 @@ pub async fn index(req: &mut Request, env: &Env, owner: &str, name: &str) -> Api
     if let Some(r) = &request.git_ref {
         check_ref(r)?;
     }
+    if let Some(secret) = &request.webhook_secret {
+        if secret.is_empty() || secret.len() > 256 {
+            return Err(ApiError::bad_request(
+                "INVALID_WEBHOOK_SECRET",
+                "webhookSecret must be 1 to 256 bytes (the secret set on the GitHub webhook)",
+            ));
+        }
+    }
+    if let Some(minutes) = request.sync_interval_minutes {
+        if !(1..=43_200).contains(&minutes) {
+            return Err(ApiError::bad_request(
+                "INVALID_SYNC_INTERVAL",
+                format!("syncIntervalMinutes must be 1 to 43200 (30 days), not {minutes}"),
+            ));
+        }
+    }
     let ctx = ctx(env, &repo, true).await?;
-    let (job, reused) = start_job(&ctx, &repo, "github", request.git_ref.as_deref(), false).await?;
-    let job = if reused {
-        job
-    } else {
-        dispatch(&ctx, &job.id, &repo.namespace, vec![StageMessage::fetch(&job.id)]).await?
+    let registration = github::Registration {
+        namespace: &repo.namespace,
+        owner,
+        name,
+        git_ref: request.git_ref.as_deref(),
+        webhook_secret: request.webhook_secret.as_deref(),
+        sync_interval_minutes: request.sync_interval_minutes,
     };
-    accepted(&ctx, &job, reused, 0, None).await
+    github::register(ctx.stores.catalog(), &registration, &crate::time::now_iso()).await?;
+    let (job, fetch) = sync::request_fetch(&ctx, &repo, request.git_ref.as_deref(), Trigger::Api).await?;
+    let view = jobs::load_view(&ctx.db, &job).await?;
+    reply(
+        202,
+        &JobAccepted {
+            job: view,
+            reused: fetch == Fetch::Joined,
+            received: 0,
+            staged: Default::default(),
+            skipped: Vec::new(),
+            queued_after: (fetch == Fetch::QueuedAfter).then(|| job.id.clone()),
+        },
+    )
 }
 
 /// 400 for unreadable archives, 413 for archives over the unpack limits.
@@ -312,12 +346,14 @@ pub async fn delete_repo(env: &Env, owner: &str, name: &str) -> ApiResult<Respon
         "DELETE FROM files WHERE namespace = ?1",
         "DELETE FROM index_runs WHERE namespace = ?1",
         "DELETE FROM repo_rag_index_job WHERE namespace = ?1",
+        "DELETE FROM pending_fetches WHERE namespace = ?1",
         "DELETE FROM namespaces WHERE id = ?1",
     ]
     .iter()
     .map(|sql| db.stmt(sql, &crate::args![ns]))
     .collect::<Result<Vec<_>, _>>()?;
     db.batch(statements).await?;
+    github::unregister(ctx.stores.catalog(), ns).await?;
     ctx.stores.forget(ns).await?;
     crate::log::info("repo_deleted", &[("namespace", ns)]);
     reply(200, &DeleteRepoResponse { namespace: ns.to_string(), deleted })
