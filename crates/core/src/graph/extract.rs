@@ -69,6 +69,19 @@ struct Extractor<'a> {
     /// rescans the parent's children on every call: quadratic in a class or `.d.ts` of
     /// thousands of members.
     runs: Vec<Vec<TsNode<'a>>>,
+    /// [`KindFlags`] per grammar symbol, filled on first sight: `kind()` converts a C string
+    /// (length + UTF-8 check) on every call, and the walk asks about every node.
+    kind_flags: Vec<u8>,
+}
+
+/// What the walk needs to know about a node kind (bits of `kind_flags`).
+struct KindFlags;
+
+impl KindFlags {
+    const KNOWN: u8 = 1;
+    const COMMENT: u8 = 2;
+    const DOC_OR_ANNOTATION: u8 = 4;
+    const CALL: u8 = 8;
 }
 
 /// Extracts `path`'s graph from its parse `tree`.
@@ -105,6 +118,7 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         route_prefix: Vec::new(),
         ancestors: Vec::new(),
         runs: Vec::new(),
+        kind_flags: Vec::new(),
     };
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
     let last_line = src.lines().count().max(1) as u32;
@@ -206,8 +220,9 @@ impl<'a> Extractor<'a> {
                 let done = cursor.node();
                 self.leave(done.id());
                 if done.is_named() {
+                    let doc = self.flags(done) & KindFlags::DOC_OR_ANNOTATION != 0;
                     if let Some(run) = self.runs.last_mut() {
-                        if is_doc_or_annotation(done.kind()) {
+                        if doc {
                             run.push(done);
                         } else {
                             run.clear();
@@ -242,9 +257,32 @@ impl<'a> Extractor<'a> {
         }
     }
 
+    fn flags(&mut self, node: TsNode<'_>) -> u8 {
+        let id = usize::from(node.kind_id());
+        if id >= self.kind_flags.len() {
+            self.kind_flags.resize(id + 1, 0);
+        }
+        if self.kind_flags[id] == 0 {
+            let kind = node.kind();
+            let mut f = KindFlags::KNOWN;
+            if kind.contains("comment") {
+                f |= KindFlags::COMMENT;
+            }
+            if is_doc_or_annotation(kind) {
+                f |= KindFlags::DOC_OR_ANNOTATION;
+            }
+            if self.lang.call_kinds.contains(&kind) {
+                f |= KindFlags::CALL;
+            }
+            self.kind_flags[id] = f;
+        }
+        self.kind_flags[id]
+    }
+
     /// Handles one named node; returns whether to walk into it.
     fn visit(&mut self, node: TsNode<'a>) -> bool {
-        if node.kind().contains("comment") {
+        let flags = self.flags(node);
+        if flags & KindFlags::COMMENT != 0 {
             return false;
         }
         let line = node.start_position().row as u32 + 1;
@@ -255,7 +293,7 @@ impl<'a> Extractor<'a> {
             self.definition(node, decl);
             return true;
         }
-        if self.lang.call_kinds.contains(&node.kind()) {
+        if flags & KindFlags::CALL != 0 {
             self.call(node);
         }
         true
