@@ -4,8 +4,9 @@
 //! trip each): namespaces are grouped by the database that holds them ([`Stores`]).
 use edgerag_core::{Chunk, ChunkMetadata, ChunkType, Language};
 use edgerag_search::ports::{
-    ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo,
-    NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
+    link_order, ChunkKey, ChunkRecord, ChunkStore, GraphLinks, KeywordIndex, KeywordQuery, LinePoint,
+    LinkDirection, NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
+    SymbolLink, SymbolQuery,
 };
 use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
 use edgerag_search::PortError;
@@ -268,6 +269,144 @@ impl ChunkStore for D1Search {
         }
         Ok(out)
     }
+
+    async fn graph_links(
+        &self,
+        namespaces: &[String],
+        queries: &[SymbolQuery],
+        per_query: usize,
+    ) -> Result<GraphLinks, PortError> {
+        let mut out = GraphLinks::default();
+        let err = |e: worker::Error| PortError::new("code-graph", e.to_string());
+        for (db, nss) in self.by_database(namespaces, |n| n.as_str(), "code-graph").await? {
+            // One round trip per database: which namespaces have a graph, then two statements
+            // per query (callees, callers).
+            let mut statements = Vec::new();
+            for group in nss.chunks(MAX_PARAMS) {
+                let sql = format!(
+                    "SELECT DISTINCT namespace FROM graph_files WHERE namespace IN ({})",
+                    placeholders(group.len())
+                );
+                let params: Vec<Arg> = group.iter().map(|n| Arg::Text(n)).collect();
+                statements.push(db.stmt(&sql, &params).map_err(port("code-graph"))?);
+            }
+            let graph_statements = statements.len();
+            let mine: Vec<(usize, &SymbolQuery)> =
+                queries.iter().enumerate().filter(|(_, q)| nss.iter().any(|n| **n == q.namespace)).collect();
+            for (_, q) in &mine {
+                let params = [
+                    Arg::Text(&q.namespace),
+                    Arg::Text(&q.path),
+                    Arg::Int(i64::from(q.start_line)),
+                    Arg::Int(i64::from(q.end_line)),
+                    q.symbol_id.as_deref().map_or(Arg::Null, Arg::Text),
+                    Arg::Int(per_query as i64),
+                ];
+                for sql in [USES_SQL, USED_BY_SQL] {
+                    statements.push(db.stmt(sql, &params).map_err(port("code-graph"))?);
+                }
+            }
+            if statements.is_empty() {
+                continue;
+            }
+            let results = db.raw().batch(statements).await.map_err(err)?;
+            let (graphs, links) = results.split_at(graph_statements.min(results.len()));
+            for r in graphs {
+                out.with_graph
+                    .extend(r.results::<GraphNamespace>().map_err(err)?.into_iter().map(|r| r.namespace));
+            }
+            let directions = [LinkDirection::Uses, LinkDirection::UsedBy];
+            let asked = mine.iter().flat_map(|(qi, q)| directions.iter().map(move |d| (*qi, *q, *d)));
+            for ((qi, q, direction), r) in asked.zip(links) {
+                let mut found: Vec<SymbolLink> = r
+                    .results::<LinkRow>()
+                    .map_err(err)?
+                    .into_iter()
+                    .map(|r| SymbolLink {
+                        query: qi,
+                        direction,
+                        name: r.name,
+                        path: r.path,
+                        line: r.line.max(0) as u32,
+                        confidence: r.confidence as f32,
+                    })
+                    .collect();
+                found.sort_by(|a, b| link_order(q, a, b));
+                out.links.extend(found);
+            }
+        }
+        out.with_graph.sort();
+        out.with_graph.dedup();
+        Ok(out)
+    }
+
+    async fn chunks_at(&self, points: &[LinePoint]) -> Result<Vec<ChunkRecord>, PortError> {
+        let mut out = Vec::new();
+        for (db, points) in self.by_database(points, |p| p.namespace.as_str(), "chunk-store").await? {
+            let mut statements = Vec::new();
+            for group in points.chunks(MAX_PARAMS / 4) {
+                let clause =
+                    vec!["(namespace = ? AND path = ? AND start_line <= ? AND end_line >= ?)"; group.len()]
+                        .join(" OR ");
+                let mut params: Vec<Arg> = Vec::with_capacity(group.len() * 4);
+                for p in group {
+                    params.extend([
+                        Arg::Text(&p.namespace),
+                        Arg::Text(&p.path),
+                        Arg::Int(i64::from(p.line)),
+                        Arg::Int(i64::from(p.line)),
+                    ]);
+                }
+                let sql = format!("{CHUNK_SELECT} WHERE {clause} ORDER BY namespace, path, chunk_index");
+                statements.push(db.stmt(&sql, &params).map_err(port("chunk-store"))?);
+            }
+            let mut rows = Self::rows(&db, statements).await?;
+            // Statements may overlap (two points of one chunk in different groups).
+            rows.sort_by(|a, b| {
+                (&a.namespace, &a.chunk.path, a.chunk.chunk_index).cmp(&(
+                    &b.namespace,
+                    &b.chunk.path,
+                    b.chunk.chunk_index,
+                ))
+            });
+            rows.dedup_by(|a, b| a.namespace == b.namespace && a.chunk.id == b.chunk.id);
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+}
+
+/// Callees of a chunk: the resolved calls made on its lines, one row per callee (its best edge),
+/// located at the callee's definition. Ordered like [`link_order`].
+const USES_SQL: &str =
+    "SELECT n.name AS name, n.path AS path, n.start_line AS line, MAX(e.confidence) AS confidence \
+     FROM graph_edges e JOIN graph_nodes n ON n.namespace = e.namespace AND n.id = e.dst \
+     WHERE e.namespace = ?1 AND e.path = ?2 AND e.line BETWEEN ?3 AND ?4 AND e.kind = 'CALLS' \
+     GROUP BY e.dst \
+     ORDER BY MAX(e.confidence) DESC, n.path <> ?2, ABS(n.start_line - ?3), n.name, n.path LIMIT ?6";
+
+/// Callers of a chunk: resolved calls into its node or into a node defined on its lines (calls
+/// from its own lines excluded), one row per calling node, located at its first call site.
+const USED_BY_SQL: &str = "SELECT s.name AS name, e.path AS path, MIN(e.line) AS line, MAX(e.confidence) AS confidence \
+     FROM graph_edges e JOIN graph_nodes s ON s.namespace = e.namespace AND s.id = e.src \
+     WHERE e.namespace = ?1 AND e.kind = 'CALLS' \
+       AND e.dst IN (SELECT id FROM graph_nodes WHERE namespace = ?1 AND id = ?5 \
+                     UNION SELECT id FROM graph_nodes WHERE namespace = ?1 AND path = ?2 AND start_line BETWEEN ?3 AND ?4) \
+       AND NOT (e.path = ?2 AND e.line BETWEEN ?3 AND ?4) \
+     GROUP BY e.src \
+     ORDER BY MAX(e.confidence) DESC, e.path <> ?2, ABS(MIN(e.line) - ?3), s.name, e.path LIMIT ?6";
+
+#[derive(Deserialize)]
+struct LinkRow {
+    name: String,
+    path: String,
+    line: i64,
+    confidence: f64,
+}
+
+#[derive(Deserialize)]
+struct GraphNamespace {
+    namespace: String,
 }
 
 #[derive(Deserialize)]

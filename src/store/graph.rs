@@ -5,88 +5,111 @@ use edgerag_core::graph::{Edge, FileGraph, Node};
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
-use super::{Arg, Db, StoreError, StoreResult, MAX_PARAMS};
+use super::{Db, StoreError, StoreResult};
 use crate::args;
 
-const NODE_PARAMS: usize = 12;
-const EDGE_PARAMS: usize = 8;
-/// Rows per INSERT under the 100-parameter limit (the namespace is bound once).
-const NODES_PER_INSERT: usize = (MAX_PARAMS - 1) / NODE_PARAMS;
-const EDGES_PER_INSERT: usize = (MAX_PARAMS - 1) / EDGE_PARAMS;
+/// Bytes of rows bound to one statement as a JSON array. The rows of a file (or of a whole
+/// namespace at resolution) go out in a few such statements instead of one per ~10 rows: D1
+/// counts every statement of a batch against its 1,000 queries per invocation, and a large file
+/// has thousands of nodes and edges. Well under D1's 2 MB limit for a bound string.
+const JSON_BATCH_BYTES: usize = 512 * 1024;
 
-/// `(?2, ?3, …)` groups for `rows` rows of `width` parameters after the fixed `?1`.
-fn values(rows: usize, width: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            let cols: Vec<String> = (0..width).map(|c| format!("?{}", 2 + r * width + c)).collect();
-            format!("({})", cols.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// `rows` packed into JSON arrays of at most `max_bytes` each, in order (a row larger than
+/// `max_bytes` goes alone).
+fn json_batches(rows: impl IntoIterator<Item = serde_json::Value>, max_bytes: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::from("[");
+    for row in rows {
+        let row = row.to_string();
+        if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
+            current.push(']');
+            out.push(std::mem::replace(&mut current, String::from("[")));
+        }
+        if current.len() > 1 {
+            current.push(',');
+        }
+        current.push_str(&row);
+    }
+    if current.len() > 1 {
+        current.push(']');
+        out.push(current);
+    }
+    out
 }
 
-fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
-    let mut out = Vec::new();
-    for group in nodes.chunks(NODES_PER_INSERT) {
-        let mut params: Vec<Arg> = args![namespace].into();
-        for n in group {
-            params.extend(args![
-                &n.id,
-                &n.path,
+/// `graph_nodes` rows (after the namespace) as JSON arrays, in column order.
+fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {
+    json_batches(
+        nodes.iter().map(|n| {
+            serde_json::json!([
+                n.id,
+                n.path,
                 n.kind.as_str(),
-                &n.name,
-                &n.fqn,
-                &n.package,
-                &n.signature,
-                &n.doc,
+                n.name,
+                n.fqn,
+                n.package,
+                n.signature,
+                n.doc,
                 n.language.as_str(),
                 n.start_line,
                 n.end_line,
-                &n.parent
-            ]);
-        }
-        let sql = format!(
-            "INSERT OR REPLACE INTO graph_nodes (namespace, id, path, kind, name, fqn, package, signature, doc, \
-               language, start_line, end_line, parent) \
-             SELECT ?1, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, \
-               v.column9, v.column10, v.column11, v.column12 FROM (VALUES {}) AS v",
-            values(group.len(), NODE_PARAMS)
-        );
-        out.push(db.stmt(&sql, &params)?);
-    }
-    Ok(out)
+                n.parent
+            ])
+        }),
+        max_bytes,
+    )
 }
 
 fn resolution_str(edge: &Edge) -> String {
     serde_json::to_value(edge.resolution).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
-fn edge_statements(db: &Db, namespace: &str, edges: &[&Edge]) -> StoreResult<Vec<D1PreparedStatement>> {
-    let mut out = Vec::new();
-    for group in edges.chunks(EDGES_PER_INSERT) {
-        let resolutions: Vec<String> = group.iter().map(|e| resolution_str(e)).collect();
-        let mut params: Vec<Arg> = args![namespace].into();
-        for (e, r) in group.iter().zip(&resolutions) {
-            params.extend(args![
-                &e.src,
-                &e.dst,
-                &e.dst_name,
+/// `graph_edges` rows (after the namespace) as JSON arrays, in column order.
+fn edge_batches(edges: &[&Edge], max_bytes: usize) -> Vec<String> {
+    json_batches(
+        edges.iter().map(|e| {
+            serde_json::json!([
+                e.src,
+                e.dst,
+                e.dst_name,
                 e.kind.as_str(),
-                Arg::Real(f64::from(e.confidence)),
-                &e.path,
+                f64::from(e.confidence),
+                e.path,
                 e.line,
-                r.as_str()
-            ]);
-        }
-        let sql = format!(
-            "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution) \
-             SELECT ?1, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8 \
-             FROM (VALUES {}) AS v",
-            values(group.len(), EDGE_PARAMS)
-        );
-        out.push(db.stmt(&sql, &params)?);
-    }
-    Ok(out)
+                resolution_str(e)
+            ])
+        }),
+        max_bytes,
+    )
+}
+
+/// `SELECT ?1, json_extract(value, '$[0]'), … FROM json_each(?2)` for `columns` columns.
+fn from_json(columns: usize) -> String {
+    let values: Vec<String> = (0..columns).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
+    format!("SELECT ?1, {} FROM json_each(?2)", values.join(", "))
+}
+
+fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
+    let sql = format!(
+        "INSERT OR REPLACE INTO graph_nodes (namespace, id, path, kind, name, fqn, package, signature, doc, \
+           language, start_line, end_line, parent) {}",
+        from_json(12)
+    );
+    node_batches(nodes, JSON_BATCH_BYTES)
+        .iter()
+        .map(|rows| db.stmt(&sql, &args![namespace, rows.as_str()]))
+        .collect()
+}
+
+fn edge_statements(db: &Db, namespace: &str, edges: &[&Edge]) -> StoreResult<Vec<D1PreparedStatement>> {
+    let sql = format!(
+        "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution) {}",
+        from_json(8)
+    );
+    edge_batches(edges, JSON_BATCH_BYTES)
+        .iter()
+        .map(|rows| db.stmt(&sql, &args![namespace, rows.as_str()]))
+        .collect()
 }
 
 /// Statements removing every graph row of one file (changed, deleted, or no longer code).
@@ -151,4 +174,112 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<usize> {
     statements.extend(edge_statements(db, namespace, &edges)?);
     db.batch(statements).await?;
     Ok(edges.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use edgerag_core::graph::{node_id, EdgeKind, NodeKind, Resolution};
+    use edgerag_core::Language;
+
+    /// A generated file as large as real ones get: `functions` functions calling each other.
+    fn huge_file(functions: usize) -> FileGraph {
+        let path = "src/generated/huge.py";
+        let nodes: Vec<Node> = (0..functions)
+            .map(|i| {
+                let fqn = format!("generated.huge.function_number_{i}");
+                Node {
+                    id: node_id(path, NodeKind::Function, &fqn, 0),
+                    kind: NodeKind::Function,
+                    name: format!("function_number_{i}"),
+                    fqn,
+                    package: Some("generated".into()),
+                    signature: Some(format!("def function_number_{i}(argument, other_argument):")),
+                    doc: Some("Generated; the doc comment is kept with the node.".into()),
+                    path: path.into(),
+                    language: Language::Python,
+                    start_line: 1 + 4 * i as u32,
+                    end_line: 4 + 4 * i as u32,
+                    parent: None,
+                    route: None,
+                    http_method: None,
+                    declared_type: None,
+                }
+            })
+            .collect();
+        let edges = (0..functions * 3)
+            .map(|i| Edge {
+                kind: EdgeKind::Calls,
+                src: nodes[i % functions].id.clone(),
+                dst: Some(nodes[(i * 7 + 1) % functions].id.clone()),
+                dst_name: "function_number".into(),
+                confidence: Resolution::SameFile.confidence(),
+                resolution: Resolution::SameFile,
+                path: path.into(),
+                line: 2 + i as u32,
+                hint: None,
+            })
+            .collect();
+        FileGraph {
+            path: path.into(),
+            language: Language::Python,
+            package: None,
+            nodes,
+            edges,
+            imports: Vec::new(),
+        }
+    }
+
+    fn parsed(batches: &[String]) -> Vec<serde_json::Value> {
+        batches
+            .iter()
+            .flat_map(|b| serde_json::from_str::<Vec<serde_json::Value>>(b).expect("a JSON array"))
+            .collect()
+    }
+
+    #[test]
+    fn a_very_large_file_is_written_in_a_handful_of_statements_far_under_the_query_limit() {
+        let graph = huge_file(20_000);
+        let edges: Vec<&Edge> = graph.edges.iter().collect();
+        let nodes = node_batches(&graph.nodes, JSON_BATCH_BYTES);
+        let edge_rows = edge_batches(&edges, JSON_BATCH_BYTES);
+        // Three deletes and the stored graph, then the row batches (~18 MB of rows here).
+        let statements = 4 + nodes.len() + edge_rows.len();
+        assert!(statements <= 60, "{statements} statements for one file");
+        // One INSERT per ~8 rows (the old way) would have been thousands.
+        assert!(graph.nodes.len() / 8 + edges.len() / 12 > 1_000);
+        assert!(nodes.iter().chain(&edge_rows).all(|b| b.len() <= JSON_BATCH_BYTES));
+        assert_eq!(parsed(&nodes).len(), graph.nodes.len());
+        assert_eq!(parsed(&edge_rows).len(), edges.len());
+    }
+
+    #[test]
+    fn batches_keep_every_row_in_order_with_its_columns() {
+        let graph = huge_file(50);
+        let nodes = parsed(&node_batches(&graph.nodes, 2_000));
+        assert!(node_batches(&graph.nodes, 2_000).len() > 3, "small batches split");
+        for (row, node) in nodes.iter().zip(&graph.nodes) {
+            assert_eq!(row[0], node.id.as_str());
+            assert_eq!(row[2], "FUNCTION");
+            assert_eq!(row[8], "python");
+            assert_eq!(row[9], node.start_line);
+            assert_eq!(row[11], serde_json::Value::Null);
+        }
+        let edges: Vec<&Edge> = graph.edges.iter().collect();
+        let rows = parsed(&edge_batches(&edges, 1_000));
+        assert_eq!(rows.len(), edges.len());
+        assert_eq!(rows[0][3], "CALLS");
+        assert_eq!(rows[0][7], "same-file");
+        assert_eq!(rows[0][4].as_f64(), Some(f64::from(Resolution::SameFile.confidence())));
+    }
+
+    #[test]
+    fn no_rows_make_no_statement_and_an_oversized_row_goes_alone() {
+        assert!(json_batches(std::iter::empty(), 100).is_empty());
+        let big = serde_json::json!(["x".repeat(300)]);
+        let small = serde_json::json!([1]);
+        let batches = json_batches([small.clone(), big, small], 100);
+        assert_eq!(batches.len(), 3);
+        assert_eq!(batches[0], "[[1]]");
+    }
 }

@@ -345,9 +345,10 @@ describe('configured profiles', () => {
     const res = await search({ owner: 'acme', name: 'shop', rawQuery: 'cache' });
     assert.ok(res.warnings.some((w) => w.includes('retrieval.topK = 100') && w.includes('40 applied')), JSON.stringify(res.warnings));
     assert.ok(res.warnings.some((w) => w.includes('postProcessing.maxContextTokens = 9000')));
-    assert.ok(res.warnings.some((w) => w.includes('CALL_GRAPH') && w.includes('LINEAR')));
+    // The repository is code with a graph: CALL_GRAPH runs as configured, without a fallback.
+    assert.ok(!res.warnings.some((w) => w.includes('CALL_GRAPH')), JSON.stringify(res.warnings));
     assert.ok(res.appliedModules.includes('guard.clamp'));
-    assert.ok(res.appliedModules.includes('post.neighbor-expand:LINEAR'));
+    assert.ok(res.appliedModules.includes('post.neighbor-expand:CALL_GRAPH'), JSON.stringify(res.appliedModules));
     assert.match(er.logs(), /"event":"rag_parameter_guard"/);
     const docs = await search({ owner: 'acme', name: 'shop', rawQuery: 'invoice total', profile: 'docs' });
     assert.equal(docs.profile, 'docs');

@@ -44,8 +44,37 @@ pub fn project(lang: &str) -> (Vec<(String, String)>, Vec<FileGraph>) {
     let mut graphs = Vec::new();
     for (path, text) in &files {
         let (chunks, graph) = chunk_with_graph(path, text, &config);
-        // Chunking with the graph changes nothing about the chunks.
-        assert_eq!(chunks, chunk_text(path, text, &config), "{path}");
+        // Chunking with the graph changes nothing about the chunks but their node.
+        let mut plain = chunk_text(path, text, &config);
+        let Some(g) = graph.as_ref() else {
+            assert_eq!(chunks, plain, "{path}");
+            assert!(chunks.iter().all(|c| c.metadata.symbol_id.is_none()), "{path}: a node without a graph");
+            continue;
+        };
+        for (c, p) in chunks.iter().zip(&mut plain) {
+            let id = c
+                .metadata
+                .symbol_id
+                .as_deref()
+                .unwrap_or_else(|| panic!("{path}: chunk {} has no node", c.chunk_index));
+            let node =
+                g.nodes.iter().find(|n| n.id == id).unwrap_or_else(|| panic!("{path}: unknown node {id}"));
+            // The innermost node holding the chunk: none of its children holds it too.
+            let holds =
+                |n: &edgerag_core::graph::Node| n.start_line <= c.start_line && n.end_line >= c.end_line;
+            if node.parent.is_some() && holds(node) {
+                let inner =
+                    g.nodes.iter().filter(|n| n.parent.as_deref() == Some(id) && n.kind.as_str() != "FIELD");
+                assert!(
+                    inner.filter(|n| holds(n)).count() == 0,
+                    "{path}: {} is not the innermost node of chunk {}",
+                    node.fqn,
+                    c.chunk_index
+                );
+            }
+            p.metadata.symbol_id = c.metadata.symbol_id.clone();
+        }
+        assert_eq!(chunks, plain, "{path}");
         graphs.extend(graph);
     }
     resolve(&mut graphs);

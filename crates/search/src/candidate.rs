@@ -44,6 +44,9 @@ pub struct Candidate {
     /// `span_hash` of the match this one was added next to.
     pub neighbor_of: Option<String>,
     pub snippet: Option<SnippetOverride>,
+    /// Code graph: names of the symbols this chunk calls, and of those calling it (best first).
+    pub uses: Vec<String>,
+    pub used_by: Vec<String>,
 }
 
 impl Candidate {
@@ -55,6 +58,8 @@ impl Candidate {
             sub_query: None,
             neighbor_of: None,
             snippet: None,
+            uses: Vec::new(),
+            used_by: Vec::new(),
         }
     }
 

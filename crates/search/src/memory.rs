@@ -6,14 +6,16 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use edgerag_core::embed::Embedder;
+use edgerag_core::graph::{EdgeKind, FileGraph, Node};
 use edgerag_core::text::{embedding_text, fts_document};
 use edgerag_core::vector::{VectorIndex, VectorRecord};
 use edgerag_core::Chunk;
 
 use crate::error::PortError;
 use crate::ports::{
-    ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo,
-    NeighborRange, ScoredKey, SymbolFamily,
+    link_order, ChunkKey, ChunkRecord, ChunkStore, GraphLinks, KeywordIndex, KeywordQuery, LinePoint,
+    LinkDirection, NamespaceCatalog, NamespaceInfo, NeighborRange, ScoredKey, SymbolFamily, SymbolLink,
+    SymbolQuery,
 };
 use crate::query::{tokenize, BM25_B, BM25_K1, BM25_WEIGHTS};
 
@@ -36,10 +38,11 @@ struct Inner {
 }
 
 /// Chunks in memory with an FTS5-equivalent BM25 index over
-/// `(fts_document(chunk), path, symbol_name)`.
+/// `(fts_document(chunk), path, symbol_name)`, and each namespace's resolved code graph.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RefCell<Inner>,
+    graphs: RefCell<BTreeMap<String, Vec<FileGraph>>>,
 }
 
 impl MemoryStore {
@@ -105,6 +108,18 @@ impl MemoryStore {
 
     pub fn len(&self) -> usize {
         self.inner.borrow().live_docs
+    }
+
+    /// Replace a namespace's code graph with these files' graphs, resolved across files (what
+    /// the worker does when a job completes). No files: the namespace has no graph.
+    pub fn set_graph(&self, namespace: &str, mut files: Vec<FileGraph>) {
+        let mut graphs = self.graphs.borrow_mut();
+        if files.is_empty() {
+            graphs.remove(namespace);
+        } else {
+            edgerag_core::graph::resolve(&mut files);
+            graphs.insert(namespace.to_string(), files);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -229,6 +244,100 @@ impl ChunkStore for MemoryStore {
         }
         Ok(sorted(out))
     }
+
+    async fn graph_links(
+        &self,
+        namespaces: &[String],
+        queries: &[SymbolQuery],
+        per_query: usize,
+    ) -> Result<GraphLinks, PortError> {
+        let graphs = self.graphs.borrow();
+        let mut with_graph: Vec<String> =
+            namespaces.iter().filter(|n| graphs.contains_key(n.as_str())).cloned().collect();
+        with_graph.sort();
+        with_graph.dedup();
+        let mut links = Vec::new();
+        for (qi, q) in queries.iter().enumerate() {
+            if let Some(files) = graphs.get(&q.namespace) {
+                links.extend(links_of(files, qi, q, per_query));
+            }
+        }
+        Ok(GraphLinks { with_graph, links })
+    }
+
+    async fn chunks_at(&self, points: &[LinePoint]) -> Result<Vec<ChunkRecord>, PortError> {
+        let inner = self.inner.borrow();
+        let found = inner
+            .docs
+            .iter()
+            .filter(|d| d.live)
+            .filter(|d| {
+                let c = &d.record.chunk;
+                points.iter().any(|p| {
+                    d.record.namespace == p.namespace
+                        && c.path == p.path
+                        && c.start_line <= p.line
+                        && c.end_line >= p.line
+                })
+            })
+            .map(|d| d.record.clone())
+            .collect();
+        Ok(sorted(found))
+    }
+}
+
+/// One namespace's links for one query, as the D1 statements compute them.
+fn links_of(files: &[FileGraph], qi: usize, q: &SymbolQuery, per_query: usize) -> Vec<SymbolLink> {
+    let nodes: HashMap<&str, &Node> =
+        files.iter().flat_map(|f| &f.nodes).map(|n| (n.id.as_str(), n)).collect();
+    let calls: Vec<_> = files
+        .iter()
+        .flat_map(|f| &f.edges)
+        .filter(|e| e.kind == EdgeKind::Calls && e.dst.is_some())
+        .collect();
+    let on_lines = |path: &str, line: u32| path == q.path && (q.start_line..=q.end_line).contains(&line);
+    // One link per other symbol and direction: the best confidence, the first call site.
+    let mut best: BTreeMap<(LinkDirection, String), SymbolLink> = BTreeMap::new();
+    let mut keep = |direction, key: &str, name: &str, path: &str, line: u32, confidence: f32| {
+        best.entry((direction, key.to_string()))
+            .and_modify(|l: &mut SymbolLink| {
+                l.confidence = l.confidence.max(confidence);
+                l.line = l.line.min(line);
+            })
+            .or_insert_with(|| SymbolLink {
+                query: qi,
+                direction,
+                name: name.into(),
+                path: path.into(),
+                line,
+                confidence,
+            });
+    };
+    for e in &calls {
+        let dst = e.dst.as_deref().unwrap_or_default();
+        if on_lines(&e.path, e.line) {
+            if let Some(n) = nodes.get(dst) {
+                keep(LinkDirection::Uses, dst, &n.name, &n.path, n.start_line, e.confidence);
+            }
+        }
+        let target = nodes.get(dst).is_some_and(|n| {
+            q.symbol_id.as_deref() == Some(dst)
+                || (n.path == q.path && (q.start_line..=q.end_line).contains(&n.start_line))
+        });
+        if target && !on_lines(&e.path, e.line) {
+            if let Some(src) = nodes.get(e.src.as_str()) {
+                keep(LinkDirection::UsedBy, &e.src, &src.name, &e.path, e.line, e.confidence);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for direction in [LinkDirection::Uses, LinkDirection::UsedBy] {
+        let mut mine: Vec<SymbolLink> =
+            best.iter().filter(|((d, _), _)| *d == direction).map(|(_, l)| l.clone()).collect();
+        mine.sort_by(|a, b| link_order(q, a, b));
+        out.extend(mine.into_iter().take(per_query));
+    }
+    out
 }
 
 /// Index chunks the way the worker does, in memory: the store (BM25 + lookups) and, when given,

@@ -1,15 +1,23 @@
 //! Neighbour expansion: add the chunks around a match so the reader sees the function head or the
 //! rest of the class. `LINEAR` takes `radius` chunks on each side in the same file;
 //! `PARENT_SYMBOL` takes the other pieces of the enclosing definition (`parent_symbol`), falling
-//! back to `LINEAR` for matches without one; `CALL_GRAPH` needs the code graph and falls back to
-//! `LINEAR` (with a warning). Added chunks come after the direct matches, grouped by the match
-//! they surround, tagged `neighborOfSpanHash`, scored just below it; at most `2 × radius` per match (the nearest ones)
-//! and `limit` in total.
+//! back to `LINEAR` for matches without one; `CALL_GRAPH` takes the callees and callers of the
+//! match's code (depth 1, resolved `CALLS` edges, by confidence then proximity: the callee's
+//! definition, the caller's call site), falling back to `LINEAR` for matches without a graph node
+//! (text, Markdown) and, with a warning, for matches of a namespace without a code graph. Added
+//! chunks come after the direct matches, grouped by the match they surround, tagged
+//! `neighborOfSpanHash`, scored just below it; at most `2 × radius` per match and `limit` in total.
 use std::collections::HashSet;
 
 use crate::candidate::Candidate;
-use crate::ports::{ChunkRecord, NeighborRange, SymbolFamily};
+use crate::ports::{
+    link_order, ChunkRecord, GraphLinks, LinePoint, LinkDirection, NeighborRange, SymbolFamily, SymbolLink,
+    SymbolQuery,
+};
 use crate::profile::NeighborStrategy;
+
+/// Names of callees / callers a match carries in `metadata.uses` / `metadata.usedBy`.
+pub const LINK_NAMES: usize = 5;
 
 /// What to read from the store for the given matches.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -18,21 +26,7 @@ pub struct NeighborLookups {
     pub families: Vec<SymbolFamily>,
 }
 
-/// The strategy that actually runs, and a warning when it differs from the requested one.
-pub fn effective_strategy(requested: NeighborStrategy) -> (NeighborStrategy, Option<String>) {
-    match requested {
-        NeighborStrategy::CallGraph => (
-            NeighborStrategy::Linear,
-            Some(
-                "neighbor strategy CALL_GRAPH needs the code graph, which is not built yet; LINEAR was used"
-                    .into(),
-            ),
-        ),
-        s => (s, None),
-    }
-}
-
-/// Lookups for the matches (`strategy` already effective).
+/// Lookups for the matches.
 pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -> NeighborLookups {
     let mut out = NeighborLookups::default();
     if strategy == NeighborStrategy::Off {
@@ -61,6 +55,112 @@ pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -
     out
 }
 
+/// The code-graph question about the matches: their namespaces, and one query per match that
+/// has a graph node (`of[i]` is match `i`'s query).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphAsk {
+    pub namespaces: Vec<String>,
+    pub queries: Vec<SymbolQuery>,
+    pub of: Vec<Option<usize>>,
+}
+
+pub fn graph_ask(matches: &[Candidate]) -> GraphAsk {
+    let mut ask = GraphAsk::default();
+    for c in matches {
+        let (ns, chunk) = (&c.record.namespace, &c.record.chunk);
+        if !ask.namespaces.contains(ns) {
+            ask.namespaces.push(ns.clone());
+        }
+        let q = chunk.metadata.symbol_id.as_ref().map(|id| SymbolQuery {
+            namespace: ns.clone(),
+            path: chunk.path.clone(),
+            start_line: chunk.start_line,
+            end_line: chunk.end_line,
+            symbol_id: Some(id.clone()),
+        });
+        ask.of.push(q.map(|q| match ask.queries.iter().position(|x| *x == q) {
+            Some(i) => i,
+            None => {
+                ask.queries.push(q);
+                ask.queries.len() - 1
+            }
+        }));
+    }
+    ask
+}
+
+/// The links of query `q` in one direction, best first.
+fn links_for<'a>(
+    ask: &'a GraphAsk,
+    links: &'a GraphLinks,
+    q: usize,
+    direction: LinkDirection,
+) -> Vec<&'a SymbolLink> {
+    let mut mine: Vec<&SymbolLink> =
+        links.links.iter().filter(|l| l.query == q && l.direction == direction).collect();
+    mine.sort_by(|a, b| link_order(&ask.queries[q], a, b));
+    mine
+}
+
+/// Sets `uses` / `used_by` of every match that has a graph node.
+pub fn annotate(matches: &mut [Candidate], ask: &GraphAsk, links: &GraphLinks) {
+    for (m, q) in matches.iter_mut().zip(&ask.of) {
+        let Some(q) = *q else { continue };
+        let names = |direction| {
+            let mut out: Vec<String> = Vec::new();
+            for l in links_for(ask, links, q, direction) {
+                if out.len() < LINK_NAMES && !out.contains(&l.name) {
+                    out.push(l.name.clone());
+                }
+            }
+            out
+        };
+        m.uses = names(LinkDirection::Uses);
+        m.used_by = names(LinkDirection::UsedBy);
+    }
+}
+
+/// `CALL_GRAPH` for the matches: which follow the graph, the lines whose chunks to read for
+/// them, and the namespaces that have no graph (their matches use `LINEAR`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallGraphPlan {
+    pub follow: Vec<bool>,
+    pub points: Vec<LinePoint>,
+    pub without_graph: Vec<String>,
+}
+
+pub fn call_graph_plan(matches: &[Candidate], ask: &GraphAsk, links: &GraphLinks) -> CallGraphPlan {
+    let mut plan = CallGraphPlan::default();
+    for (m, q) in matches.iter().zip(&ask.of) {
+        let ns = &m.record.namespace;
+        let graphed = links.with_graph.contains(ns);
+        if !graphed && !plan.without_graph.contains(ns) {
+            plan.without_graph.push(ns.clone());
+        }
+        plan.follow.push(graphed && q.is_some());
+    }
+    for l in &links.links {
+        let q = &ask.queries[l.query];
+        let p = LinePoint { namespace: q.namespace.clone(), path: l.path.clone(), line: l.line };
+        if !plan.points.contains(&p) {
+            plan.points.push(p);
+        }
+    }
+    plan
+}
+
+/// The chunk that holds `line` of `path`: the one whose own lines (past its overlap) hold it,
+/// else the first one holding it.
+fn chunk_holding<'a>(fetched: &'a [ChunkRecord], ns: &str, path: &str, line: u32) -> Option<&'a ChunkRecord> {
+    let holding = fetched.iter().filter(|r| {
+        r.namespace == ns && r.chunk.path == path && r.chunk.start_line <= line && r.chunk.end_line >= line
+    });
+    holding.min_by_key(|r| {
+        let own = line >= r.chunk.start_line + r.chunk.metadata.overlap_lines;
+        (!own, r.chunk.chunk_index)
+    })
+}
+
 /// Append fetched neighbours after the matches. A neighbour belongs to the first match (in list
 /// order) whose range or family contains it; chunks already in the list are never added twice;
 /// nearer neighbours (by chunk index) come first; at most `limit` in total.
@@ -71,51 +171,104 @@ pub fn insert(
     radius: u32,
     limit: usize,
 ) -> (Vec<Candidate>, usize) {
+    expand(matches, radius, limit, |_, m| linear_or_family(m, fetched, strategy, radius))
+}
+
+/// [`insert`] for `CALL_GRAPH`: matches that follow the graph (`plan.follow`) get the chunks of
+/// their callees and callers in link order (`fetched.1` holds the chunks of `plan.points`), the
+/// others their `LINEAR` neighbours from `fetched.0`.
+pub fn insert_call_graph(
+    matches: Vec<Candidate>,
+    (linear, at): (&[ChunkRecord], &[ChunkRecord]),
+    ask: &GraphAsk,
+    links: &GraphLinks,
+    plan: &CallGraphPlan,
+    radius: u32,
+    limit: usize,
+) -> (Vec<Candidate>, usize) {
+    expand(matches, radius, limit, |i, m| match (plan.follow.get(i), ask.of.get(i)) {
+        (Some(true), Some(Some(q))) => {
+            let mut mine: Vec<&SymbolLink> = links.links.iter().filter(|l| l.query == *q).collect();
+            mine.sort_by(|a, b| link_order(&ask.queries[*q], a, b));
+            let picked = mine
+                .into_iter()
+                .filter_map(|l| chunk_holding(at, &m.record.namespace, &l.path, l.line))
+                .enumerate()
+                .map(|(rank, r)| (r, rank as u32 + 1))
+                .collect();
+            (picked, false)
+        }
+        _ => linear_or_family(m, linear, NeighborStrategy::Linear, radius),
+    })
+}
+
+/// The `LINEAR` / `PARENT_SYMBOL` neighbours of one match, nearest first, with their distance.
+fn linear_or_family<'a>(
+    origin: &Candidate,
+    fetched: &'a [ChunkRecord],
+    strategy: NeighborStrategy,
+    radius: u32,
+) -> (Vec<(&'a ChunkRecord, u32)>, bool) {
+    let (ns, origin) = (&origin.record.namespace, &origin.record.chunk);
+    let mut mine: Vec<&ChunkRecord> = fetched
+        .iter()
+        .filter(|r| r.namespace == *ns && r.chunk.path == origin.path && r.chunk.id != origin.id)
+        .filter(|r| match (strategy, &origin.metadata.parent_symbol) {
+            (NeighborStrategy::ParentSymbol, Some(parent)) => {
+                r.chunk.metadata.parent_symbol.as_deref() == Some(parent)
+                    || r.chunk.metadata.symbol_name.as_deref() == Some(parent)
+            }
+            _ => r.chunk.chunk_index.abs_diff(origin.chunk_index) <= radius,
+        })
+        .collect();
+    mine.sort_by_key(|r| (r.chunk.chunk_index.abs_diff(origin.chunk_index), r.chunk.chunk_index));
+    let picked =
+        mine.into_iter().map(|r| (r, r.chunk.chunk_index.abs_diff(origin.chunk_index).max(1))).collect();
+    (picked, true)
+}
+
+/// Adds to each match the neighbours `pick` gives (best first, with a distance that lowers the
+/// score), skipping chunks already present; `file_order` sorts a match's group by position.
+fn expand<'a>(
+    matches: Vec<Candidate>,
+    radius: u32,
+    limit: usize,
+    mut pick: impl FnMut(usize, &Candidate) -> (Vec<(&'a ChunkRecord, u32)>, bool),
+) -> (Vec<Candidate>, usize) {
     let mut present: HashSet<(String, String)> =
         matches.iter().map(|c| (c.record.namespace.clone(), c.record.chunk.id.clone())).collect();
     let mut added = 0;
-    let mut out = Vec::with_capacity(matches.len() + limit.min(fetched.len()));
+    let mut out = Vec::with_capacity(matches.len() + limit);
     let mut groups: Vec<Candidate> = Vec::new();
-    for m in matches {
-        let origin = m.record.chunk.clone();
-        let ns = m.record.namespace.clone();
-        let origin_score = m.score;
-        let origin_span = origin.metadata.span_hash.clone();
-        out.push(m);
+    for (i, m) in matches.into_iter().enumerate() {
         if added >= limit {
+            out.push(m);
             continue;
         }
-        let mut mine: Vec<&ChunkRecord> = fetched
-            .iter()
-            .filter(|r| r.namespace == ns && r.chunk.path == origin.path && r.chunk.id != origin.id)
-            .filter(|r| match (strategy, &origin.metadata.parent_symbol) {
-                (NeighborStrategy::ParentSymbol, Some(parent)) => {
-                    r.chunk.metadata.parent_symbol.as_deref() == Some(parent)
-                        || r.chunk.metadata.symbol_name.as_deref() == Some(parent)
-                }
-                _ => r.chunk.chunk_index.abs_diff(origin.chunk_index) <= radius,
-            })
-            .collect();
-        mine.sort_by_key(|r| (r.chunk.chunk_index.abs_diff(origin.chunk_index), r.chunk.chunk_index));
+        let (picked, file_order) = pick(i, &m);
+        let origin_score = m.score;
+        let origin_span = m.record.chunk.metadata.span_hash.clone();
+        out.push(m);
         // At most `radius` on each side of every match, for every strategy: a big family must
         // not push the next matches far down the list.
         let per_match = 2 * radius as usize;
         let mut group: Vec<Candidate> = Vec::new();
-        for r in mine {
+        for (r, distance) in picked {
             if added >= limit || group.len() >= per_match {
                 break;
             }
             if !present.insert((r.namespace.clone(), r.chunk.id.clone())) {
                 continue;
             }
-            let distance = r.chunk.chunk_index.abs_diff(origin.chunk_index).max(1);
             let mut c = Candidate::new(r.clone(), origin_score * 0.9f32.powi(distance as i32));
             c.neighbor_of = Some(origin_span.clone());
             group.push(c);
             added += 1;
         }
-        // File order within the group reads naturally.
-        group.sort_by_key(|c| c.record.chunk.chunk_index);
+        if file_order {
+            // File order within the group reads naturally.
+            group.sort_by_key(|c| c.record.chunk.chunk_index);
+        }
         groups.extend(group);
     }
     // Neighbours follow every direct match (grouped by origin, in the origins' order): they add
@@ -178,14 +331,95 @@ mod tests {
     }
 
     #[test]
-    fn call_graph_falls_back_with_a_warning_and_off_does_nothing() {
-        let (s, w) = effective_strategy(NeighborStrategy::CallGraph);
-        assert_eq!(s, NeighborStrategy::Linear);
-        assert!(w.unwrap().contains("LINEAR"));
+    fn off_does_nothing() {
         let chunks = file("a.rs", 3);
         assert_eq!(
             lookups(&[Candidate::new(chunks[1].clone(), 1.0)], NeighborStrategy::Off, 2),
             NeighborLookups::default()
         );
+    }
+
+    fn link(
+        query: usize,
+        direction: LinkDirection,
+        name: &str,
+        path: &str,
+        line: u32,
+        confidence: f32,
+    ) -> SymbolLink {
+        SymbolLink { query, direction, name: name.into(), path: path.into(), line, confidence }
+    }
+
+    #[test]
+    fn call_graph_brings_callees_and_callers_by_confidence_and_the_rest_linear() {
+        let mut a = file("a.rs", 6);
+        a[1].chunk.metadata.symbol_id = Some("node-1".into());
+        let c = file("c.rs", 2);
+        let doc = file("d.md", 3);
+        let mut matches = vec![Candidate::new(a[1].clone(), 1.0), Candidate::new(doc[1].clone(), 0.8)];
+        let ask = graph_ask(&matches);
+        assert_eq!(ask.of, [Some(0), None]);
+        assert_eq!(ask.queries[0].symbol_id.as_deref(), Some("node-1"));
+        assert_eq!(ask.namespaces, ["ns"]);
+        let links = GraphLinks {
+            with_graph: vec!["ns".into()],
+            links: vec![
+                link(0, LinkDirection::UsedBy, "caller", "c.rs", 1, 0.85),
+                link(0, LinkDirection::Uses, "helper", "a.rs", 41, 0.9),
+                link(0, LinkDirection::Uses, "far", "a.rs", 51, 0.5),
+                link(0, LinkDirection::Uses, "helper", "a.rs", 42, 0.9),
+            ],
+        };
+        annotate(&mut matches, &ask, &links);
+        assert_eq!(matches[0].uses, ["helper", "far"]);
+        assert_eq!(matches[0].used_by, ["caller"]);
+        assert!(matches[1].uses.is_empty() && matches[1].used_by.is_empty());
+
+        let plan = call_graph_plan(&matches, &ask, &links);
+        assert_eq!(plan.follow, [true, false]);
+        assert!(plan.without_graph.is_empty());
+        assert_eq!(plan.points.len(), 4);
+        // The document match has no node: its neighbours are LINEAR ones.
+        let linear = lookups(&matches[1..], NeighborStrategy::Linear, 1);
+        assert_eq!(linear.ranges.len(), 1);
+        let at: Vec<ChunkRecord> = vec![a[4].clone(), a[5].clone(), c[0].clone()];
+        let (out, added) = insert_call_graph(matches, (&doc, &at), &ask, &links, &plan, 1, 10);
+        let got: Vec<(&str, u32)> =
+            out.iter().map(|c| (c.record.chunk.path.as_str(), c.record.chunk.chunk_index)).collect();
+        // Two per match (radius 1): the 0.9 callee, then the 0.85 caller; `far` is cut.
+        assert_eq!(got, [("a.rs", 1), ("d.md", 1), ("a.rs", 4), ("c.rs", 0), ("d.md", 0), ("d.md", 2)]);
+        assert_eq!(added, 4);
+        assert_eq!(out[2].neighbor_of.as_deref(), Some(a[1].chunk.metadata.span_hash.as_str()));
+        assert!(out[2].score > out[3].score && out[3].score < 1.0);
+    }
+
+    #[test]
+    fn call_graph_uses_linear_for_a_namespace_without_a_graph() {
+        let mut a = file("a.rs", 4);
+        a[1].chunk.metadata.symbol_id = Some("node-1".into());
+        let matches = vec![Candidate::new(a[1].clone(), 1.0)];
+        let ask = graph_ask(&matches);
+        let links = GraphLinks::default();
+        let plan = call_graph_plan(&matches, &ask, &links);
+        assert_eq!(plan.follow, [false]);
+        assert_eq!(plan.without_graph, ["ns"]);
+        let (out, added) = insert_call_graph(matches, (&a, &[]), &ask, &links, &plan, 1, 10);
+        assert_eq!(added, 2);
+        assert_eq!(out.iter().map(|c| c.record.chunk.chunk_index).collect::<Vec<_>>(), [1, 0, 2]);
+    }
+
+    #[test]
+    fn the_chunk_at_a_line_is_the_one_that_owns_it_past_its_overlap() {
+        let mut a = file("a.rs", 3);
+        // Chunk 2 at line 11 (chunk 1's last line) as its overlap, so line 11 is chunk 1's.
+        a[2].chunk.start_line = 11;
+        a[2].chunk.metadata.overlap_lines = 1;
+        assert_eq!(chunk_holding(&a, "ns", "a.rs", 11).map(|r| r.chunk.chunk_index), Some(1));
+        assert_eq!(chunk_holding(&a, "ns", "a.rs", 21).map(|r| r.chunk.chunk_index), Some(2));
+        // A line held only as overlap still finds its chunk.
+        a[1].chunk.end_line = 10;
+        assert_eq!(chunk_holding(&a, "ns", "a.rs", 11).map(|r| r.chunk.chunk_index), Some(2));
+        assert!(chunk_holding(&a, "ns", "a.rs", 99).is_none());
+        assert!(chunk_holding(&a, "other", "a.rs", 11).is_none());
     }
 }

@@ -612,11 +612,60 @@ impl<'a> SearchPipeline<'a> {
         }
         candidates.truncate(plan.settings.retrieval.top_k as usize);
 
-        let (strategy, fallback) = neighbors::effective_strategy(post.neighbor.strategy);
+        // The code graph of the matches: their callees and callers name `uses` / `usedBy`, and
+        // lead `CALL_GRAPH` to its neighbours. One store round trip; matches without a graph
+        // node (text, Markdown) ask nothing.
+        let strategy = post.neighbor.strategy;
+        let radius = post.neighbor.radius;
+        let ask = neighbors::graph_ask(candidates);
+        let mut links = None;
+        if !ask.queries.is_empty() || strategy == NeighborStrategy::CallGraph {
+            let per_query = neighbors::LINK_NAMES.max(2 * radius as usize);
+            match s.chunks.graph_links(&ask.namespaces, &ask.queries, per_query).await {
+                Ok(l) => {
+                    neighbors::annotate(candidates, &ask, &l);
+                    links = Some(l);
+                }
+                Err(e) => out.warnings.push(format!("code graph lookup failed ({e}); uses/usedBy omitted")),
+            }
+            timer.lap("post.code-graph");
+        }
         if strategy != NeighborStrategy::Off && post.neighbor.limit > 0 {
-            out.warnings.extend(fallback);
-            let lookups = neighbors::lookups(candidates, strategy, post.neighbor.radius);
+            let call_graph = match (strategy, &links) {
+                (NeighborStrategy::CallGraph, Some(links)) => {
+                    let plan = neighbors::call_graph_plan(candidates, &ask, links);
+                    for ns in &plan.without_graph {
+                        out.warnings.push(format!(
+                            "neighbor strategy CALL_GRAPH: {ns} has no code graph; LINEAR was used for its matches"
+                        ));
+                    }
+                    Some((links, plan))
+                }
+                (NeighborStrategy::CallGraph, None) => {
+                    out.warnings.push(
+                        "neighbor strategy CALL_GRAPH: the code graph is unavailable; LINEAR was used".into(),
+                    );
+                    None
+                }
+                _ => None,
+            };
+            let lookups = match &call_graph {
+                Some((_, plan)) => {
+                    let linear: Vec<Candidate> = candidates
+                        .iter()
+                        .zip(&plan.follow)
+                        .filter(|(_, follow)| !**follow)
+                        .map(|(c, _)| c.clone())
+                        .collect();
+                    neighbors::lookups(&linear, NeighborStrategy::Linear, radius)
+                }
+                None if strategy == NeighborStrategy::CallGraph => {
+                    neighbors::lookups(candidates, NeighborStrategy::Linear, radius)
+                }
+                None => neighbors::lookups(candidates, strategy, radius),
+            };
             let mut fetched = Vec::new();
+            let mut at = Vec::new();
             let mut failed = false;
             if !lookups.ranges.is_empty() {
                 match s.chunks.neighbors(&lookups.ranges).await {
@@ -636,16 +685,44 @@ impl<'a> SearchPipeline<'a> {
                     }
                 }
             }
+            if let Some((_, plan)) = &call_graph {
+                if !plan.points.is_empty() && !failed {
+                    match s.chunks.chunks_at(&plan.points).await {
+                        Ok(r) => at = r,
+                        Err(e) => {
+                            failed = true;
+                            out.warnings.push(format!("neighbor expansion failed ({e}); skipped"));
+                        }
+                    }
+                }
+            }
             if !failed {
-                let (expanded, _) = neighbors::insert(
-                    std::mem::take(candidates),
-                    &fetched,
-                    strategy,
-                    post.neighbor.radius,
-                    post.neighbor.limit as usize,
-                );
+                let limit = post.neighbor.limit as usize;
+                let (expanded, ran) = match &call_graph {
+                    Some((links, plan)) => (
+                        neighbors::insert_call_graph(
+                            std::mem::take(candidates),
+                            (&fetched, &at),
+                            &ask,
+                            links,
+                            plan,
+                            radius,
+                            limit,
+                        )
+                        .0,
+                        NeighborStrategy::CallGraph,
+                    ),
+                    None => {
+                        let ran = if strategy == NeighborStrategy::CallGraph {
+                            NeighborStrategy::Linear
+                        } else {
+                            strategy
+                        };
+                        (neighbors::insert(std::mem::take(candidates), &fetched, ran, radius, limit).0, ran)
+                    }
+                };
                 *candidates = expanded;
-                out.applied_modules.push(format!("post.neighbor-expand:{}", strategy.as_str()));
+                out.applied_modules.push(format!("post.neighbor-expand:{}", ran.as_str()));
             }
             timer.lap("post.neighbor-expand");
         }

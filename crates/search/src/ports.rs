@@ -79,6 +79,70 @@ pub struct SymbolFamily {
     pub symbol: String,
 }
 
+/// A matched chunk asked about in the code graph: the lines it spans and the node it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SymbolQuery {
+    pub namespace: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The chunk's `symbolId` (its graph node).
+    pub symbol_id: Option<String>,
+}
+
+/// Which way a [`SymbolLink`] points from the queried chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LinkDirection {
+    /// The chunk calls it (a callee, located at its definition's first line).
+    Uses,
+    /// It calls the chunk's symbol or a symbol defined in the chunk (a caller, located at the
+    /// call site).
+    UsedBy,
+}
+
+/// One resolved `CALLS` edge at depth 1 of a queried chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymbolLink {
+    /// Index of the [`SymbolQuery`] it answers.
+    pub query: usize,
+    pub direction: LinkDirection,
+    /// The other symbol's name.
+    pub name: String,
+    /// Where to read it: the callee's definition, or the caller's call site (first one).
+    pub path: String,
+    pub line: u32,
+    /// The edge's confidence (the best one when several edges link the same pair).
+    pub confidence: f32,
+}
+
+/// The answer of [`ChunkStore::graph_links`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphLinks {
+    /// The asked namespaces that have a code graph.
+    pub with_graph: Vec<String>,
+    /// Per query and direction: best first by [`link_order`], at most `per_query`.
+    pub links: Vec<SymbolLink>,
+}
+
+/// The order links are ranked in: higher confidence first, then proximity to the queried chunk
+/// (same file first, then nearer lines), then name and path for determinism.
+pub fn link_order(q: &SymbolQuery, a: &SymbolLink, b: &SymbolLink) -> std::cmp::Ordering {
+    let near = |l: &SymbolLink| (l.path != q.path, l.line.abs_diff(q.start_line));
+    b.confidence
+        .total_cmp(&a.confidence)
+        .then_with(|| near(a).cmp(&near(b)))
+        .then_with(|| a.name.cmp(&b.name))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
+/// A line of a file; [`ChunkStore::chunks_at`] finds the chunks that hold it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LinePoint {
+    pub namespace: String,
+    pub path: String,
+    pub line: u32,
+}
+
 /// Chunk lookups by id, by position and by symbol (batched: one store round trip per call).
 #[async_trait::async_trait(?Send)]
 pub trait ChunkStore {
@@ -89,6 +153,25 @@ pub trait ChunkStore {
     /// Every chunk of any of the families, in (namespace, path, chunk_index) order; at most
     /// `limit` per family.
     async fn families(&self, families: &[SymbolFamily], limit: usize) -> Result<Vec<ChunkRecord>, PortError>;
+    /// Which of `namespaces` have a code graph, and the callees and callers of each query at
+    /// depth 1 (resolved `CALLS` edges only): callees are the calls made on the query's lines,
+    /// callers the calls into its `symbol_id` or into a symbol defined on its lines (calls from
+    /// its own lines excluded). One link per other symbol and direction, at most `per_query` per
+    /// query and direction. A store without a graph answers nothing (so callers fall back).
+    async fn graph_links(
+        &self,
+        namespaces: &[String],
+        queries: &[SymbolQuery],
+        per_query: usize,
+    ) -> Result<GraphLinks, PortError> {
+        let _ = (namespaces, queries, per_query);
+        Ok(GraphLinks::default())
+    }
+    /// Every chunk holding any of the lines, in (namespace, path, chunk_index) order.
+    async fn chunks_at(&self, points: &[LinePoint]) -> Result<Vec<ChunkRecord>, PortError> {
+        let _ = points;
+        Ok(Vec::new())
+    }
 }
 
 /// Lifecycle of a namespace (the `namespaces.status` column).

@@ -33,6 +33,16 @@ pub struct MatchMetadata {
     pub token_count: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_symbol: Option<String>,
+    /// Code: the id of the graph node the chunk belongs to (the innermost symbol holding it), as
+    /// `repo.symbol_references` takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol_id: Option<String>,
+    /// Code: names of the symbols the chunk calls (a few, best resolved first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<String>,
+    /// Code: names of the symbols that call it (a few, best resolved and nearest first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used_by: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub heading_path: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -168,6 +178,9 @@ pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
             chunk_index: chunk.chunk_index,
             token_count: c.tokens(),
             parent_symbol: chunk.metadata.parent_symbol.clone(),
+            symbol_id: chunk.metadata.symbol_id.clone(),
+            uses: c.uses.clone(),
+            used_by: c.used_by.clone(),
             heading_path: chunk.metadata.heading_path.clone(),
             tags: tags.clone(),
             generated_by_sub_query: c.sub_query.and_then(|i| sub_queries.get(i).cloned()),

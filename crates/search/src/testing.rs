@@ -10,6 +10,7 @@
 //! the suite's chunks while it runs. Each case reports pass or its first failed check; nothing
 //! panics.
 use edgerag_core::chunk::CHUNK_SCHEMA_VERSION;
+use edgerag_core::graph::{node_id, Edge, EdgeKind, FileGraph, Node, NodeKind, Resolution};
 use edgerag_core::{ids, Chunk, ChunkMetadata, ChunkType, Language};
 use serde::Serialize;
 
@@ -17,8 +18,8 @@ use crate::error::PortError;
 use crate::filters::SearchFilters;
 use crate::memory::{MemoryCatalog, MemoryStore};
 use crate::ports::{
-    namespace_id, ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog,
-    NamespaceInfo, NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
+    namespace_id, ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, LinePoint, LinkDirection,
+    NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily, SymbolQuery,
 };
 use crate::query::{keyword_terms, TermOptions};
 
@@ -27,6 +28,9 @@ use crate::query::{keyword_terms, TermOptions};
 pub trait SearchStores {
     /// Store `chunks` of one file in `namespace` with the file's tags (replacing same ids).
     async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError>;
+    /// Store a namespace's code graph: these files' graphs, edges already resolved (what the
+    /// chunk stage and cross-file resolution write).
+    async fn load_graph(&self, namespace: &str, files: &[FileGraph]) -> Result<(), PortError>;
     /// Create or replace the namespace row.
     async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError>;
     /// Delete the namespace and everything in it (nothing to delete is not an error).
@@ -60,7 +64,7 @@ macro_rules! check {
 }
 
 /// Number of cases [`run_suite`] runs.
-pub const CASES: usize = 9;
+pub const CASES: usize = 11;
 
 /// The suite's data: two namespaces, a few files with tags, a class split into methods.
 struct Fixture {
@@ -68,6 +72,84 @@ struct Fixture {
     two: NamespaceInfo,
     /// `(namespace, chunks of one file, tags)`.
     files: Vec<(String, Vec<Chunk>, Vec<String>)>,
+    /// Namespace one's code graph.
+    graph: Vec<FileGraph>,
+}
+
+fn node(path: &str, kind: NodeKind, name: &str, lines: (u32, u32), parent: Option<&Node>) -> Node {
+    let fqn = parent
+        .filter(|p| p.kind != NodeKind::Module)
+        .map_or(name.to_string(), |p| format!("{}.{name}", p.fqn));
+    Node {
+        id: node_id(path, kind, &fqn, 0),
+        kind,
+        name: name.into(),
+        fqn,
+        package: None,
+        signature: None,
+        doc: None,
+        path: path.into(),
+        language: Language::detect(path),
+        start_line: lines.0,
+        end_line: lines.1,
+        parent: parent.map(|p| p.id.clone()),
+        route: None,
+        http_method: None,
+        declared_type: None,
+    }
+}
+
+fn call(src: &Node, dst: Option<&Node>, name: &str, line: u32, resolution: Resolution) -> Edge {
+    Edge {
+        kind: EdgeKind::Calls,
+        src: src.id.clone(),
+        dst: dst.map(|d| d.id.clone()),
+        dst_name: name.into(),
+        confidence: resolution.confidence(),
+        resolution,
+        path: src.path.clone(),
+        line,
+        hint: None,
+    }
+}
+
+/// The client calls `helper` from both methods and `retry_with_backoff` (another file) from
+/// `send`; `helper` calls a library; `retry_with_backoff` calls `backoff`, which has no chunk.
+fn graph() -> Vec<FileGraph> {
+    let (ts, rs) = ("src/client.ts", "src/net/retry.rs");
+    let ts_module = node(ts, NodeKind::Module, "client", (1, 40), None);
+    let client = node(ts, NodeKind::Class, "Client", (1, 29), Some(&ts_module));
+    let connect = node(ts, NodeKind::Method, "connect", (11, 11), Some(&client));
+    let send = node(ts, NodeKind::Method, "send", (21, 21), Some(&client));
+    let helper = node(ts, NodeKind::Function, "helper", (31, 31), Some(&ts_module));
+    let rs_module = node(rs, NodeKind::Module, "retry", (1, 7), None);
+    let retry = node(rs, NodeKind::Function, "retry_with_backoff", (1, 3), Some(&rs_module));
+    let backoff = node(rs, NodeKind::Function, "backoff", (5, 7), Some(&rs_module));
+    let file = |path: &str, nodes: Vec<Node>, edges: Vec<Edge>| FileGraph {
+        path: path.into(),
+        language: Language::detect(path),
+        package: None,
+        nodes,
+        edges,
+        imports: Vec::new(),
+    };
+    vec![
+        file(
+            ts,
+            vec![ts_module.clone(), client.clone(), connect.clone(), send.clone(), helper.clone()],
+            vec![
+                call(&connect, Some(&helper), "helper", 11, Resolution::SameFile),
+                call(&send, Some(&helper), "helper", 21, Resolution::SameFile),
+                call(&send, Some(&retry), "retrySend", 21, Resolution::Import),
+                call(&helper, None, "console.log", 31, Resolution::External),
+            ],
+        ),
+        file(
+            rs,
+            vec![rs_module, retry.clone(), backoff.clone()],
+            vec![call(&retry, Some(&backoff), "backoff", 2, Resolution::SameFile)],
+        ),
+    ]
 }
 
 fn chunk(
@@ -186,6 +268,7 @@ fn fixture(prefix: &str) -> Fixture {
         ],
         one,
         two,
+        graph: graph(),
     }
 }
 
@@ -212,6 +295,8 @@ pub async fn run_suite(stores: &dyn SearchStores, prefix: &str) -> SuiteReport {
         ("chunks_neighbors_come_in_file_order", neighbors(stores, &fx).await),
         ("chunks_families_hold_the_definition_and_its_pieces", families(stores, &fx).await),
         ("catalog_lists_the_recorded_namespaces", catalog(stores, &fx).await),
+        ("graph_links_are_callees_and_callers_best_first", graph_links(stores, &fx).await),
+        ("chunks_at_finds_the_chunks_holding_a_line", chunks_at(stores, &fx).await),
     ];
     for (case, result) in cases {
         match result {
@@ -233,7 +318,7 @@ async fn setup(stores: &dyn SearchStores, fx: &Fixture) -> Result<(), PortError>
     for (ns, chunks, tags) in &fx.files {
         stores.load(ns, chunks, tags).await?;
     }
-    Ok(())
+    stores.load_graph(&fx.one.id(), &fx.graph).await
 }
 
 async fn teardown(stores: &dyn SearchStores, fx: &Fixture) -> Result<(), PortError> {
@@ -426,6 +511,97 @@ async fn families(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     Ok(())
 }
 
+async fn graph_links(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let (ns1, ns2) = (fx.one.id(), fx.two.id());
+    let symbol =
+        |name: &str| fx.graph.iter().flat_map(|f| &f.nodes).find(|n| n.name == name).map(|n| n.id.clone());
+    let q = |ns: &str, path: &str, lines: (u32, u32), name: &str| SymbolQuery {
+        namespace: ns.into(),
+        path: path.into(),
+        start_line: lines.0,
+        end_line: lines.1,
+        symbol_id: symbol(name),
+    };
+    let queries = [
+        q(&ns1, "src/client.ts", (21, 21), "send"),
+        q(&ns1, "src/client.ts", (31, 31), "helper"),
+        q(&ns1, "src/net/retry.rs", (1, 3), "retry_with_backoff"),
+        q(&ns2, "src/net/retry.rs", (1, 3), "retry_with_backoff"),
+    ];
+    let namespaces = [ns1.clone(), ns2.clone()];
+    let got = stores
+        .chunks()
+        .graph_links(&namespaces, &queries, 5)
+        .await
+        .map_err(|e| format!("graph_links failed: {e}"))?;
+    check!(got.with_graph == [ns1.clone()], "namespaces with a graph: {:?}", got.with_graph);
+    let of = |query: usize, direction| {
+        got.links
+            .iter()
+            .filter(|l| l.query == query && l.direction == direction)
+            .map(|l| (l.name.clone(), l.path.clone(), l.line))
+            .collect::<Vec<_>>()
+    };
+    let link = |name: &str, path: &str, line| (name.to_string(), path.to_string(), line);
+    // Same-file (0.9) before import (0.85); the library call is not a link.
+    let uses = of(0, LinkDirection::Uses);
+    let want = [link("helper", "src/client.ts", 31), link("retry_with_backoff", "src/net/retry.rs", 1)];
+    check!(uses == want, "send uses {uses:?}, want {want:?}");
+    check!(of(0, LinkDirection::UsedBy).is_empty(), "nobody calls send: {:?}", of(0, LinkDirection::UsedBy));
+    // Equal confidence: the nearer call site first; callers are located at the call.
+    let used_by = of(1, LinkDirection::UsedBy);
+    let want = [link("send", "src/client.ts", 21), link("connect", "src/client.ts", 11)];
+    check!(used_by == want, "helper is used by {used_by:?}, want {want:?}");
+    check!(
+        of(1, LinkDirection::Uses).is_empty(),
+        "helper only calls a library: {:?}",
+        of(1, LinkDirection::Uses)
+    );
+    check!(
+        of(2, LinkDirection::UsedBy) == [link("send", "src/client.ts", 21)],
+        "retry used by {:?}",
+        of(2, LinkDirection::UsedBy)
+    );
+    check!(
+        of(2, LinkDirection::Uses) == [link("backoff", "src/net/retry.rs", 5)],
+        "retry uses {:?}",
+        of(2, LinkDirection::Uses)
+    );
+    check!(
+        of(3, LinkDirection::Uses).is_empty() && of(3, LinkDirection::UsedBy).is_empty(),
+        "a graph leaked across namespaces"
+    );
+    let confidence =
+        got.links.iter().find(|l| l.query == 2 && l.direction == LinkDirection::UsedBy).map(|l| l.confidence);
+    check!(confidence == Some(Resolution::Import.confidence()), "confidence {confidence:?}");
+    let one = stores
+        .chunks()
+        .graph_links(&namespaces, &queries[1..2], 1)
+        .await
+        .map_err(|e| format!("graph_links failed: {e}"))?;
+    let names: Vec<&str> = one.links.iter().map(|l| l.name.as_str()).collect();
+    check!(names == ["send"], "per_query 1 kept {names:?}");
+    Ok(())
+}
+
+async fn chunks_at(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let (ns1, ns2) = (fx.one.id(), fx.two.id());
+    let p = |ns: &str, path: &str, line| LinePoint { namespace: ns.into(), path: path.into(), line };
+    let points = [
+        p(&ns1, "src/net/retry.rs", 2),
+        p(&ns1, "src/client.ts", 21),
+        p(&ns1, "src/net/retry.rs", 6),
+        p(&ns2, "src/client.ts", 21),
+    ];
+    let got = stores.chunks().chunks_at(&points).await.map_err(|e| format!("chunks_at failed: {e}"))?;
+    let want =
+        vec![(ns1.clone(), "src/client.ts".to_string(), 2), (ns1.clone(), "src/net/retry.rs".to_string(), 0)];
+    check!(order_of(&got) == want, "got {:?}, want {want:?}", order_of(&got));
+    let none = stores.chunks().chunks_at(&[]).await.map_err(|e| format!("chunks_at failed: {e}"))?;
+    check!(none.is_empty(), "no points gave {}", none.len());
+    Ok(())
+}
+
 async fn catalog(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     let listed = stores.catalog().list().await.map_err(|e| format!("list failed: {e}"))?;
     for want in [&fx.one, &fx.two] {
@@ -472,6 +648,11 @@ impl SearchStores for MemoryStores {
         Ok(())
     }
 
+    async fn load_graph(&self, namespace: &str, files: &[FileGraph]) -> Result<(), PortError> {
+        self.store.set_graph(namespace, files.to_vec());
+        Ok(())
+    }
+
     async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError> {
         let mut namespaces = self.catalog.namespaces.borrow_mut();
         namespaces.retain(|n| n.id() != info.id());
@@ -483,6 +664,7 @@ impl SearchStores for MemoryStores {
         for record in self.store.records(namespace) {
             self.store.remove(&ChunkKey::new(namespace, &record.chunk.id));
         }
+        self.store.set_graph(namespace, Vec::new());
         self.catalog.namespaces.borrow_mut().retain(|n| n.id() != namespace);
         Ok(())
     }
@@ -535,6 +717,9 @@ mod tests {
     impl SearchStores for Careless {
         async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError> {
             self.0.load(namespace, chunks, tags).await
+        }
+        async fn load_graph(&self, namespace: &str, files: &[FileGraph]) -> Result<(), PortError> {
+            self.0.load_graph(namespace, files).await
         }
         async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError> {
             self.0.record_namespace(info).await

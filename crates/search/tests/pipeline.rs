@@ -538,3 +538,121 @@ impl ChunkStore for NeighborsFail<'_> {
         Err(PortError::new("chunk-store", "timeout"))
     }
 }
+
+/// A repository of two Python files where `caller` (a.py) calls `target_helper` (b.py), with the
+/// graph the worker would store for it; `with_graph: false` stores none.
+fn call_world(with_graph: bool) -> World {
+    use edgerag_core::graph::{node_id, Edge, EdgeKind, FileGraph, Node, NodeKind, Resolution};
+    use edgerag_core::Language;
+    let ns = "repo:acme/calls";
+    let w = World {
+        store: MemoryStore::new(),
+        vectors: InMemoryVectorIndex::new(256),
+        embedder: HashingEmbedder::new(256),
+        catalog: MemoryCatalog::new(vec![ready("acme", "calls", "2025-01-02T00:00:00Z")]),
+    };
+    let node = |path: &str, kind, name: &str, lines: (u32, u32)| Node {
+        id: node_id(path, kind, name, 0),
+        kind,
+        name: name.into(),
+        fqn: name.into(),
+        package: None,
+        signature: None,
+        doc: None,
+        path: path.into(),
+        language: Language::Python,
+        start_line: lines.0,
+        end_line: lines.1,
+        parent: None,
+        route: None,
+        http_method: None,
+        declared_type: None,
+    };
+    let caller = node("a.py", NodeKind::Function, "caller", (1, 2));
+    let helper = node("b.py", NodeKind::Function, "target_helper", (1, 2));
+    let sources = [
+        ("a.py", "def caller():\n    return target_helper()\n", &caller),
+        ("b.py", "def target_helper():\n    return 42\n", &helper),
+    ];
+    for (path, text, symbol) in sources {
+        let mut chunks = chunk_text(path, text, &ChunkConfig::default());
+        assert_eq!(chunks.len(), 1, "{path}");
+        chunks[0].metadata.symbol_id = Some(symbol.id.clone());
+        block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
+    }
+    if with_graph {
+        let call = Edge {
+            kind: EdgeKind::Calls,
+            src: caller.id.clone(),
+            dst: Some(helper.id.clone()),
+            dst_name: "target_helper".into(),
+            confidence: Resolution::Import.confidence(),
+            resolution: Resolution::Import,
+            path: "a.py".into(),
+            line: 2,
+            hint: None,
+        };
+        let file = |path: &str, nodes: Vec<Node>, edges: Vec<Edge>| FileGraph {
+            path: path.into(),
+            language: Language::Python,
+            package: None,
+            nodes,
+            edges,
+            imports: Vec::new(),
+        };
+        w.store.set_graph(
+            ns,
+            vec![file("a.py", vec![caller.clone()], vec![call]), file("b.py", vec![helper.clone()], vec![])],
+        );
+    }
+    w
+}
+
+fn call_graph_search(w: &World, query: &str) -> SearchResponse {
+    let (profiles, cfg_warnings) = ProfileRegistry::from_config(Some(
+        r#"{"profiles":{"graph":{"extends":"balanced","retrieval":{"topK":1},"postProcessing":{"neighbor":{"strategy":"CALL_GRAPH","radius":1,"limit":4}}}}}"#,
+    ));
+    assert!(cfg_warnings.is_empty(), "{cfg_warnings:?}");
+    let events = Events::default();
+    search_with(
+        services(w, &events),
+        &profiles,
+        SearchMode::Repo,
+        json!({"owner": "acme", "name": "calls", "rawQuery": query, "profile": "graph"}),
+    )
+}
+
+#[test]
+fn call_graph_brings_the_callee_after_the_caller_and_names_it_in_uses() {
+    let w = call_world(true);
+    let r = call_graph_search(&w, "caller");
+    assert_eq!(paths(&r), ["a.py", "b.py"], "{:?}", r.warnings);
+    assert_eq!(
+        r.matches[1].metadata.neighbor_of_span_hash.as_deref(),
+        Some(r.matches[0].metadata.span_hash.as_str())
+    );
+    assert_eq!(r.matches[0].metadata.uses, ["target_helper"]);
+    assert!(r.matches[0].metadata.used_by.is_empty());
+    assert!(r.matches[0].metadata.symbol_id.is_some());
+    assert!(r.applied_modules.iter().any(|m| m == "post.neighbor-expand:CALL_GRAPH"));
+    assert!(!r.warnings.iter().any(|w| w.contains("CALL_GRAPH")), "{:?}", r.warnings);
+    // And the other way: the callee's match brings its caller, named in usedBy.
+    let r = call_graph_search(&w, "target_helper 42");
+    assert_eq!(paths(&r), ["b.py", "a.py"]);
+    assert_eq!(r.matches[0].metadata.used_by, ["caller"]);
+}
+
+#[test]
+fn call_graph_without_a_graph_uses_linear_and_says_so() {
+    let w = call_world(false);
+    let r = call_graph_search(&w, "caller");
+    assert_eq!(paths(&r)[0], "a.py");
+    assert!(r.matches.iter().all(|m| m.metadata.uses.is_empty() && m.metadata.used_by.is_empty()));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("CALL_GRAPH") && w.contains("no code graph") && w.contains("LINEAR")),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -62,6 +62,10 @@ pub struct ChunkMetadata {
     pub overlap_lines: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// Id of the code-graph node the chunk belongs to: the innermost symbol whose span holds the
+    /// chunk (else the file's module node). Set by [`crate::graph::chunk_with_graph`] only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol_id: Option<String>,
 }
 
 /// What a chunk holds. Serialized in kebab-case: `code-function`, `markdown-section`, ...

@@ -60,6 +60,28 @@ struct Extractor<'a> {
     ordinals: HashMap<(NodeKind, String), u32>,
     /// Route prefix of enclosing controllers (Spring `@RequestMapping` on the class).
     route_prefix: Vec<(usize, String)>,
+    /// The nodes from the root down to the visited node's parent. tree-sitter's `parent()` walks
+    /// down from the root on every call; at one call per call site it cost more than the rest
+    /// of the extraction.
+    ancestors: Vec<TsNode<'a>>,
+    /// Per ancestor: the comments and annotations among its children seen since the last other
+    /// named child (the doc and decorators of the next definition). `prev_named_sibling()`
+    /// rescans the parent's children on every call: quadratic in a class or `.d.ts` of
+    /// thousands of members.
+    runs: Vec<Vec<TsNode<'a>>>,
+    /// [`KindFlags`] per grammar symbol, filled on first sight: `kind()` converts a C string
+    /// (length + UTF-8 check) on every call, and the walk asks about every node.
+    kind_flags: Vec<u8>,
+}
+
+/// What the walk needs to know about a node kind (bits of `kind_flags`).
+struct KindFlags;
+
+impl KindFlags {
+    const KNOWN: u8 = 1;
+    const COMMENT: u8 = 2;
+    const DOC_OR_ANNOTATION: u8 = 4;
+    const CALL: u8 = 8;
 }
 
 /// Extracts `path`'s graph from its parse `tree`.
@@ -94,6 +116,9 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
             .collect(),
         ordinals: HashMap::new(),
         route_prefix: Vec::new(),
+        ancestors: Vec::new(),
+        runs: Vec::new(),
+        kind_flags: Vec::new(),
     };
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
     let last_line = src.lines().count().max(1) as u32;
@@ -181,20 +206,37 @@ impl<'a> Extractor<'a> {
         if !cursor.goto_first_child() {
             return;
         }
+        self.ancestors.push(root);
+        self.runs.push(Vec::new());
         loop {
             let node = cursor.node();
             let descend = !node.is_named() || self.visit(node);
             if descend && cursor.goto_first_child() {
+                self.ancestors.push(node);
+                self.runs.push(Vec::new());
                 continue;
             }
             loop {
-                self.leave(cursor.node().id());
+                let done = cursor.node();
+                self.leave(done.id());
+                if done.is_named() {
+                    let doc = self.flags(done) & KindFlags::DOC_OR_ANNOTATION != 0;
+                    if let Some(run) = self.runs.last_mut() {
+                        if doc {
+                            run.push(done);
+                        } else {
+                            run.clear();
+                        }
+                    }
+                }
                 if cursor.goto_next_sibling() {
                     break;
                 }
                 if !cursor.goto_parent() {
                     return;
                 }
+                self.ancestors.pop();
+                self.runs.pop();
                 if cursor.node().id() == root.id() {
                     return;
                 }
@@ -215,9 +257,32 @@ impl<'a> Extractor<'a> {
         }
     }
 
+    fn flags(&mut self, node: TsNode<'_>) -> u8 {
+        let id = usize::from(node.kind_id());
+        if id >= self.kind_flags.len() {
+            self.kind_flags.resize(id + 1, 0);
+        }
+        if self.kind_flags[id] == 0 {
+            let kind = node.kind();
+            let mut f = KindFlags::KNOWN;
+            if kind.contains("comment") {
+                f |= KindFlags::COMMENT;
+            }
+            if is_doc_or_annotation(kind) {
+                f |= KindFlags::DOC_OR_ANNOTATION;
+            }
+            if self.lang.call_kinds.contains(&kind) {
+                f |= KindFlags::CALL;
+            }
+            self.kind_flags[id] = f;
+        }
+        self.kind_flags[id]
+    }
+
     /// Handles one named node; returns whether to walk into it.
     fn visit(&mut self, node: TsNode<'a>) -> bool {
-        if node.kind().contains("comment") {
+        let flags = self.flags(node);
+        if flags & KindFlags::COMMENT != 0 {
             return false;
         }
         let line = node.start_position().row as u32 + 1;
@@ -228,7 +293,7 @@ impl<'a> Extractor<'a> {
             self.definition(node, decl);
             return true;
         }
-        if self.lang.call_kinds.contains(&node.kind()) {
+        if flags & KindFlags::CALL != 0 {
             self.call(node);
         }
         true
@@ -240,13 +305,17 @@ impl<'a> Extractor<'a> {
 
     fn definition(&mut self, node: TsNode<'a>, decl: super::lang::Decl<'a>) {
         let mut span = node;
-        while let Some(parent) = span.parent() {
-            if self.lang.wrappers.contains(&parent.kind()) {
-                span = parent;
+        // The siblings before `span`: those of the node, or of the wrapper it is in.
+        let mut level = self.runs.len().saturating_sub(1);
+        for (i, parent) in self.ancestors.iter().enumerate().rev() {
+            if self.lang.wrappers.contains(&parent.kind()) && i > 0 {
+                span = *parent;
+                level = i - 1;
             } else {
                 break;
             }
         }
+        let before: Vec<TsNode<'a>> = self.runs.get(level).cloned().unwrap_or_default();
         let innermost = self.scopes.last().map(|s| s.node).unwrap_or(0);
         // Directly in a type (or an `impl` block): functions are methods.
         let in_type =
@@ -288,8 +357,8 @@ impl<'a> Extractor<'a> {
         }
         let fqn = self.fqn_of(&decl.name);
         let signature = signature(node, decl.body, self.src);
-        let doc = doc_of(span, decl.body, self.src);
-        let annotations = annotations(span, node, self.src);
+        let doc = doc_of(span, &before, decl.body, self.src);
+        let annotations = annotations(span, &before, node, self.src);
         let mut route = annotations.iter().find_map(|a| annotation_route(a));
         if route.is_none() && kind.is_body() {
             route = next_route(self.path, &decl.name);
@@ -389,7 +458,7 @@ impl<'a> Extractor<'a> {
     fn call(&mut self, node: TsNode<'a>) {
         let Some((name, qualifier, written)) = callee(node, self.src) else { return };
         let line = line_of(node);
-        let in_annotation = node.parent().is_some_and(|p| ANNOTATION_KINDS.contains(&p.kind()));
+        let in_annotation = self.ancestors.last().is_some_and(|p| ANNOTATION_KINDS.contains(&p.kind()));
         let route = if in_annotation { None } else { call_route(node, &name, self.src) };
         if let Some((method, route, handlers)) = route {
             let caller = self.caller();
@@ -691,7 +760,12 @@ const ANNOTATION_KINDS: &[&str] =
 
 /// Comments directly above the definition (attributes in between are skipped), or a Python
 /// docstring at the start of the body.
-fn doc_of(span: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<String> {
+fn is_doc_or_annotation(kind: &str) -> bool {
+    kind.contains("comment") || ANNOTATION_KINDS.contains(&kind)
+}
+
+/// `before`: the comments and annotations right before `span` among its siblings, in order.
+fn doc_of(span: TsNode<'_>, before: &[TsNode<'_>], body: Option<TsNode<'_>>, src: &str) -> Option<String> {
     if let Some(body) = body {
         let first = body.named_child(0).filter(|c| c.kind() == "expression_statement");
         if let Some(s) = first.and_then(|c| c.named_child(0)).filter(|c| c.kind() == "string") {
@@ -704,18 +778,14 @@ fn doc_of(span: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<Strin
     }
     let mut lines: Vec<&str> = Vec::new();
     let mut top = span.start_position().row;
-    let mut prev = span.prev_named_sibling();
-    while let Some(p) = prev {
+    for p in before.iter().rev() {
         if p.end_position().row + 1 < top {
             break;
         }
         if p.kind().contains("comment") {
-            lines.push(text(p, src));
-        } else if !ANNOTATION_KINDS.contains(&p.kind()) {
-            break;
+            lines.push(text(*p, src));
         }
         top = p.start_position().row;
-        prev = p.prev_named_sibling();
     }
     if lines.is_empty() {
         return None;
@@ -752,7 +822,7 @@ fn clean_doc(raw: &str) -> Option<String> {
 }
 
 /// Decorator / annotation / attribute texts attached to a definition.
-fn annotations<'s>(span: TsNode<'_>, node: TsNode<'_>, src: &'s str) -> Vec<&'s str> {
+fn annotations<'s>(span: TsNode<'_>, before: &[TsNode<'_>], node: TsNode<'_>, src: &'s str) -> Vec<&'s str> {
     let mut out = Vec::new();
     let collect = |n: TsNode<'_>, out: &mut Vec<&'s str>| {
         let mut cursor = n.walk();
@@ -773,14 +843,10 @@ fn annotations<'s>(span: TsNode<'_>, node: TsNode<'_>, src: &'s str) -> Vec<&'s 
     if node.id() != span.id() {
         collect(node, &mut out);
     }
-    let mut prev = span.prev_named_sibling();
-    while let Some(p) = prev {
+    for p in before.iter().rev() {
         if ANNOTATION_KINDS.contains(&p.kind()) {
-            out.push(text(p, src));
-        } else if !p.kind().contains("comment") {
-            break;
+            out.push(text(*p, src));
         }
-        prev = p.prev_named_sibling();
     }
     out
 }

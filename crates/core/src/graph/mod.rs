@@ -48,10 +48,11 @@ pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Chunks a file (exactly as [`chunk_text`]) and, for a language with a grammar, extracts its
-/// graph from the same parse. The graph's edges across files are not resolved yet: pass every
+/// Chunks a file (exactly as [`chunk_text`], plus each chunk's `symbol_id`) and, for a language
+/// with a grammar, extracts its graph from the same parse. The graph's edges across files are not resolved yet: pass every
 /// file's graph to [`resolve`].
 pub fn chunk_with_graph(path: &str, text: &str, config: &ChunkConfig) -> (Vec<Chunk>, Option<FileGraph>) {
+    #[cfg(feature = "tree-sitter")]
     let language = config.language.unwrap_or_else(|| Language::detect(path));
     #[cfg(feature = "tree-sitter")]
     if let Some(glang) = lang::graph_lang(language) {
@@ -63,7 +64,9 @@ pub fn chunk_with_graph(path: &str, text: &str, config: &ChunkConfig) -> (Vec<Ch
                 piece.end_byte += bom;
             }
             let graph = extract::extract(path, body, language, &tree, glang);
-            return (crate::chunk::assemble(path, text, language, pieces, config), Some(graph));
+            let mut chunks = crate::chunk::assemble(path, text, language, pieces, config);
+            graph.assign_symbols(&mut chunks);
+            return (chunks, Some(graph));
         }
     }
     (chunk_text(path, text, config), None)
@@ -102,6 +105,14 @@ pub fn has_graph(language: Language) -> bool {
 }
 
 impl FileGraph {
+    /// Sets every chunk's `symbol_id` to its node ([`FileGraph::node_for_span`]).
+    pub fn assign_symbols(&self, chunks: &mut [Chunk]) {
+        for chunk in chunks {
+            chunk.metadata.symbol_id =
+                self.node_for_span(chunk.start_line, chunk.end_line).map(|n| n.id.clone());
+        }
+    }
+
     /// The innermost symbol whose span holds lines `start..=end` (a chunk's node), falling back
     /// to the innermost one holding `start`, then to the file's module node.
     pub fn node_for_span(&self, start: u32, end: u32) -> Option<&Node> {
@@ -124,4 +135,5 @@ impl FileGraph {
     }
 }
 
+#[cfg(feature = "tree-sitter")]
 pub(crate) use modules::module_path;
