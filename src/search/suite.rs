@@ -2,6 +2,7 @@
 //! cases the in-memory stores pass natively: `POST /__test/search/suite` `{prefix?}` (test build
 //! only, `EDGERAG_TEST_ROUTES=1`). BM25 parity compares FTS5's ranking and scores with the
 //! reference formula, so run it on a database holding nothing but the suite's chunks.
+use edgerag_core::graph::{Edge, FileGraph};
 use edgerag_core::Chunk;
 use edgerag_search::ports::{ChunkStore, KeywordIndex, NamespaceCatalog, NamespaceInfo};
 use edgerag_search::testing::{run_suite, SearchStores};
@@ -12,6 +13,7 @@ use super::d1::D1Search;
 use crate::auth::{Access, Policy, Principal};
 use crate::error::ApiError;
 use crate::store::chunks::{self, ChunkRow};
+use crate::store::graph;
 use crate::store::Stores;
 
 struct D1Stores {
@@ -31,6 +33,20 @@ impl SearchStores for D1Stores {
         let rows: Vec<ChunkRow> = chunks.iter().map(|c| ChunkRow::new(c).with_tags(&tags)).collect();
         let statements =
             chunks::upsert_chunks_statements(&db, namespace, &crate::time::now_iso(), &rows).map_err(port)?;
+        db.batch(statements).await.map_err(port)?;
+        Ok(())
+    }
+
+    async fn load_graph(&self, namespace: &str, files: &[FileGraph]) -> Result<(), PortError> {
+        let db = self.stores.assign(namespace).await.map_err(port)?;
+        let mut statements = Vec::new();
+        for f in files {
+            statements
+                .extend(graph::replace_file_statements(&db, namespace, &f.path, Some(f)).map_err(port)?);
+        }
+        // The suite's edges are already resolved: store them as cross-file resolution would.
+        let edges: Vec<&Edge> = files.iter().flat_map(|f| &f.edges).collect();
+        statements.extend(graph::replace_edges_statements(&db, namespace, &edges).map_err(port)?);
         db.batch(statements).await.map_err(port)?;
         Ok(())
     }
@@ -60,12 +76,12 @@ impl SearchStores for D1Stores {
 
     async fn clear(&self, namespace: &str) -> Result<(), PortError> {
         let db = self.stores.for_namespace(namespace).await.map_err(port)?;
-        db.batch(vec![
+        let mut statements = vec![
             db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
             db.stmt("DELETE FROM namespaces WHERE id = ?", &crate::args![namespace]).map_err(port)?,
-        ])
-        .await
-        .map_err(port)?;
+        ];
+        statements.extend(graph::delete_namespace_statements(&db, namespace).map_err(port)?);
+        db.batch(statements).await.map_err(port)?;
         Ok(())
     }
 

@@ -170,10 +170,27 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<usize> {
         .map_err(|e| StoreError(format!("stored file graph: {e}")))?;
     edgerag_core::graph::resolve(&mut files);
     let edges: Vec<&Edge> = files.iter().flat_map(|f| &f.edges).collect();
-    let mut statements = vec![db.stmt("DELETE FROM graph_edges WHERE namespace = ?", &args![namespace])?];
-    statements.extend(edge_statements(db, namespace, &edges)?);
-    db.batch(statements).await?;
+    db.batch(replace_edges_statements(db, namespace, &edges)?).await?;
     Ok(edges.len())
+}
+
+/// Statements replacing every edge of a namespace with `edges` (resolved ones).
+pub fn replace_edges_statements(
+    db: &Db,
+    namespace: &str,
+    edges: &[&Edge],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let mut statements = vec![db.stmt("DELETE FROM graph_edges WHERE namespace = ?", &args![namespace])?];
+    statements.extend(edge_statements(db, namespace, edges)?);
+    Ok(statements)
+}
+
+/// Statements removing a namespace's whole graph.
+pub fn delete_namespace_statements(db: &Db, namespace: &str) -> StoreResult<Vec<D1PreparedStatement>> {
+    ["graph_nodes", "graph_edges", "graph_files"]
+        .iter()
+        .map(|t| db.stmt(&format!("DELETE FROM {t} WHERE namespace = ?"), &args![namespace]))
+        .collect()
 }
 
 #[cfg(test)]
