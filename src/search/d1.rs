@@ -5,11 +5,13 @@
 use edgerag_core::{Chunk, ChunkMetadata, ChunkType, Language};
 use edgerag_search::ports::{
     ChunkKey, ChunkRecord, ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo,
-    NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
+    NamespaceStatus, NeighborRange, ProseFamily, ScoredKey, SymbolFamily,
 };
 use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
+
+mod prose;
 
 use crate::auth::Access;
 use crate::store::{placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
@@ -259,6 +261,10 @@ impl ChunkStore for D1Search {
             out.extend(Self::rows(&db, statements).await?);
         }
         Ok(out)
+    }
+
+    async fn prose_families(&self, children: &[ChunkKey]) -> Result<Vec<ProseFamily>, PortError> {
+        self.prose_families_d1(children).await
     }
 }
 

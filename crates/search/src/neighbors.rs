@@ -32,13 +32,19 @@ pub fn effective_strategy(requested: NeighborStrategy) -> (NeighborStrategy, Opt
     }
 }
 
+/// A document parent returned for its matched child (two-stage retrieval) is already the context
+/// around the child: its siblings must not come back as neighbours.
+fn is_prose_parent(c: &Candidate) -> bool {
+    c.snippet.as_ref().is_some_and(|s| s.parent_id.is_some())
+}
+
 /// Lookups for the matches (`strategy` already effective).
 pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -> NeighborLookups {
     let mut out = NeighborLookups::default();
     if strategy == NeighborStrategy::Off {
         return out;
     }
-    for c in matches {
+    for c in matches.iter().filter(|c| !is_prose_parent(c)) {
         let chunk = &c.record.chunk;
         let family_symbol = chunk.metadata.parent_symbol.clone();
         match (strategy, family_symbol) {
@@ -81,8 +87,9 @@ pub fn insert(
         let ns = m.record.namespace.clone();
         let origin_score = m.score;
         let origin_span = origin.metadata.span_hash.clone();
+        let prose_parent = is_prose_parent(&m);
         out.push(m);
-        if added >= limit {
+        if added >= limit || prose_parent {
             continue;
         }
         let mut mine: Vec<&ChunkRecord> = fetched

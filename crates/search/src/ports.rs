@@ -79,6 +79,16 @@ pub struct SymbolFamily {
     pub symbol: String,
 }
 
+/// A prose parent (a document chunked into parents and children) and all its children. The
+/// children's `id` is the id of their searchable chunk, so a search hit maps to its child.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProseFamily {
+    pub namespace: String,
+    pub path: String,
+    pub parent: edgerag_core::chunk::parent_child::ParentChunk,
+    pub children: Vec<edgerag_core::chunk::parent_child::ChildChunk>,
+}
+
 /// Chunk lookups by id, by position and by symbol (batched: one store round trip per call).
 #[async_trait::async_trait(?Send)]
 pub trait ChunkStore {
@@ -89,6 +99,11 @@ pub trait ChunkStore {
     /// Every chunk of any of the families, in (namespace, path, chunk_index) order; at most
     /// `limit` per family.
     async fn families(&self, families: &[SymbolFamily], limit: usize) -> Result<Vec<ChunkRecord>, PortError>;
+    /// The prose families (parent + every child) of those `children` that are children of a
+    /// parent/child document; other keys are skipped. A store without such documents has none.
+    async fn prose_families(&self, _children: &[ChunkKey]) -> Result<Vec<ProseFamily>, PortError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Lifecycle of a namespace (the `namespaces.status` column).
