@@ -30,6 +30,10 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("references-response", schema_for!(ReferencesResponse)),
         ("lines-query", schema_for!(LinesQuery)),
         ("file-lines-response", schema_for!(FileLinesResponse)),
+        ("put-document-request", schema_for!(PutDocumentRequest)),
+        ("document-accepted", schema_for!(DocumentAccepted)),
+        ("document", schema_for!(DocumentView)),
+        ("delete-document-response", schema_for!(DeletedDocument)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())
