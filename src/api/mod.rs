@@ -557,3 +557,46 @@ pub struct DeletedDocumentCounts {
     /// Children removed (rows, full-text entries and vectors).
     pub chunks: u64,
 }
+
+// ---------------------------------------------------------------------------------------------
+// Repository settings
+// ---------------------------------------------------------------------------------------------
+
+/// How Markdown and plain-text files of a repository are chunked (code files always use the
+/// code chunker).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChunkingMode {
+    /// Markdown sections and line windows (the default).
+    #[default]
+    Flat,
+    /// Parents (sections, paragraph groups) and children (runs of sentences cut at semantic
+    /// cliffs); search returns each parent once (two-stage retrieval).
+    ParentChild,
+}
+
+impl ChunkingMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkingMode::Flat => "flat",
+            ChunkingMode::ParentChild => "parent-child",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "flat" => Some(ChunkingMode::Flat),
+            "parent-child" => Some(ChunkingMode::ParentChild),
+            _ => None,
+        }
+    }
+}
+
+/// `PUT /v1/repos/{owner}/{name}/settings` (applies to files indexed afterwards) and the answer
+/// of `GET` / `PUT`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RepoSettings {
+    /// `flat` (default) or `parent-child`.
+    pub chunking: ChunkingMode,
+}

@@ -34,6 +34,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("document-accepted", schema_for!(DocumentAccepted)),
         ("document", schema_for!(DocumentView)),
         ("delete-document-response", schema_for!(DeletedDocument)),
+        ("repo-settings", schema_for!(RepoSettings)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())

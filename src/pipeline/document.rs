@@ -13,11 +13,13 @@
 //! then the previous version stays searchable. The stale vectors go last.
 use std::collections::HashSet;
 
-use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig, ParentChildError};
+use edgerag_core::chunk::parent_child::{
+    chunk_document, ParentChildConfig, ParentChildDocument, ParentChildError,
+};
 use edgerag_core::chunk::{assemble, ChunkConfig, Piece};
 use edgerag_core::embed::embed_cached;
 use edgerag_core::vector::VectorRecord;
-use edgerag_core::{ChunkMetadata, ChunkType, Language};
+use edgerag_core::{Chunk, ChunkMetadata, ChunkType, Language};
 
 use super::messages::DocumentRef;
 use super::{Ctx, StageError};
@@ -34,6 +36,59 @@ impl From<ParentChildError> for StageError {
             other => StageError::permanent(other.code(), other.to_string()),
         }
     }
+}
+
+/// The children of a parent/child document as ordinary searchable chunks (same bookkeeping as
+/// every chunker), each with its `chunks.metadata` JSON: the chunk's metadata plus `level`,
+/// `parentId`, `childId`, `order`, `startChar`, `endChar` (the child's span in its parent), which
+/// two-stage retrieval reads. A child's chunk id is its parent/child id (parent content + child
+/// content + order), not its lines: an edit elsewhere in the document moves lines but keeps the
+/// ids — and with them the rows' vectors — of every child of an unchanged parent.
+pub fn children_as_chunks(
+    path: &str,
+    content: &str,
+    language: Language,
+    pc: &ParentChildDocument,
+) -> Vec<(Chunk, String)> {
+    let chunk_type =
+        if language == Language::Markdown { ChunkType::MarkdownSection } else { ChunkType::TextBlock };
+    let mut pieces = Vec::with_capacity(pc.children.len());
+    let mut links = Vec::with_capacity(pc.children.len());
+    for child in &pc.children {
+        let Some(parent) = pc.parents.iter().find(|p| p.id == child.parent_id) else { continue };
+        let byte_at =
+            |chars: usize| parent.text.char_indices().nth(chars).map_or(parent.text.len(), |(b, _)| b);
+        let (start, end) = (byte_at(child.start_char), byte_at(child.end_char));
+        if start >= end {
+            continue;
+        }
+        pieces.push(Piece {
+            start_byte: parent.start_byte + start,
+            end_byte: parent.start_byte + end,
+            chunk_type,
+            metadata: ChunkMetadata { heading_path: parent.heading_path.clone(), ..Default::default() },
+        });
+        links.push(child);
+    }
+    let chunk_config = ChunkConfig { language: Some(language), ..ChunkConfig::default() };
+    let chunks = assemble(path, content, language, pieces, &chunk_config);
+    chunks
+        .into_iter()
+        .zip(links)
+        .map(|(mut chunk, link)| {
+            chunk.id = link.id.clone();
+            let mut meta = serde_json::to_value(&chunk.metadata).unwrap_or_else(|_| serde_json::json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert("level".into(), "child".into());
+                m.insert("parentId".into(), link.parent_id.clone().into());
+                m.insert("childId".into(), link.id.clone().into());
+                m.insert("order".into(), link.order.into());
+                m.insert("startChar".into(), link.start_char.into());
+                m.insert("endChar".into(), link.end_char.into());
+            }
+            (chunk, meta.to_string())
+        })
+        .collect()
 }
 
 pub async fn run(ctx: &Ctx, msg: &DocumentRef) -> Result<(), StageError> {
@@ -73,36 +128,8 @@ async fn chunk_and_write(
     let cache = crate::embed::embedding_cache_from_env(&ctx.env)?;
     let (pc, _) = chunk_document(path, &doc.content, language, &config, &*embedder, &cache).await?;
 
-    // Children become ordinary searchable chunks (same bookkeeping as every chunker); their
-    // parent, order and span in the parent travel in the metadata.
-    let chunk_type =
-        if language == Language::Markdown { ChunkType::MarkdownSection } else { ChunkType::TextBlock };
-    let mut pieces = Vec::with_capacity(pc.children.len());
-    let mut links = Vec::with_capacity(pc.children.len());
-    for child in &pc.children {
-        let Some(parent) = pc.parents.iter().find(|p| p.id == child.parent_id) else { continue };
-        let byte_at =
-            |chars: usize| parent.text.char_indices().nth(chars).map_or(parent.text.len(), |(b, _)| b);
-        let (start, end) = (byte_at(child.start_char), byte_at(child.end_char));
-        if start >= end {
-            continue;
-        }
-        pieces.push(Piece {
-            start_byte: parent.start_byte + start,
-            end_byte: parent.start_byte + end,
-            chunk_type,
-            metadata: ChunkMetadata { heading_path: parent.heading_path.clone(), ..Default::default() },
-        });
-        links.push(child);
-    }
-    let chunk_config = ChunkConfig { language: Some(language), ..ChunkConfig::default() };
-    let mut children = assemble(path, &doc.content, language, pieces, &chunk_config);
-    // A child's chunk id is its parent/child id (parent content + child content + order), not
-    // its lines: an edit elsewhere in the document moves lines but keeps the ids — and with them
-    // the rows' vectors — of every child of an unchanged parent.
-    for (chunk, link) in children.iter_mut().zip(&links) {
-        chunk.id = link.id.clone();
-    }
+    let (children, metadata): (Vec<Chunk>, Vec<String>) =
+        children_as_chunks(path, &doc.content, language, &pc).into_iter().unzip();
 
     // Parents are compared with the stored ones by id (BLAKE3 of path + content + occurrence):
     // children of a kept parent exist already, with their vectors; only the children of new or
@@ -140,19 +167,10 @@ async fn chunk_and_write(
     let now = crate::time::now_iso();
     let rows: Vec<ChunkRow> = children
         .iter()
-        .zip(&links)
-        .map(|(c, link)| {
+        .zip(metadata)
+        .map(|(c, meta)| {
             let mut row = ChunkRow::new(c);
-            let mut meta = serde_json::to_value(&c.metadata).unwrap_or_else(|_| serde_json::json!({}));
-            if let Some(m) = meta.as_object_mut() {
-                m.insert("level".into(), "child".into());
-                m.insert("parentId".into(), link.parent_id.clone().into());
-                m.insert("childId".into(), link.id.clone().into());
-                m.insert("order".into(), link.order.into());
-                m.insert("startChar".into(), link.start_char.into());
-                m.insert("endChar".into(), link.end_char.into());
-            }
-            row.metadata = meta.to_string();
+            row.metadata = meta;
             row
         })
         .collect();

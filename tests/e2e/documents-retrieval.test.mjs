@@ -211,3 +211,37 @@ test('a failing embedder keeps the document dirty and the previous version searc
   const gone = await search('marigold');
   assert.ok(!gone.matches.some((m) => m.path === path && m.snippet.includes('marigold')));
 });
+
+test('a repository set to parent-child chunking indexes uploaded Markdown as parents and children', async () => {
+  const settings = '/v1/repos/acme/uploaded/settings';
+  assert.equal((await er.request('GET', settings)).body.chunking, 'flat', 'flat by default');
+  for (const body of [{ chunking: 'semantic' }, { chunking: 'flat', extra: 1 }, { chunking: 3 }]) {
+    const bad = await er.request('PUT', settings, { body });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.body.error.code, 'INVALID_SETTINGS', bad.text);
+  }
+  const ok = await er.request('PUT', settings, { body: { chunking: 'parent-child' } });
+  assert.equal(ok.status, 200, ok.text);
+  assert.equal((await er.request('GET', settings)).body.chunking, 'parent-child');
+
+  const files = [
+    { path: 'docs/keeper.md', content: LONG_SECTION },
+    { path: 'src/lamp.rs', content: 'pub fn lamp_brightness(level: u32) -> u32 {\n    level * 2\n}\n' },
+  ];
+  const up = await er.request('POST', '/v1/repos/acme/uploaded/files', { body: { files } });
+  assert.equal(up.status, 202, up.text);
+  const job = await er.waitForJob(up.body.job.id);
+  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+
+  const parents = await er.d1("SELECT id, length(text) AS chars FROM document_parents WHERE namespace = 'repo:acme/uploaded' AND path = 'docs/keeper.md'");
+  assert.ok(parents.length >= 2, JSON.stringify(parents));
+  const r = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'uploaded', rawQuery: 'zanzibarite reed horn' } });
+  assert.equal(r.status, 200, r.text);
+  const hit = r.body.matches.find((m) => m.path === 'docs/keeper.md');
+  assert.ok(hit && parents.some((p) => p.id === hit.metadata.parentId), JSON.stringify(r.body.matches.map((m) => m.metadata)));
+  assert.equal(hit.metadata.isContextWindow, true);
+  assert.ok(hit.snippet.includes('zanzibarite reed horn'));
+  const code = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'uploaded', rawQuery: 'lamp_brightness' } });
+  const codeHit = code.body.matches.find((m) => m.path === 'src/lamp.rs');
+  assert.ok(codeHit && !codeHit.metadata.parentId, JSON.stringify(code.body.matches));
+});
