@@ -245,3 +245,13 @@ test('a repository set to parent-child chunking indexes uploaded Markdown as par
   const codeHit = code.body.matches.find((m) => m.path === 'src/lamp.rs');
   assert.ok(codeHit && !codeHit.metadata.parentId, JSON.stringify(code.body.matches));
 });
+
+test('deleting the repository removes its documents and parents', async () => {
+  const r = await er.request('DELETE', `/v1/repos/${OWNER}/${NAME}`);
+  assert.equal(r.status, 200, r.text);
+  const left = await er.d1(
+    "SELECT (SELECT COUNT(*) FROM documents WHERE namespace = 'repo:acme/handbook') AS docs, (SELECT COUNT(*) FROM document_parents WHERE namespace = 'repo:acme/handbook') AS parents",
+  );
+  assert.deepEqual(left[0], { docs: 0, parents: 0 });
+  assert.equal((await er.request('GET', `${BASE}/keeper.md`)).status, 404);
+});
