@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::{VectorFilter, VectorIndex, VectorQuery};
+use edgerag_core::ChunkType;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
@@ -626,9 +627,18 @@ impl<'a> SearchPipeline<'a> {
                 )),
             }
             // Documents chunked into parents and children: the children were searched, their
-            // parents are returned.
-            let keys: Vec<ChunkKey> =
-                candidates.iter().filter(|c| c.snippet.is_none()).map(|c| c.key()).collect();
+            // parents are returned. Only prose chunks can be children: code costs no lookup.
+            let keys: Vec<ChunkKey> = candidates
+                .iter()
+                .filter(|c| {
+                    c.snippet.is_none()
+                        && matches!(
+                            c.record.chunk.chunk_type,
+                            ChunkType::MarkdownSection | ChunkType::TextBlock
+                        )
+                })
+                .map(|c| c.key())
+                .collect();
             let prose = if keys.is_empty() { Ok(Vec::new()) } else { s.chunks.prose_families(&keys).await };
             let prose = prose.map_err(|e| e.to_string()).and_then(|families| {
                 if families.is_empty() {
