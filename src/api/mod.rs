@@ -101,6 +101,15 @@ pub struct DeleteFilesRequest {
     pub paths: Vec<String>,
 }
 
+/// `PUT /v1/repos/{owner}/{name}/documents/{path}` with `Content-Type: application/json` (a
+/// `text/plain` or `text/markdown` body is the other form: the body is the text).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PutDocumentRequest {
+    /// The whole document (UTF-8; at most `MAX_FILE_BYTES`).
+    pub text: String,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Responses
 // ---------------------------------------------------------------------------------------------
@@ -569,4 +578,119 @@ pub struct FileLinesResponse {
     pub end: u32,
     /// The lines joined with `\n` (no newline after the last one).
     pub text: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents (editor-written, chunked into parents and children after a debounce)
+// ---------------------------------------------------------------------------------------------
+
+/// `202` of `PUT …/documents/{path}`: stored, chunked after the debounce.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DocumentAccepted {
+    pub namespace: String,
+    pub path: String,
+    /// 1 for the first PUT, +1 for each later one.
+    pub version: i64,
+    /// BLAKE3 of the text (64 hex).
+    pub content_hash: String,
+    /// Always `true` here: the searchable chunks lag behind until the document is chunked.
+    pub dirty: bool,
+}
+
+/// A parent of a chunked document.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DocumentParentView {
+    pub id: String,
+    /// 0-based position in the document.
+    pub order: i64,
+    pub heading_path: Vec<String>,
+    /// 1-based, inclusive.
+    pub start_line: i64,
+    pub end_line: i64,
+    pub chars: i64,
+    pub child_count: i64,
+}
+
+/// `GET …/documents/{path}`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DocumentView {
+    pub namespace: String,
+    pub path: String,
+    pub version: i64,
+    /// The searchable chunks are older than `version` (chunking pending, or failing: see
+    /// `lastError`).
+    pub dirty: bool,
+    pub content_hash: String,
+    pub last_chunked_at: Option<String>,
+    /// `{code, message, at}` of the last failed chunking run; `null` once a run succeeds.
+    pub last_error: Option<serde_json::Value>,
+    /// How many times the document was chunked (a burst of edits inside the debounce counts once).
+    pub chunk_runs: i64,
+    pub parents: usize,
+    /// Searchable children (chunks) of the document.
+    pub children: i64,
+    pub parent_list: Vec<DocumentParentView>,
+    pub updated_at: String,
+}
+
+/// `DELETE …/documents/{path}`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeletedDocument {
+    pub namespace: String,
+    pub path: String,
+    pub deleted: DeletedDocumentCounts,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeletedDocumentCounts {
+    /// Children removed (rows, full-text entries and vectors).
+    pub chunks: u64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository settings
+// ---------------------------------------------------------------------------------------------
+
+/// How Markdown and plain-text files of a repository are chunked (code files always use the
+/// code chunker).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChunkingMode {
+    /// Markdown sections and line windows (the default).
+    #[default]
+    Flat,
+    /// Parents (sections, paragraph groups) and children (runs of sentences cut at semantic
+    /// cliffs); search returns each parent once (two-stage retrieval).
+    ParentChild,
+}
+
+impl ChunkingMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkingMode::Flat => "flat",
+            ChunkingMode::ParentChild => "parent-child",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "flat" => Some(ChunkingMode::Flat),
+            "parent-child" => Some(ChunkingMode::ParentChild),
+            _ => None,
+        }
+    }
+}
+
+/// `PUT /v1/repos/{owner}/{name}/settings` (applies to files indexed afterwards) and the answer
+/// of `GET` / `PUT`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RepoSettings {
+    /// `flat` (default) or `parent-child`.
+    pub chunking: ChunkingMode,
 }

@@ -31,6 +31,11 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("references-response", schema_for!(ReferencesResponse)),
         ("lines-query", schema_for!(LinesQuery)),
         ("file-lines-response", schema_for!(FileLinesResponse)),
+        ("put-document-request", schema_for!(PutDocumentRequest)),
+        ("document-accepted", schema_for!(DocumentAccepted)),
+        ("document", schema_for!(DocumentView)),
+        ("delete-document-response", schema_for!(DeletedDocument)),
+        ("repo-settings", schema_for!(RepoSettings)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())

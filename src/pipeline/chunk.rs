@@ -1,16 +1,43 @@
 //! Chunk stage: the core's chunker over the pending files of a range; chunks staged in
 //! `job_chunks`, files moved pending → chunked in one transaction, then the embed message.
-use edgerag_core::ChunkConfig;
+use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig};
+use edgerag_core::{ChunkConfig, Language};
 
 use super::messages::{SeqRange, Stage, StageMessage};
 use super::{producer, Ctx, StageError};
+use crate::api::ChunkingMode;
 use crate::store::staging::{self, StagedChunk};
-use crate::store::{graph, jobs};
+use crate::store::{documents, graph, jobs, settings};
 
 /// The chunking configuration of the pipeline: the core's defaults, the worker's file
 /// size limit.
 pub fn pipeline_config(ctx: &Ctx) -> ChunkConfig {
     ChunkConfig { max_file_bytes: ctx.cfg.max_file_bytes, ..ChunkConfig::default() }
+}
+
+/// The sentence embedder of parent/child chunking, built once per message when needed.
+struct ProseChunker {
+    embedder: Box<dyn edgerag_core::embed::Embedder>,
+    cache: crate::embed::D1EmbeddingCache,
+}
+
+impl ProseChunker {
+    fn from_env(ctx: &Ctx) -> Result<Self, StageError> {
+        Ok(ProseChunker {
+            embedder: crate::embed::embedder_from_env(&ctx.env)?,
+            cache: crate::embed::embedding_cache_from_env(&ctx.env)?,
+        })
+    }
+}
+
+/// The staged JSON of a chunk. A parent/child child carries its `chunks.metadata` (the chunk's
+/// metadata plus its parent link), which the index stage writes as is.
+fn staged_json(chunk: &edgerag_core::Chunk, metadata: Option<&str>) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(chunk)?;
+    if let (Some(meta), Some(obj)) = (metadata, value.as_object_mut()) {
+        obj.insert("metadata".into(), serde_json::from_str(meta)?);
+    }
+    serde_json::to_string(&value)
 }
 
 pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
@@ -22,14 +49,50 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     let config = pipeline_config(ctx);
     let files = staging::pending_files(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
     let mut statements = Vec::new();
+    let mode = settings::chunking(&ctx.db, &job.namespace).await?;
+    let mut prose: Option<ProseChunker> = None;
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
         // One parse gives the chunks and the file's graph.
-        let (chunks, file_graph) = edgerag_core::graph::chunk_with_graph(&file.path, text, &config);
+        let (mut chunks, file_graph) = edgerag_core::graph::chunk_with_graph(&file.path, text, &config);
+        let language = Language::detect(&file.path);
+        let mut metadata: Vec<Option<String>> = vec![None; chunks.len()];
+        if matches!(language, Language::Markdown | Language::Text) {
+            // Parents of an earlier parent/child run of this path go; new ones replace them.
+            statements.push(documents::delete_parents_statement(&ctx.db, &job.namespace, &file.path)?);
+            if mode == ChunkingMode::ParentChild && !chunks.is_empty() {
+                let chunker = match prose.as_mut() {
+                    Some(p) => p,
+                    None => prose.insert(ProseChunker::from_env(ctx)?),
+                };
+                let (pc, _) = chunk_document(
+                    &file.path,
+                    text,
+                    language,
+                    &ParentChildConfig::default(),
+                    &*chunker.embedder,
+                    &chunker.cache,
+                )
+                .await?;
+                (chunks, metadata) = super::document::children_as_chunks(&file.path, text, language, &pc)
+                    .into_iter()
+                    .map(|(c, m)| (c, Some(m)))
+                    .unzip();
+                for parent in &pc.parents {
+                    statements.push(documents::insert_parent_statement(
+                        &ctx.db,
+                        &job.namespace,
+                        &file.path,
+                        parent,
+                    )?);
+                }
+            }
+        }
         // A chunk that cannot be serialized fails the message: staging it empty would lose it.
         let json = chunks
             .iter()
-            .map(serde_json::to_string)
+            .zip(&metadata)
+            .map(|(c, meta)| staged_json(c, meta.as_deref()))
             .collect::<Result<Vec<String>, _>>()
             .map_err(|e| StageError::permanent("CHUNK_SERIALIZATION", format!("{}: {e}", file.path)))?;
         let staged: Vec<StagedChunk> = chunks

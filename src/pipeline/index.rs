@@ -16,6 +16,9 @@ use super::{Ctx, StageError};
 use crate::store::chunks::{self, ChunkRow, FileRecord};
 use crate::store::{jobs, staging};
 
+/// A staged chunk, its vector and — for a parent/child child — its `chunks.metadata` JSON.
+type StagedRow = (Chunk, Vec<f32>, Option<String>);
+
 /// Vectors per upsert call (Vectorize accepts up to 1000).
 const UPSERT_BATCH: usize = 500;
 
@@ -29,15 +32,20 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     let files = staging::files_to_index(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
     if !files.is_empty() {
         let staged = staging::chunks_with_vectors(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
-        let mut by_seq: HashMap<i64, Vec<(Chunk, Vec<f32>)>> = HashMap::new();
+        let mut by_seq: HashMap<i64, Vec<StagedRow>> = HashMap::new();
         for row in staged {
-            let chunk: Chunk = serde_json::from_str(&row.chunk)
+            let raw: serde_json::Value = serde_json::from_str(&row.chunk)
+                .map_err(|e| StageError::permanent("CORRUPT_STAGING", format!("staged chunk: {e}")))?;
+            // A parent/child child's metadata carries its parent link: written as staged.
+            let link_metadata =
+                raw.get("metadata").filter(|m| m.get("parentId").is_some()).map(|m| m.to_string());
+            let chunk: Chunk = serde_json::from_value(raw)
                 .map_err(|e| StageError::permanent("CORRUPT_STAGING", format!("staged chunk: {e}")))?;
             let vector: Vec<f32> =
                 row.vector.as_deref().and_then(|v| serde_json::from_str(v).ok()).ok_or_else(|| {
                     StageError::retryable("MISSING_VECTOR", format!("chunk {} has no vector yet", chunk.id))
                 })?;
-            by_seq.entry(row.seq).or_default().push((chunk, vector));
+            by_seq.entry(row.seq).or_default().push((chunk, vector, link_metadata));
         }
         let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
         let mut existing: HashMap<String, Vec<String>> = HashMap::new();
@@ -53,7 +61,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             .iter()
             .flat_map(|(seq, cs)| {
                 let tags = tags.get(seq).map(Vec::as_slice).unwrap_or(&[]);
-                cs.iter().map(move |(c, v)| VectorRecord::of_chunk(c, v.clone(), tags))
+                cs.iter().map(move |(c, v, _)| VectorRecord::of_chunk(c, v.clone(), tags))
             })
             .collect();
         for group in records.chunks(UPSERT_BATCH) {
@@ -63,7 +71,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         for file in &files {
             let keep: HashSet<&str> = by_seq
                 .get(&file.seq)
-                .map(|cs| cs.iter().map(|(c, _)| c.id.as_str()).collect())
+                .map(|cs| cs.iter().map(|(c, _, _)| c.id.as_str()).collect())
                 .unwrap_or_default();
             if let Some(ids) = existing.get(&file.path) {
                 stale.extend(ids.iter().filter(|id| !keep.contains(id.as_str())).cloned());
@@ -81,10 +89,19 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             if file.change == "deleted" {
                 statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
                 statements.extend(crate::store::graph::delete_file_statements(&ctx.db, ns, &file.path)?);
+                statements.push(crate::store::documents::delete_parents_statement(&ctx.db, ns, &file.path)?);
             } else {
                 let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
-                let rows: Vec<ChunkRow> =
-                    file_chunks.iter().map(|(c, _)| ChunkRow::new(c).with_tags(&file.tags)).collect();
+                let rows: Vec<ChunkRow> = file_chunks
+                    .iter()
+                    .map(|(c, _, link)| {
+                        let mut row = ChunkRow::new(c).with_tags(&file.tags);
+                        if let Some(meta) = link {
+                            row.metadata = meta.clone();
+                        }
+                        row
+                    })
+                    .collect();
                 statements.extend(chunks::upsert_chunks_statements(&ctx.db, ns, &now, &rows)?);
                 statements.push(chunks::upsert_file_statement(
                     &ctx.db,

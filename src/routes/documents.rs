@@ -1,8 +1,12 @@
 //! `/v1/repos/{owner}/{name}/documents/{path...}`: editor-written documents. A PUT stores the text
 //! (dirty) and answers at once (the route's scope comes from its shape: GET reads, PUT and DELETE
 //! write the repository); chunking happens after a debounce ([`crate::pipeline::document`]).
-use serde::{Deserialize, Serialize};
 use worker::{Env, Request, Response};
+
+use crate::api::{
+    DeletedDocument, DeletedDocumentCounts, DocumentAccepted, DocumentParentView, DocumentView,
+    PutDocumentRequest,
+};
 
 use crate::config::Config;
 use crate::error::ApiError;
@@ -15,52 +19,6 @@ use crate::store::{chunks, documents};
 
 /// Debounce before a document is chunked when `DOCUMENT_DEBOUNCE_MS` is unset.
 pub const DEFAULT_DEBOUNCE_MS: u64 = 3000;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PutDocument {
-    text: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DocumentAccepted {
-    namespace: String,
-    path: String,
-    version: i64,
-    content_hash: String,
-    dirty: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ParentView {
-    id: String,
-    order: i64,
-    heading_path: Vec<String>,
-    start_line: i64,
-    end_line: i64,
-    chars: i64,
-    child_count: i64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DocumentView {
-    namespace: String,
-    path: String,
-    version: i64,
-    dirty: bool,
-    content_hash: String,
-    last_chunked_at: Option<String>,
-    last_error: Option<serde_json::Value>,
-    /// How many times the document was chunked (a burst of edits inside the debounce counts once).
-    chunk_runs: i64,
-    parents: usize,
-    children: i64,
-    parent_list: Vec<ParentView>,
-    updated_at: String,
-}
 
 struct Target {
     namespace: String,
@@ -102,7 +60,7 @@ pub async fn put(
     let text = match ct.as_str() {
         "text/plain" | "text/markdown" => String::from_utf8(body)
             .map_err(|_| ApiError::bad_request("INVALID_UTF8", "the document is not UTF-8 text"))?,
-        _ => parse_json::<PutDocument>(req, &body, false)?.text,
+        _ => parse_json::<PutDocumentRequest>(req, &body, false)?.text,
     };
     let ctx = Ctx::for_namespace(env, &t.namespace, true).await?;
     let now = crate::time::now_iso();
@@ -146,9 +104,9 @@ pub async fn get(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiResult
         )
         .await?
         .map_or(0, |c| c.n);
-    let parent_list: Vec<ParentView> = parents
+    let parent_list: Vec<DocumentParentView> = parents
         .into_iter()
-        .map(|p| ParentView {
+        .map(|p| DocumentParentView {
             heading_path: serde_json::from_str(&p.heading_path).unwrap_or_default(),
             id: p.id,
             order: p.ord,
@@ -208,6 +166,10 @@ pub async fn delete(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiRes
     db.batch(statements).await?;
     reply(
         200,
-        &serde_json::json!({ "namespace": t.namespace, "path": t.path, "deleted": { "chunks": ids.len() } }),
+        &DeletedDocument {
+            namespace: t.namespace,
+            path: t.path,
+            deleted: DeletedDocumentCounts { chunks: ids.len() as u64 },
+        },
     )
 }

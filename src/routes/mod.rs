@@ -16,6 +16,7 @@ mod keys;
 mod mcp;
 mod repos;
 mod search;
+mod settings;
 mod symbols;
 mod webhooks;
 
@@ -212,6 +213,8 @@ async fn route(
         ("DELETE", ["v1", "repos", owner, name, "documents", rest @ ..]) => {
             documents::delete(env, owner, name, rest).await
         }
+        ("GET", ["v1", "repos", owner, name, "settings"]) => settings::get(env, owner, name).await,
+        ("PUT", ["v1", "repos", owner, name, "settings"]) => settings::put(req, env, cfg, owner, name).await,
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(env, owner, name).await,
@@ -240,7 +243,7 @@ async fn route(
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
-        | (_, ["v1", "repos", _, _, "index" | "files" | "status"])
+        | (_, ["v1", "repos", _, _, "index" | "files" | "status" | "settings"])
         | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])
         | (_, ["v1", "jobs", _])

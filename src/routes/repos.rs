@@ -343,6 +343,8 @@ pub async fn delete_repo(env: &Env, owner: &str, name: &str) -> ApiResult<Respon
         "DELETE FROM job_chunks WHERE job_id IN (SELECT id FROM repo_rag_index_job WHERE namespace = ?1)",
         "DELETE FROM job_files WHERE namespace = ?1",
         "DELETE FROM chunks WHERE namespace = ?1",
+        "DELETE FROM documents WHERE namespace = ?1",
+        "DELETE FROM document_parents WHERE namespace = ?1",
         "DELETE FROM files WHERE namespace = ?1",
         "DELETE FROM index_runs WHERE namespace = ?1",
         "DELETE FROM repo_rag_index_job WHERE namespace = ?1",

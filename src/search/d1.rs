@@ -5,12 +5,14 @@
 use edgerag_core::{Chunk, ChunkMetadata, ChunkType, Language};
 use edgerag_search::ports::{
     link_order, ChunkKey, ChunkRecord, ChunkStore, GraphLinks, KeywordIndex, KeywordQuery, LinePoint,
-    LinkDirection, NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ScoredKey, SymbolFamily,
-    SymbolLink, SymbolQuery,
+    LinkDirection, NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ProseFamily, ScoredKey,
+    SymbolFamily, SymbolLink, SymbolQuery,
 };
 use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
+
+mod prose;
 
 use crate::auth::Access;
 use crate::store::{placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
@@ -268,6 +270,10 @@ impl ChunkStore for D1Search {
             out.extend(Self::rows(&db, statements).await?);
         }
         Ok(out)
+    }
+
+    async fn prose_families(&self, children: &[ChunkKey]) -> Result<Vec<ProseFamily>, PortError> {
+        self.prose_families_d1(children).await
     }
 
     async fn graph_links(

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod namespaces;
 mod router;
 pub mod runs;
+pub mod settings;
 pub mod staging;
 
 pub use router::{pick_database, Stores};

@@ -284,7 +284,8 @@ async function readBody(req) {
  * pipeline's mechanics; the real local model is `startEmbedServer()`.
  */
 export async function startHashEmbedder({ dims = 384 } = {}) {
-  const stats = { requests: 0, inputs: 0 };
+  // `texts`: every input embedded, in order (to tell which sentences / children were embedded).
+  const stats = { requests: 0, inputs: 0, texts: [] };
   const srv = await listen(async (req, res) => {
     const body = await readBody(req);
     if (req.method !== 'POST' || !req.url.endsWith('/embeddings')) {
@@ -295,6 +296,7 @@ export async function startHashEmbedder({ dims = 384 } = {}) {
     const { input, model } = JSON.parse(body.toString('utf8'));
     const inputs = Array.isArray(input) ? input : [input];
     stats.inputs += inputs.length;
+    stats.texts.push(...inputs.map(String));
     const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: hashVector(String(text), dims) }));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: 0, total_tokens: 0 } }));

@@ -29,6 +29,9 @@ pub struct SnippetOverride {
     pub end_line: u32,
     /// Parent/child retrieval's fields.
     pub parent_symbol: String,
+    /// The prose parent's id (documents chunked into parents and children); `None` for code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
     pub parent_chars: u32,
     pub raw_score: f32,
     pub is_context_window: bool,

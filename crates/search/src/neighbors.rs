@@ -26,13 +26,19 @@ pub struct NeighborLookups {
     pub families: Vec<SymbolFamily>,
 }
 
+/// A document parent returned for its matched child (two-stage retrieval) is already the context
+/// around the child: its siblings must not come back as neighbours.
+fn is_prose_parent(c: &Candidate) -> bool {
+    c.snippet.as_ref().is_some_and(|s| s.parent_id.is_some())
+}
+
 /// Lookups for the matches.
 pub fn lookups(matches: &[Candidate], strategy: NeighborStrategy, radius: u32) -> NeighborLookups {
     let mut out = NeighborLookups::default();
     if strategy == NeighborStrategy::Off {
         return out;
     }
-    for c in matches {
+    for c in matches.iter().filter(|c| !is_prose_parent(c)) {
         let chunk = &c.record.chunk;
         let family_symbol = chunk.metadata.parent_symbol.clone();
         match (strategy, family_symbol) {
@@ -241,7 +247,7 @@ fn expand<'a>(
     let mut out = Vec::with_capacity(matches.len() + limit);
     let mut groups: Vec<Candidate> = Vec::new();
     for (i, m) in matches.into_iter().enumerate() {
-        if added >= limit {
+        if added >= limit || is_prose_parent(&m) {
             out.push(m);
             continue;
         }

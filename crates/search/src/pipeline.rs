@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::{VectorFilter, VectorIndex, VectorQuery};
+use edgerag_core::ChunkType;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
@@ -20,14 +21,14 @@ use crate::error::{PortError, SearchError};
 use crate::expand::{analyse, deterministic_subqueries, QueryAnalysis};
 use crate::filters::SearchFilters;
 use crate::fusion::{fuse, FusionParams};
-use crate::guard::{resolve, ResolvedPlan};
+use crate::guard::{resolve, ResolvedPlan, MAX_CONTEXT_WINDOW_CHARS, MIN_CONTEXT_WINDOW_CHARS};
 use crate::ports::{
     ChunkKey, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery,
     NamespaceCatalog, Reranker, ScoredKey,
 };
 use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, TermOptions};
-use crate::request::{SearchMode, Turn};
+use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
     augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug,
     SearchResponse, TemplateValues,
@@ -112,6 +113,25 @@ fn round_ms(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
+/// The request's parent/child options over the profile's; a window outside the guard's bounds
+/// is clamped with a warning.
+fn apply_parent_child_input(plan: &mut ResolvedPlan, input: &ParentChildInput, warnings: &mut Vec<String>) {
+    let pc = &mut plan.settings.post_processing.parent_child;
+    if let Some(normalize) = input.normalize_scores {
+        pc.normalize_scores = normalize;
+    }
+    if let Some(window) = input.context_window_chars {
+        let applied = window.clamp(MIN_CONTEXT_WINDOW_CHARS, MAX_CONTEXT_WINDOW_CHARS);
+        if applied != window {
+            warnings.push(format!(
+                "parentChild.contextWindowChars {window} was clamped to {applied} \
+                 ({MIN_CONTEXT_WINDOW_CHARS}..={MAX_CONTEXT_WINDOW_CHARS})"
+            ));
+        }
+        pc.context_window_chars = applied;
+    }
+}
+
 /// One sub-query's retrieval result.
 struct Retrieved {
     fused: Vec<crate::fusion::Fused>,
@@ -141,7 +161,8 @@ impl<'a> SearchPipeline<'a> {
             .profiles
             .get(&request.profile)
             .ok_or_else(|| SearchError::invalid(format!("profile `{}` does not exist", request.profile)))?;
-        let (plan, events) = resolve(&request.profile, profile);
+        let (mut plan, events) = resolve(&request.profile, profile);
+        apply_parent_child_input(&mut plan, &request.parent_child, &mut warnings);
         for e in &events {
             s.events.event("rag_parameter_guard", json!({"profile": e.profile, "field": e.field, "requested": e.requested, "applied": e.applied}));
             warnings.push(e.warning());
@@ -587,6 +608,7 @@ impl<'a> SearchPipeline<'a> {
             }
         }
         if post.parent_child.enabled {
+            let window = post.parent_child.context_window_chars as usize;
             let families = parent_child::families(candidates);
             let fetched = if families.is_empty() {
                 Ok(Vec::new())
@@ -595,18 +617,49 @@ impl<'a> SearchPipeline<'a> {
             };
             match fetched {
                 Ok(fetched) => {
-                    let (merged, _) = parent_child::apply(
-                        std::mem::take(candidates),
-                        &fetched,
-                        post.parent_child.normalize_scores,
-                        post.parent_child.context_window_chars as usize,
-                    );
+                    let (merged, _) =
+                        parent_child::apply(std::mem::take(candidates), &fetched, false, window);
                     *candidates = merged;
                     out.applied_modules.push("post.parent-child".into());
                 }
                 Err(e) => out.warnings.push(format!(
                     "parent/child retrieval failed ({e}); document-level results were returned"
                 )),
+            }
+            // Documents chunked into parents and children: the children were searched, their
+            // parents are returned. Only prose chunks can be children: code costs no lookup.
+            let keys: Vec<ChunkKey> = candidates
+                .iter()
+                .filter(|c| {
+                    c.snippet.is_none()
+                        && matches!(
+                            c.record.chunk.chunk_type,
+                            ChunkType::MarkdownSection | ChunkType::TextBlock
+                        )
+                })
+                .map(|c| c.key())
+                .collect();
+            let prose = if keys.is_empty() { Ok(Vec::new()) } else { s.chunks.prose_families(&keys).await };
+            let prose = prose.map_err(|e| e.to_string()).and_then(|families| {
+                if families.is_empty() {
+                    return Ok(false);
+                }
+                parent_child::prose::apply(candidates, &families, window)
+                    .map(|_| true)
+                    .map_err(|e| e.to_string())
+            });
+            match prose {
+                Ok(true) => out.applied_modules.push("post.parent-child:prose".into()),
+                Ok(false) => {}
+                Err(e) => out.warnings.push(format!(
+                    "PARENT_STAGE_FAILED: two-stage retrieval failed ({e}); the matched children were returned \
+                     without their parents"
+                )),
+            }
+            if post.parent_child.normalize_scores && !candidates.is_empty() {
+                let sizes: Vec<usize> = candidates.iter().map(|c| c.text().chars().count()).collect();
+                parent_child::normalize_scores(candidates.iter_mut().map(|c| &mut c.score).zip(sizes));
+                crate::candidate::sort_by_score(candidates);
             }
             timer.lap("post.parent-child");
         }

@@ -143,6 +143,16 @@ pub struct LinePoint {
     pub line: u32,
 }
 
+/// A prose parent (a document chunked into parents and children) and all its children. The
+/// children's `id` is the id of their searchable chunk, so a search hit maps to its child.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProseFamily {
+    pub namespace: String,
+    pub path: String,
+    pub parent: edgerag_core::chunk::parent_child::ParentChunk,
+    pub children: Vec<edgerag_core::chunk::parent_child::ChildChunk>,
+}
+
 /// Chunk lookups by id, by position and by symbol (batched: one store round trip per call).
 #[async_trait::async_trait(?Send)]
 pub trait ChunkStore {
@@ -170,6 +180,11 @@ pub trait ChunkStore {
     /// Every chunk holding any of the lines, in (namespace, path, chunk_index) order.
     async fn chunks_at(&self, points: &[LinePoint]) -> Result<Vec<ChunkRecord>, PortError> {
         let _ = points;
+        Ok(Vec::new())
+    }
+    /// The prose families (parent + every child) of those `children` that are children of a
+    /// parent/child document; other keys are skipped. A store without such documents has none.
+    async fn prose_families(&self, _children: &[ChunkKey]) -> Result<Vec<ProseFamily>, PortError> {
         Ok(Vec::new())
     }
 }

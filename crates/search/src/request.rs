@@ -101,6 +101,20 @@ pub struct FiltersInput {
     pub tags: Option<OneOrMany>,
 }
 
+/// Two-stage retrieval over documents chunked into parents and children (and code parents):
+/// overrides of the profile's `postProcessing.parentChild`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParentChildInput {
+    /// Size normalization of the parents' scores, `raw × sqrt(avgSize / size)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalize_scores: Option<bool>,
+    /// Characters returned around the matched child of a larger parent (200..=8000; default
+    /// from the profile, 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window_chars: Option<u32>,
+}
+
 /// One turn of the conversation before the current question, after the sanitizer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Turn {
@@ -214,6 +228,9 @@ pub struct SearchRequest {
     /// Adds `debug` (plan, per-module timings) to the response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<bool>,
+    /// Parent/child retrieval options (size normalization, context window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_child: Option<ParentChildInput>,
 }
 
 /// `repo.rag_search_global` / `POST /v1/search/global`: every READY repository; the labels
@@ -242,6 +259,9 @@ pub struct GlobalSearchRequest {
     pub allow_empty_context: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<bool>,
+    /// Parent/child retrieval options (size normalization, context window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_child: Option<ParentChildInput>,
 }
 
 /// `repo.rag_search_simple` and `repo.rag_search_simple_global`: only the question.

@@ -67,6 +67,10 @@ pub struct MatchMetadata {
     pub raw_score: Option<f32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_context_window: Option<bool>,
+    /// Two-stage retrieval over a document chunked into parents and children: the parent
+    /// returned (whole, or a window of it) for the matched child `chunkId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 /// One piece of context.
@@ -191,6 +195,7 @@ pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
             parent_chars: c.snippet.as_ref().map(|s| s.parent_chars),
             raw_score: c.snippet.as_ref().map(|s| s.raw_score),
             is_context_window: c.snippet.as_ref().map(|s| s.is_context_window),
+            parent_id: c.snippet.as_ref().and_then(|s| s.parent_id.clone()),
         },
     }
 }

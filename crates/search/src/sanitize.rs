@@ -13,8 +13,8 @@ use crate::filters::{compile_glob, SearchFilters};
 use crate::ports::{namespace_id, NamespaceInfo};
 use crate::profile::{normalize_profile_name, ProfileRegistry};
 use crate::request::{
-    wire_fields, ConversationInput, FiltersInput, GlobalSearchRequest, Message, RequestContract, SearchMode,
-    SearchRequest, SimpleSearchRequest, Turn, TurnInput,
+    wire_fields, ConversationInput, FiltersInput, GlobalSearchRequest, Message, ParentChildInput,
+    RequestContract, SearchMode, SearchRequest, SimpleSearchRequest, Turn, TurnInput,
 };
 
 /// Longest `rawQuery` kept (characters); longer ones are cut with a warning.
@@ -84,6 +84,7 @@ pub struct SanitizedRequest {
     pub instructions_template: Option<String>,
     pub allow_empty_context: Option<bool>,
     pub debug: bool,
+    pub parent_child: ParentChildInput,
     pub warnings: Vec<String>,
 }
 
@@ -140,6 +141,7 @@ struct RequestFields {
     instructions_template: Option<String>,
     allow_empty_context: Option<bool>,
     debug: Option<bool>,
+    parent_child: Option<ParentChildInput>,
 }
 
 impl From<SearchRequest> for RequestFields {
@@ -155,6 +157,7 @@ impl From<SearchRequest> for RequestFields {
             instructions_template: r.instructions_template,
             allow_empty_context: r.allow_empty_context,
             debug: r.debug,
+            parent_child: r.parent_child,
             ..Default::default()
         }
     }
@@ -172,6 +175,7 @@ impl From<GlobalSearchRequest> for RequestFields {
             instructions_template: r.instructions_template,
             allow_empty_context: r.allow_empty_context,
             debug: r.debug,
+            parent_child: r.parent_child,
             ..Default::default()
         }
     }
@@ -383,6 +387,7 @@ fn normalize(
         instructions_template,
         allow_empty_context: fields.allow_empty_context,
         debug: fields.debug.unwrap_or(false),
+        parent_child: fields.parent_child.unwrap_or_default(),
         warnings,
     })
 }
@@ -788,7 +793,7 @@ mod tests {
             SearchError::UnknownField {
                 field: "colour".into(),
                 accepted: "owner, name, repo, rawQuery, profile, conversationContext, filters, \
-                           instructionsTemplate, allowEmptyContext, debug"
+                           instructionsTemplate, allowEmptyContext, debug, parentChild"
                     .into()
             }
         );

@@ -406,6 +406,25 @@ fn debug_output_has_plan_and_timings() {
     assert!(search(&w, json!({"rawQuery": "hash_key"})).debug.is_none());
 }
 
+#[test]
+fn parent_child_request_options_override_the_profile_within_the_guard() {
+    let w = world();
+    let r = search(
+        &w,
+        json!({"rawQuery": "hash_key", "debug": true, "parentChild": {"normalizeScores": true, "contextWindowChars": 50}}),
+    );
+    let pc = &r.debug.unwrap().plan["settings"]["postProcessing"]["parentChild"];
+    assert_eq!(pc["normalizeScores"], true);
+    assert_eq!(pc["contextWindowChars"], 200);
+    assert!(
+        r.warnings.iter().any(|w| w.starts_with("parentChild.contextWindowChars 50 was clamped to 200")),
+        "{:?}",
+        r.warnings
+    );
+    let e = error(&w, SearchMode::Repo, json!({"rawQuery": "q", "parentChild": {"window": 3}}));
+    assert_eq!(e, "INVALID_REQUEST");
+}
+
 // ---- optional ports and failures ----
 
 struct ScriptedGenerator(RefCell<Vec<GenerateRequest>>);

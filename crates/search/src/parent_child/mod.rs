@@ -190,6 +190,7 @@ pub fn apply(
             start_line: start,
             end_line: end,
             parent_symbol: parent,
+            parent_id: None,
             parent_chars: size as u32,
             raw_score: c.score,
             is_context_window: is_window,

@@ -11,6 +11,8 @@ use edgerag_core::chunk::parent_child::{ChildChunk, ParentChunk};
 use serde::Serialize;
 
 use super::{grow_window, normalize_scores};
+use crate::candidate::{Candidate, SnippetOverride};
+use crate::ports::ProseFamily;
 
 /// A child found by the first stage.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,6 +164,77 @@ pub fn two_stage_or_flat(
     }
 }
 
+/// Two-stage retrieval on the pipeline's candidates. A candidate that is a child in `families`
+/// is replaced by its parent — whole, or a window of whole children around it when the parent is
+/// over `window_chars` — once, for its best-scoring child; the parent's other children are
+/// dropped. Other candidates pass untouched. Scores are left raw (the pipeline normalizes every
+/// result together). Returns how many children were merged away; on an error the candidates are
+/// left as they were (the caller falls back to flat results).
+pub fn apply(
+    candidates: &mut Vec<Candidate>,
+    families: &[ProseFamily],
+    window_chars: usize,
+) -> Result<usize, ParentStageError> {
+    let mut family_of: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, f) in families.iter().enumerate() {
+        for c in &f.children {
+            family_of.insert((f.namespace.as_str(), c.id.as_str()), i);
+        }
+    }
+    let lookup =
+        |c: &Candidate| family_of.get(&(c.record.namespace.as_str(), c.record.chunk.id.as_str())).copied();
+    // The best candidate of each family (the first on equal scores).
+    let mut best: HashMap<usize, usize> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        if let Some(f) = lookup(c) {
+            let entry = best.entry(f).or_insert(i);
+            if c.score > candidates[*entry].score {
+                *entry = i;
+            }
+        }
+    }
+    let mut snippets: HashMap<usize, SnippetOverride> = HashMap::new();
+    for (&f, &i) in &best {
+        let family = &families[f];
+        let hit = ChildHit { child_id: candidates[i].record.chunk.id.clone(), score: candidates[i].score };
+        let parent = parents_for_hits(
+            std::slice::from_ref(&hit),
+            std::slice::from_ref(&family.parent),
+            &family.children,
+            false,
+            window_chars,
+        )?
+        .pop()
+        .ok_or_else(|| ParentStageError::MissingParent(family.parent.id.clone()))?;
+        snippets.insert(
+            i,
+            SnippetOverride {
+                text: parent.text,
+                start_line: parent.start_line,
+                end_line: parent.end_line,
+                parent_symbol: parent.heading_path.last().cloned().unwrap_or_default(),
+                parent_id: Some(parent.parent_id),
+                parent_chars: parent.parent_chars as u32,
+                raw_score: parent.raw_score,
+                is_context_window: parent.is_context_window,
+            },
+        );
+    }
+    let in_family: Vec<bool> = candidates.iter().map(|c| lookup(c).is_some()).collect();
+    let total = candidates.len();
+    let mut out = Vec::with_capacity(total);
+    for (i, mut c) in std::mem::take(candidates).into_iter().enumerate() {
+        if !in_family[i] {
+            out.push(c);
+        } else if let Some(snippet) = snippets.remove(&i) {
+            c.snippet = Some(snippet);
+            out.push(c);
+        }
+    }
+    *candidates = out;
+    Ok(total - candidates.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +286,72 @@ mod tests {
         let (out, warning) = two_stage_or_flat(&hits, &d.parents, &d.children, true, 1000);
         assert!(warning.is_none());
         assert_eq!(out[0].text, d.parents[0].text);
+    }
+
+    fn child_candidate(c: &ChildChunk, score: f32) -> Candidate {
+        let mut chunk = crate::testutil::chunk_at(
+            "a.md",
+            edgerag_core::ChunkType::MarkdownSection,
+            &c.text,
+            c.start_line,
+            c.order,
+        );
+        chunk.id = c.id.clone();
+        Candidate::new(crate::testutil::record("repo:t/t", chunk), score)
+    }
+
+    #[test]
+    fn candidates_that_are_children_become_their_parent_once_and_others_pass_untouched() {
+        let para = "Retry with backoff keeps the queue healthy under load. ".repeat(6);
+        let text = format!("# A\n\n{para}\n\n{para}\n\n{para}\n\n# B\n\nSmall part about gardens.\n");
+        let d = doc(&text);
+        let families: Vec<ProseFamily> = d
+            .parents
+            .iter()
+            .map(|p| ProseFamily {
+                namespace: "repo:t/t".into(),
+                path: "a.md".into(),
+                parent: p.clone(),
+                children: d.children.iter().filter(|c| c.parent_id == p.id).cloned().collect(),
+            })
+            .collect();
+        let big: Vec<&ChildChunk> = d.children.iter().filter(|c| c.parent_id == d.parents[0].id).collect();
+        let small = d.children.iter().find(|c| c.parent_id == d.parents[1].id).unwrap();
+        let code =
+            crate::testutil::candidate("src/lib.rs", edgerag_core::ChunkType::CodeFunction, "fn x() {}", 0.8);
+        let mut candidates = vec![
+            child_candidate(big[1], 0.9),
+            code.clone(),
+            child_candidate(big[2], 0.7),
+            child_candidate(small, 0.6),
+        ];
+        let merged = apply(&mut candidates, &families, 1000).unwrap();
+        assert_eq!(merged, 1);
+        assert_eq!(candidates.len(), 3);
+        let first = candidates[0].snippet.as_ref().unwrap();
+        assert_eq!(first.parent_id.as_deref(), Some(d.parents[0].id.as_str()));
+        assert!(first.is_context_window);
+        assert!(first.text.contains(&big[1].text));
+        assert_eq!(first.raw_score, 0.9);
+        assert_eq!(first.parent_chars as usize, d.parents[0].end_char - d.parents[0].start_char);
+        assert_eq!(candidates[1], code);
+        let last = candidates[2].snippet.as_ref().unwrap();
+        assert_eq!(last.text, d.parents[1].text);
+        assert!(!last.is_context_window);
+    }
+
+    #[test]
+    fn a_family_whose_children_do_not_tile_the_parent_fails_and_leaves_the_candidates_alone() {
+        let d = doc("# A\n\nOne sentence here. Another one there.\n");
+        let family = ProseFamily {
+            namespace: "repo:t/t".into(),
+            path: "a.md".into(),
+            parent: d.parents[0].clone(),
+            children: vec![ChildChunk { end_char: 3, ..d.children[0].clone() }],
+        };
+        let mut candidates = vec![child_candidate(&d.children[0], 0.5)];
+        let before = candidates.clone();
+        assert!(matches!(apply(&mut candidates, &[family], 1000), Err(ParentStageError::Inconsistent(_))));
+        assert_eq!(candidates, before);
     }
 }
