@@ -30,6 +30,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("references-response", schema_for!(ReferencesResponse)),
         ("lines-query", schema_for!(LinesQuery)),
         ("file-lines-response", schema_for!(FileLinesResponse)),
+        ("plan-request", schema_for!(PlanRequest)),
+        ("plan-run-response", schema_for!(PlanRunResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())
@@ -158,7 +160,8 @@ mod tests {
                 | ChunkType::CodeImpl
                 | ChunkType::CodeModule
                 | ChunkType::CodeBlock
-                | ChunkType::TextBlock => t.as_str(),
+                | ChunkType::TextBlock
+                | ChunkType::SymbolPlan => t.as_str(),
             }
         }
         let all = [
@@ -175,6 +178,7 @@ mod tests {
             ChunkType::CodeModule,
             ChunkType::CodeBlock,
             ChunkType::TextBlock,
+            ChunkType::SymbolPlan,
         ];
         let schema = serde_json::to_value(schema_for!(ChunkType)).unwrap();
         let listed: BTreeSet<&str> =
