@@ -1,7 +1,8 @@
 //! Per-node chunk plan runs (`POST /v1/repos/{owner}/{name}/plans`): one plan per code-graph
-//! node, built by the core's `graph::plan`, run a page of nodes per queue message.
+//! node, built by the core's `graph::plan`, run page by page from queue messages.
 //!
-//! A page message (`StageMessage::Plan`, on the embed queue) reads the next `page_size` nodes after
+//! A page message (`StageMessage::Plan`, on the embed queue) takes page after page for up to
+//! `MESSAGE_BUDGET_MS`, then sends the next page's message. A page reads the next `page_size` nodes after
 //! the run's cursor (highest priority first, then by id), the page's `CALLS` edges in one query,
 //! and builds the plans. A dry run only counts them. Otherwise each plan runs its stages:
 //! `render-doc` (doc plans) or `extract-snippet` + `summarize` (code plans; the generator when one
@@ -10,7 +11,7 @@
 //! `symbol-plan`, ids from the plan ids) are upserted into the vector index, then D1 — chunks
 //! (FTS follows by trigger) and the run's counters — in one transaction whose counter update only
 //! applies if the page is still the run's next one. A redelivered page thus rewrites the same rows
-//! and counts nothing twice. Then the next page is sent, or the run is READY.
+//! and counts nothing twice; a delivery that finds its page counted by another stops.
 use std::collections::{BTreeSet, HashMap};
 
 use edgerag_core::embed::embed_cached;
@@ -31,6 +32,8 @@ use crate::store::plans::{self as store, NewRun, PageCounts, PageEdge, PlanRunRo
 const VECTOR_BATCH: usize = 500;
 /// `summarize` calls in flight at once.
 const SUMMARIZE_CONCURRENCY: usize = 8;
+/// Wall time a page message keeps taking pages before handing the run to the next message.
+const MESSAGE_BUDGET_MS: f64 = 10_000.0;
 /// Source lines given to the generator at most.
 const SUMMARIZE_MAX_LINES: usize = 200;
 
@@ -141,25 +144,50 @@ pub async fn run(ctx: &Ctx, msg: &PlanPage) -> Result<(), StageError> {
     }
 }
 
+/// Pages of the run from `msg.page` on, while the message's time budget lasts; then the next page
+/// goes on the queue (one queue hop per page would make the queue's batching delay the run's pace).
 async fn run_page(ctx: &Ctx, msg: &PlanPage) -> Result<(), StageError> {
     let ns = msg.namespace.as_str();
-    let Some(run) = store::get_run(&ctx.db, ns, &msg.run_id).await? else { return Ok(()) };
-    let status = PlanRunStatus::parse(&run.status).unwrap_or(PlanRunStatus::Failed);
-    if status.is_final() {
-        return Ok(());
+    let began = crate::time::now_ms();
+    let mut page = msg.page;
+    loop {
+        let Some(run) = store::get_run(&ctx.db, ns, &msg.run_id).await? else { return Ok(()) };
+        let status = PlanRunStatus::parse(&run.status).unwrap_or(PlanRunStatus::Failed);
+        if status.is_final() {
+            return Ok(());
+        }
+        if page != run.pages {
+            if page == msg.page && page < run.pages {
+                // Already counted: a redelivery, maybe of the message whose successor was never
+                // sent. Sending the run's next page again is harmless (it counts once).
+                producer::send(&ctx.env, &[StageMessage::plan(ns, &run.id, run.pages)], false).await?;
+            }
+            return Ok(());
+        }
+        match one_page(ctx, &run).await? {
+            PageOutcome::Done | PageOutcome::Lost => return Ok(()),
+            PageOutcome::More => page += 1,
+        }
+        if crate::time::now_ms() - began > MESSAGE_BUDGET_MS {
+            producer::send(&ctx.env, &[StageMessage::plan(ns, &run.id, page)], ctx.cfg.deliver_twice).await?;
+            return Ok(());
+        }
     }
-    if msg.page < run.pages {
-        // Already counted: this is a redelivery, maybe of the message whose successor was never
-        // sent. Sending the run's next page again is harmless (it counts once).
-        producer::send(&ctx.env, &[StageMessage::plan(ns, &run.id, run.pages)], false).await?;
-        return Ok(());
-    }
-    if msg.page > run.pages {
-        return Ok(());
-    }
-    let now = crate::time::now_iso();
-    store::mark_started(&ctx.db, &run.id, &now).await?;
+}
 
+enum PageOutcome {
+    /// The run is finished.
+    Done,
+    /// Counted; more pages follow.
+    More,
+    /// Another delivery counted this page first.
+    Lost,
+}
+
+/// Page `run.pages` of the run: read, plan, run the stages, write, count.
+async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError> {
+    let ns = run.namespace.as_str();
+    store::mark_started(&ctx.db, &run.id, &crate::time::now_iso()).await?;
     let remaining = run.limit_nodes.map(|l| (l - run.processed_nodes).max(0) as u64);
     let size = remaining.map_or(run.page_size as u64, |r| r.min(run.page_size as u64)) as u32;
     let cursor = run.cursor_priority.zip(run.cursor_id.as_deref());
@@ -190,7 +218,8 @@ async fn run_page(ctx: &Ctx, msg: &PlanPage) -> Result<(), StageError> {
     let last = nodes.last().map(|n| (n.priority, n.node.id.as_str()));
     let now = crate::time::now_iso();
     statements.push(store::advance_statement(&ctx.db, &run.id, run.pages, &counts, last, done, &now)?);
-    ctx.db.batch(statements).await?;
+    let changes = ctx.db.batch(statements).await?;
+    let counted = changes.last().copied().unwrap_or(0) > 0;
     crate::log::info(
         "plan_page",
         &[
@@ -199,14 +228,15 @@ async fn run_page(ctx: &Ctx, msg: &PlanPage) -> Result<(), StageError> {
             ("page", &run.pages.to_string()),
             ("nodes", &nodes.len().to_string()),
             ("written", &counts.written.to_string()),
+            ("counted", &counted.to_string()),
             ("done", &done.to_string()),
         ],
     );
-    if !done {
-        producer::send(&ctx.env, &[StageMessage::plan(ns, &run.id, run.pages + 1)], ctx.cfg.deliver_twice)
-            .await?;
-    }
-    Ok(())
+    Ok(match (counted, done) {
+        (false, _) => PageOutcome::Lost,
+        (true, true) => PageOutcome::Done,
+        (true, false) => PageOutcome::More,
+    })
 }
 
 fn core_edge(e: &PageEdge) -> Edge {
