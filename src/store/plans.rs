@@ -263,13 +263,18 @@ pub async fn page_edges(db: &Db, namespace: &str, ids: &[String]) -> StoreResult
     }
     let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
     db.all(
-        "WITH page(id) AS (SELECT value FROM json_each(?2)) \
+        // Two index lookups per page node (by src, by dst) instead of an `OR`, which would scan
+        // every edge of the namespace for each page; CROSS JOIN keeps the page as the outer loop.
+        "WITH page(id) AS (SELECT value FROM json_each(?2)), \
+           hits(r) AS ( \
+             SELECT e.rowid FROM page p CROSS JOIN graph_edges e \
+               ON e.namespace = ?1 AND e.src = p.id AND e.kind = 'CALLS' \
+             UNION SELECT e.rowid FROM page p CROSS JOIN graph_edges e \
+               ON e.namespace = ?1 AND e.dst = p.id AND e.kind = 'CALLS') \
          SELECT e.src, e.dst, e.dst_name, e.confidence, e.path, e.line, e.resolution, \
-           s.fqn AS src_fqn, d.fqn AS dst_fqn FROM graph_edges e \
+           s.fqn AS src_fqn, d.fqn AS dst_fqn FROM hits h CROSS JOIN graph_edges e ON e.rowid = h.r \
            LEFT JOIN graph_nodes s ON s.namespace = e.namespace AND s.id = e.src \
            LEFT JOIN graph_nodes d ON d.namespace = e.namespace AND d.id = e.dst \
-         WHERE e.namespace = ?1 AND e.kind = 'CALLS' \
-           AND (e.src IN (SELECT id FROM page) OR e.dst IN (SELECT id FROM page)) \
          ORDER BY e.src, e.line",
         &args![namespace, ids_json.as_str()],
     )
@@ -301,8 +306,9 @@ pub async fn file_chunks(
     db.all(
         "WITH want(path, a, b) AS (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), \
            json_extract(value, '$[2]') FROM json_each(?2)) \
-         SELECT DISTINCT c.path, c.start_line, c.text, c.chunk_index FROM chunks c JOIN want w ON w.path = c.path \
-         WHERE c.namespace = ?1 AND c.type <> 'symbol-plan' AND c.start_line <= w.b AND c.end_line >= w.a \
+         SELECT DISTINCT c.path, c.start_line, c.text, c.chunk_index FROM want w CROSS JOIN chunks c \
+           ON c.namespace = ?1 AND c.path = w.path \
+         WHERE c.type <> 'symbol-plan' AND c.start_line <= w.b AND c.end_line >= w.a \
          ORDER BY c.path, c.start_line, c.chunk_index",
         &args![namespace, spans_json.as_str()],
     )
