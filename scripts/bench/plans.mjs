@@ -59,6 +59,20 @@ try {
       await sleep(100);
     }
   }
+  // Where a real page's time goes: the worker logs each page's steps (`plan_page`).
+  function breakdown(runId) {
+    const sums = {};
+    let pages = 0;
+    for (const line of er.logs().split('\n')) {
+      const at = line.indexOf('{"');
+      if (at < 0 || !line.includes('"plan_page"') || !line.includes(runId)) continue;
+      let rec;
+      try { rec = JSON.parse(line.slice(at)); } catch { continue; }
+      pages++;
+      for (const [k, v] of Object.entries(rec)) if (k.endsWith('Ms')) sums[k] = (sums[k] ?? 0) + Number(v);
+    }
+    return pages ? Object.entries(sums).map(([k, v]) => `${k.slice(0, -2)} ${(v / pages).toFixed(0)} ms`).join(', ') + ` per page (${pages} logged)` : 'no page logs';
+  }
   for (const [label, body] of [
     ['dry run', { strategy: 'per-node', dryRun: true, batchSize }],
     ['real run (hash embedder)', { strategy: 'per-node', batchSize }],
@@ -70,6 +84,7 @@ try {
         `skipped ${run.skippedChunks}; run record ${run.durationMs} ms = ${run.rate} nodes/s; ` +
         `request→READY ${wallMs} ms = ${((run.processedNodes * 1000) / wallMs).toFixed(1)} nodes/s`,
     );
+    console.log(`  ${breakdown(run.id)}`);
   }
 } finally {
   await er.stop();

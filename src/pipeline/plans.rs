@@ -187,6 +187,7 @@ enum PageOutcome {
 /// Page `run.pages` of the run: read, plan, run the stages, write, count.
 async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError> {
     let ns = run.namespace.as_str();
+    let mut timings = Timings::start();
     store::mark_started(&ctx.db, &run.id, &crate::time::now_iso()).await?;
     let remaining = run.limit_nodes.map(|l| (l - run.processed_nodes).max(0) as u64);
     let size = remaining.map_or(run.page_size as u64, |r| r.min(run.page_size as u64)) as u32;
@@ -205,13 +206,14 @@ async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError
     };
     let core_edges: Vec<Edge> = edges.iter().map(core_edge).collect();
     let plans: Vec<ChunkPlan> = nodes.iter().map(|n| plan::build_plan(&n.node, &core_edges)).collect();
+    timings.lap("readMs");
 
     let mut counts = PageCounts { processed: plans.len() as u64, ..PageCounts::default() };
     let mut statements = Vec::new();
     if run.dry_run != 0 {
         counts.skipped = plans.len() as u64;
     } else if !plans.is_empty() {
-        let written = write_plans(ctx, ns, &nodes, &plans, &edges, &mut counts).await?;
+        let written = write_plans(ctx, ns, &nodes, &plans, &edges, &mut counts, &mut timings).await?;
         statements.extend(written);
     }
     let done = (nodes.len() as u32) < size || size == 0 || remaining.is_some_and(|r| r <= nodes.len() as u64);
@@ -220,23 +222,44 @@ async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError
     statements.push(store::advance_statement(&ctx.db, &run.id, run.pages, &counts, last, done, &now)?);
     let changes = ctx.db.batch(statements).await?;
     let counted = changes.last().copied().unwrap_or(0) > 0;
-    crate::log::info(
-        "plan_page",
-        &[
-            ("namespace", ns),
-            ("run", &run.id),
-            ("page", &run.pages.to_string()),
-            ("nodes", &nodes.len().to_string()),
-            ("written", &counts.written.to_string()),
-            ("counted", &counted.to_string()),
-            ("done", &done.to_string()),
-        ],
-    );
+    timings.lap("writeMs");
+    let (page_no, node_count, written) =
+        (run.pages.to_string(), nodes.len().to_string(), counts.written.to_string());
+    let laps: Vec<(&str, String)> = timings.laps.iter().map(|(k, v)| (*k, format!("{v:.0}"))).collect();
+    let mut fields: Vec<(&str, &str)> = vec![
+        ("namespace", ns),
+        ("run", &run.id),
+        ("page", &page_no),
+        ("nodes", &node_count),
+        ("written", &written),
+        ("counted", if counted { "true" } else { "false" }),
+        ("done", if done { "true" } else { "false" }),
+    ];
+    fields.extend(laps.iter().map(|(k, v)| (*k, v.as_str())));
+    crate::log::info("plan_page", &fields);
     Ok(match (counted, done) {
         (false, _) => PageOutcome::Lost,
         (true, true) => PageOutcome::Done,
         (true, false) => PageOutcome::More,
     })
+}
+
+/// Milliseconds spent per step of a page (logged with `plan_page`).
+struct Timings {
+    last: f64,
+    laps: Vec<(&'static str, f64)>,
+}
+
+impl Timings {
+    fn start() -> Timings {
+        Timings { last: crate::time::now_ms(), laps: Vec::new() }
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let now = crate::time::now_ms();
+        self.laps.push((name, now - self.last));
+        self.last = now;
+    }
 }
 
 fn core_edge(e: &PageEdge) -> Edge {
@@ -263,6 +286,7 @@ async fn write_plans(
     plans: &[ChunkPlan],
     edges: &[PageEdge],
     counts: &mut PageCounts,
+    timings: &mut Timings,
 ) -> Result<Vec<worker::D1PreparedStatement>, StageError> {
     // extract-snippet: the code plans' lines, from the indexed chunks of their files (one query).
     let spans: Vec<(String, u32, u32)> = plans
@@ -291,7 +315,9 @@ async fn write_plans(
         .collect();
 
     // summarize: code plans only, with the configured generator.
+    timings.lap("snippetMs");
     let (summaries, generator) = summarize(ctx, plans, &bodies, counts).await;
+    timings.lap("summarizeMs");
 
     // link-edges: what each node calls and what calls it.
     let mut uses: HashMap<&str, Vec<Link>> = HashMap::new();
@@ -329,6 +355,7 @@ async fn write_plans(
     let embedder = crate::embed::embedder_from_env(&ctx.env)?;
     let cache = crate::embed::embedding_cache_from_env(&ctx.env)?;
     let (vectors, _) = embed_cached(&*embedder, &cache, &texts).await?;
+    timings.lap("embedMs");
     if vectors.len() != texts.len() {
         return Err(StageError::retryable(
             "EMBED_WRONG_COUNT",
@@ -344,6 +371,7 @@ async fn write_plans(
     for group in records.chunks(VECTOR_BATCH) {
         index.upsert(ns, group).await?;
     }
+    timings.lap("vectorsMs");
 
     let now = crate::time::now_iso();
     let mut statements = Vec::new();
