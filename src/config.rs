@@ -14,6 +14,7 @@
 //! | `MAX_FILE_BYTES` | 1 MiB | larger files are skipped (`FILE_TOO_LARGE`) |
 //! | `FILES_PER_MESSAGE` | `25` | files per chunk/embed/index message |
 //! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
+//! | `JOB_RESUME_SECONDS` | `120` | an active job quiet for this long gets its unfinished work re-sent (by a joining request or the scheduled run) |
 //! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
 use worker::Env;
@@ -32,6 +33,7 @@ pub struct Config {
     pub max_file_bytes: usize,
     pub files_per_message: usize,
     pub job_stall_seconds: u64,
+    pub job_resume_seconds: u64,
     pub deliver_twice: bool,
     pub rate_limit_per_minute: u64,
 }
@@ -51,6 +53,7 @@ impl Default for Config {
             max_file_bytes: 1024 * 1024,
             files_per_message: 25,
             job_stall_seconds: 1800,
+            job_resume_seconds: 120,
             deliver_twice: false,
             rate_limit_per_minute: 600,
         }
@@ -92,6 +95,7 @@ impl Config {
             max_file_bytes: num("MAX_FILE_BYTES", d.max_file_bytes as u64) as usize,
             files_per_message: num("FILES_PER_MESSAGE", d.files_per_message as u64).clamp(1, 500) as usize,
             job_stall_seconds: num("JOB_STALL_SECONDS", d.job_stall_seconds).max(1),
+            job_resume_seconds: num("JOB_RESUME_SECONDS", d.job_resume_seconds).max(1),
             deliver_twice: flag("DELIVER_TWICE", d.deliver_twice),
             rate_limit_per_minute: num("RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute),
         }
@@ -131,6 +135,13 @@ mod tests {
         assert_eq!(c.github_api_url, "http://127.0.0.1:9");
         assert_eq!(c.max_attempts, 5);
         assert_eq!(c.retry_delay_seconds(3), 0);
+    }
+
+    #[test]
+    fn the_resume_delay_defaults_to_two_minutes_and_is_at_least_a_second() {
+        assert_eq!(cfg(&[]).job_resume_seconds, 120);
+        assert_eq!(cfg(&[("JOB_RESUME_SECONDS", "5")]).job_resume_seconds, 5);
+        assert_eq!(cfg(&[("JOB_RESUME_SECONDS", "0")]).job_resume_seconds, 1);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! | `embed`, `vector`, `models` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
 //! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
+//! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
 //!
 //! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
 //! `vector` / `ingest` → `api` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
@@ -40,6 +41,7 @@ pub mod store;
 pub mod symbols;
 pub mod time;
 pub mod vector;
+pub mod webhooks;
 
 use worker::{event, Context, Env, Request, Response, Result};
 
@@ -49,7 +51,21 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;
     }
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = search::suite::handle(&mut req, &env).await {
+        return response;
+    }
     Ok(routes::handle(req, env).await)
+}
+
+/// The Cron Trigger (`[triggers] crons`): resume quiet jobs, replace stalled ones, start queued
+/// fetches and re-sync repositories whose sync interval elapsed. Errors are logged: a failed run
+/// is simply done again by the next one.
+#[event(scheduled)]
+async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    if let Err(e) = pipeline::sync::scheduled(&env, event.schedule()).await {
+        log::error("scheduled_run_failed", &[("cron", &event.cron()), ("detail", &e.to_string())]);
+    }
 }
 
 /// The layering rule, checked on the source: every `crate::<module>` a module names is on a lower
@@ -74,6 +90,7 @@ mod layering {
         ("ratelimit", 2),
         ("api", 1),
         ("auth", 1),
+        ("webhooks", 1),
         ("bindings", 1),
         ("config", 1),
         ("error", 1),

@@ -3,12 +3,12 @@
 //! `repo.rag_index_status` alike.
 use worker::Env;
 
-use crate::api::{RepoStatusResponse, ReposResponse};
+use crate::api::{GithubSyncView, QueuedFetchView, RepoStatusResponse, ReposResponse};
 use crate::auth::Access;
 use crate::error::ApiError;
 use crate::http::{check_repo_part, ApiResult};
 use crate::store::namespaces::{self, namespace_id};
-use crate::store::{jobs, Stores};
+use crate::store::{github, jobs, Stores};
 
 /// Jobs listed in a status, newest first.
 const RECENT_JOBS: u32 = 10;
@@ -47,6 +47,20 @@ pub async fn repo_status(
     }
     let latest = views.first().cloned();
     let summary = ns.summary();
+    let github = match github::get(stores.catalog(), &namespace).await? {
+        Some(r) => Some(GithubSyncView {
+            git_ref: r.git_ref,
+            webhook: r.webhook_secret.is_some(),
+            sync_interval_minutes: r.sync_interval_minutes.and_then(|m| u32::try_from(m).ok()),
+            last_sync_at: r.last_sync_at,
+            queued_fetch: github::pending_fetch(&db, &namespace).await?.map(|p| QueuedFetchView {
+                after_job: p.after_job,
+                trigger: p.trigger,
+                requested_at: p.requested_at,
+            }),
+        }),
+        None => None,
+    };
     Ok(RepoStatusResponse {
         ready: summary.ready,
         status: latest.as_ref().map(|j| j.status),
@@ -59,5 +73,6 @@ pub async fn repo_status(
         embedder: ns.embedder().or_else(|| crate::embed::embedder_view(env)),
         vector_index: crate::vector::kind_label(env),
         repo: summary,
+        github,
     })
 }

@@ -44,13 +44,38 @@ pub struct FileInput {
     pub content: String,
 }
 
+/// A file of a JSON upload.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadFile {
+    /// Relative path inside the repository (`a/b.rs`); `..`, absolute paths and empty segments
+    /// make the file skipped with a reason.
+    pub path: String,
+    /// UTF-8 text.
+    pub content: String,
+    /// This file's own tags, added to the upload's `tags`. A tag is 1–64 bytes without commas,
+    /// control characters or surrounding spaces; at most 20 per file, upload tags included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
 /// `POST /v1/repos/{owner}/{name}/index`: fetch the repository's tarball from GitHub.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IndexRequest {
-    /// Branch, tag or commit; the default branch when absent.
+    /// Branch, tag or commit; the default branch when absent. Pushes to this ref re-index it.
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub git_ref: Option<String>,
+    /// The secret of the repository's GitHub push webhook (`POST /v1/webhooks/github`, content
+    /// type `application/json`); absent keeps the one set before. Stored, never returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 256))]
+    pub webhook_secret: Option<String>,
+    /// Re-fetch the repository by itself every this many minutes (the scheduled run); absent
+    /// keeps the interval set before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 43200))]
+    pub sync_interval_minutes: Option<u32>,
 }
 
 /// `POST /v1/repos/{owner}/{name}/files` with `Content-Type: application/json`. (A `.tar.gz` body
@@ -58,7 +83,12 @@ pub struct IndexRequest {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UploadRequest {
-    pub files: Vec<FileInput>,
+    pub files: Vec<UploadFile>,
+    /// Tags for every file of the upload (an archive upload takes them as `?tags=a,b`). Stored with
+    /// each file's chunks and vectors and matched by the search's `filters.tags`; re-uploading a
+    /// file with other tags re-indexes it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// The upload is the whole repository: indexed files not in it are deleted.
     #[serde(default)]
     pub replace: bool,
@@ -241,6 +271,40 @@ pub struct JobAccepted {
     pub staged: FileCounters,
     /// This request's skipped files.
     pub skipped: Vec<SkippedFile>,
+    /// Set when this GitHub fetch could not be done by the active job (`job`, e.g. an upload):
+    /// the fetch is queued and starts when that job finishes. The active job's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_after: Option<String>,
+}
+
+/// What a webhook delivery did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WebhookOutcome {
+    /// A re-index job was started (`job`).
+    Queued,
+    /// The active fetch of the same ref (`job`) will pick the push up.
+    Joined,
+    /// Another job (`job`) is active: the fetch starts when it finishes.
+    QueuedAfter,
+    /// This `X-GitHub-Delivery` was handled before.
+    Duplicate,
+    /// Nothing to do (`reason`).
+    Ignored,
+}
+
+/// `POST /v1/webhooks/github` (202 when a fetch was queued or joined, 200 otherwise).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebhookResponse {
+    pub delivery: String,
+    pub event: String,
+    pub namespace: String,
+    pub outcome: WebhookOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobView>,
 }
 
 /// `DELETE /v1/repos/{owner}/{name}`.
@@ -290,6 +354,8 @@ pub struct IndexedFileView {
     /// it again re-indexes it even though its bytes did not change.
     pub current: bool,
     pub updated_at: String,
+    /// The tags the file was uploaded with.
+    pub tags: Vec<String>,
 }
 
 /// `GET /v1/repos`.
@@ -340,6 +406,34 @@ pub struct RepoStatusResponse {
     pub embedder: Option<EmbedderView>,
     /// `vectorize` or `local`.
     pub vector_index: String,
+    /// How the repository is kept fresh from GitHub (absent when it was never fetched from there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github: Option<GithubSyncView>,
+}
+
+/// A GitHub repository's registration (`POST .../index`). The webhook secret itself is never shown.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GithubSyncView {
+    /// The tracked ref (`null`: the default branch).
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    /// A webhook secret is set: signed pushes re-index the tracked ref.
+    pub webhook: bool,
+    pub sync_interval_minutes: Option<u32>,
+    /// When a fetch was last asked for (API, webhook or schedule).
+    pub last_sync_at: Option<String>,
+    /// A fetch waiting for the active job to finish.
+    pub queued_fetch: Option<QueuedFetchView>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueuedFetchView {
+    pub after_job: String,
+    /// `api`, `webhook` or `schedule`.
+    pub trigger: String,
+    pub requested_at: String,
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("delete-files-request", schema_for!(DeleteFilesRequest)),
         ("job-accepted", schema_for!(JobAccepted)),
         ("job", schema_for!(JobView)),
+        ("webhook-response", schema_for!(WebhookResponse)),
         ("repos-response", schema_for!(ReposResponse)),
         ("repo-status", schema_for!(RepoStatusResponse)),
         ("files-response", schema_for!(FilesResponse)),

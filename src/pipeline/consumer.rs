@@ -161,11 +161,16 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
         return;
     }
     if let Some(job) = &job {
-        if let Err(e) = finish::fail(&ctx.db, &job.id, &job.namespace, &job_error).await {
-            // Could not record the failure: keep the message alive and try again later.
-            crate::log::error("job_fail_failed", &[("job", &job.id), ("error", &e.to_string())]);
-            retry(message, ctx.cfg.retry_delay_seconds(attempt));
-            return;
+        match finish::fail(&ctx.db, &job.id, &job.namespace, &job_error).await {
+            // A fetch queued behind the failed job starts now.
+            Ok(true) => super::sync::after_job(ctx, &job.namespace).await,
+            Ok(false) => {}
+            Err(e) => {
+                // Could not record the failure: keep the message alive and try again later.
+                crate::log::error("job_fail_failed", &[("job", &job.id), ("error", &e.to_string())]);
+                retry(message, ctx.cfg.retry_delay_seconds(attempt));
+                return;
+            }
         }
     }
     let letter =

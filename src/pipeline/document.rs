@@ -157,6 +157,7 @@ async fn chunk_and_write(
             language: language.as_str(),
             chunk_count: children.len() as i64,
             index_key: &key,
+            tags: "",
         },
     )?);
     statements.push(documents::mark_clean_statement(

@@ -168,13 +168,16 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
     let messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
     producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await?;
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    super::finish::try_complete(
+    if super::finish::try_complete(
         &ctx.db,
         &job.id,
         &job.namespace,
         crate::embed::embedder_view(&ctx.env).as_ref(),
     )
-    .await?;
+    .await?
+    {
+        super::sync::after_job(ctx, &job.namespace).await;
+    }
     Ok(())
 }
 

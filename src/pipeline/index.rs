@@ -47,8 +47,15 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
 
         // 1 + 2: the vector index.
         let index = crate::vector::vector_index_from_env(&ctx.env)?;
-        let records: Vec<VectorRecord> =
-            by_seq.values().flatten().map(|(c, v)| VectorRecord::of_chunk(c, v.clone(), &[])).collect();
+        let tags: HashMap<i64, Vec<String>> =
+            files.iter().map(|f| (f.seq, edgerag_core::tags::from_column(&f.tags))).collect();
+        let records: Vec<VectorRecord> = by_seq
+            .iter()
+            .flat_map(|(seq, cs)| {
+                let tags = tags.get(seq).map(Vec::as_slice).unwrap_or(&[]);
+                cs.iter().map(move |(c, v)| VectorRecord::of_chunk(c, v.clone(), tags))
+            })
+            .collect();
         for group in records.chunks(UPSERT_BATCH) {
             index.upsert(ns, group).await?;
         }
@@ -76,7 +83,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                 statements.extend(crate::store::graph::delete_file_statements(&ctx.db, ns, &file.path)?);
             } else {
                 let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
-                let rows: Vec<ChunkRow> = file_chunks.iter().map(|(c, _)| ChunkRow::new(c)).collect();
+                let rows: Vec<ChunkRow> =
+                    file_chunks.iter().map(|(c, _)| ChunkRow::new(c).with_tags(&file.tags)).collect();
                 statements.extend(chunks::upsert_chunks_statements(&ctx.db, ns, &now, &rows)?);
                 statements.push(chunks::upsert_file_statement(
                     &ctx.db,
@@ -90,6 +98,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                         language: file.language.as_deref().unwrap_or("text"),
                         chunk_count: file_chunks.len() as i64,
                         index_key: &key,
+                        tags: &file.tags,
                     },
                 )?);
             }
@@ -98,6 +107,10 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         ctx.db.batch(statements).await?;
     }
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref()).await?;
+    if super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
+        .await?
+    {
+        super::sync::after_job(ctx, ns).await;
+    }
     Ok(())
 }

@@ -12,10 +12,6 @@ use super::messages::StageMessage;
 use super::stager::{StageFailure, Stager};
 use super::{finish, producer, Ctx};
 
-/// A joined job idle for this long gets its unfinished work re-sent (messages can be lost, e.g.
-/// when a local server with in-memory queues restarts); duplicates are harmless.
-pub const RESUME_AFTER_SECONDS: f64 = 120.0;
-
 /// Attempts at creating or joining a job before the request gives up (`JOB_CONFLICT`).
 const START_ATTEMPTS: usize = 3;
 
@@ -37,19 +33,48 @@ pub enum Start {
     Resume,
     /// The active job showed no activity for `JOB_STALL_SECONDS`: fail it and start another.
     Stalled,
+    /// The active job is alive but cannot do this request's work (a GitHub fetch while an upload,
+    /// or a fetch that already downloaded, is active): queue the fetch to start after it;
+    /// `resume` when the active job is also quiet enough to have its work re-sent.
+    QueueAfter { resume: bool },
 }
 
-/// The decision for a job that was `reused` (joined) or not, idle for `idle_ms`.
-pub fn decide(reused: bool, idle_ms: f64, stall_seconds: u64) -> Start {
+/// How long a job may stay quiet: re-send its work after `resume_seconds`
+/// (`JOB_RESUME_SECONDS`), replace it after `stall_seconds` (`JOB_STALL_SECONDS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quiet {
+    pub resume_seconds: u64,
+    pub stall_seconds: u64,
+}
+
+impl Quiet {
+    pub fn from_config(cfg: &crate::config::Config) -> Quiet {
+        Quiet { resume_seconds: cfg.job_resume_seconds, stall_seconds: cfg.job_stall_seconds }
+    }
+}
+
+/// The decision for a job that was `reused` (joined) or not, idle for `idle_ms`; `joinable` says
+/// whether the active job does this request's work (see [`fetch_may_join`]).
+pub fn decide(reused: bool, idle_ms: f64, quiet: Quiet, joinable: bool) -> Start {
+    let resume = idle_ms > quiet.resume_seconds as f64 * 1000.0;
     if !reused {
         Start::Fresh
-    } else if idle_ms >= stall_seconds as f64 * 1000.0 {
+    } else if idle_ms >= quiet.stall_seconds as f64 * 1000.0 {
         Start::Stalled
-    } else if idle_ms > RESUME_AFTER_SECONDS * 1000.0 {
+    } else if !joinable {
+        Start::QueueAfter { resume }
+    } else if resume {
         Start::Resume
     } else {
         Start::Reuse
     }
+}
+
+/// Whether a GitHub fetch of `git_ref` is done by joining the `active` job: only a GitHub job of
+/// the same ref that has not downloaded yet fetches what the request wants (the newest state).
+/// An upload, or a fetch that already downloaded, would answer "reused" and lose a push.
+pub fn fetch_may_join(active: &JobRow, git_ref: Option<&str>) -> bool {
+    active.source == "github" && active.staged == 0 && active.git_ref.as_deref() == git_ref
 }
 
 /// Milliseconds since the job's last sign of life (an unreadable timestamp counts as very long).
@@ -78,6 +103,20 @@ pub async fn start_job(
     git_ref: Option<&str>,
     staged: bool,
 ) -> ApiResult<(JobRow, bool)> {
+    let (job, start) = start(ctx, repo, source, git_ref, staged, false).await?;
+    Ok((job, start != Start::Fresh))
+}
+
+/// Like [`start_job`], answering how the job was got: `Fresh`, `Reuse` (also after a resume) or,
+/// for a GitHub fetch (`fetch`) the active job cannot do, `QueueAfter` with that active job.
+pub async fn start(
+    ctx: &Ctx,
+    repo: &Repo<'_>,
+    source: &str,
+    git_ref: Option<&str>,
+    staged: bool,
+    fetch: bool,
+) -> ApiResult<(JobRow, Start)> {
     let now = crate::time::now_iso();
     let key = super::index_key(&ctx.env);
     for _ in 0..START_ATTEMPTS {
@@ -96,16 +135,23 @@ pub async fn start_job(
         };
         let (job, reused) = jobs::create_or_join(&ctx.db, &new).await?;
         let idle = idle_ms(&job, crate::time::now_ms());
-        match decide(reused, idle, ctx.cfg.job_stall_seconds) {
+        let joinable = !fetch || fetch_may_join(&job, git_ref);
+        match decide(reused, idle, Quiet::from_config(&ctx.cfg), joinable) {
             Start::Fresh => {
                 namespaces::touch_indexing(&ctx.db, &repo.namespace, repo.owner, repo.name, source, &now)
                     .await?;
-                return Ok((job, false));
+                return Ok((job, Start::Fresh));
             }
-            Start::Reuse => return Ok((job, true)),
+            Start::Reuse => return Ok((job, Start::Reuse)),
             Start::Resume => {
                 resume(ctx, &job).await?;
-                return Ok((job, true));
+                return Ok((job, Start::Reuse));
+            }
+            Start::QueueAfter { resume: quiet } => {
+                if quiet {
+                    resume(ctx, &job).await?;
+                }
+                return Ok((job, Start::QueueAfter { resume: quiet }));
             }
             Start::Stalled => {
                 finish::fail(&ctx.db, &job.id, &job.namespace, &stalled_error(&job, idle, &now)).await?;
@@ -149,7 +195,11 @@ pub async fn dispatch(
         return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
     }
     jobs::refresh_counters(&ctx.db, job_id).await?;
-    finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref()).await?;
+    if finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref())
+        .await?
+    {
+        super::sync::after_job(ctx, namespace).await;
+    }
     jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))
 }
 
@@ -197,26 +247,50 @@ mod tests {
         serde_json::from_value(row).unwrap_or_else(|e| panic!("job row: {e}"))
     }
 
+    const QUIET: Quiet = Quiet { resume_seconds: 120, stall_seconds: 1800 };
+
     #[test]
     fn a_new_job_is_fresh_whatever_its_age() {
-        assert_eq!(decide(false, 0.0, 1800), Start::Fresh);
-        assert_eq!(decide(false, 1e12, 1800), Start::Fresh);
+        assert_eq!(decide(false, 0.0, QUIET, true), Start::Fresh);
+        assert_eq!(decide(false, 1e12, QUIET, true), Start::Fresh);
+        assert_eq!(decide(false, 0.0, QUIET, false), Start::Fresh);
     }
 
     #[test]
     fn a_joined_job_is_reused_then_resumed_then_replaced_as_it_stays_quiet() {
-        let stall = 1800;
-        assert_eq!(decide(true, 0.0, stall), Start::Reuse);
-        assert_eq!(decide(true, RESUME_AFTER_SECONDS * 1000.0, stall), Start::Reuse);
-        assert_eq!(decide(true, RESUME_AFTER_SECONDS * 1000.0 + 1.0, stall), Start::Resume);
-        assert_eq!(decide(true, 1_799_999.0, stall), Start::Resume);
-        assert_eq!(decide(true, 1_800_000.0, stall), Start::Stalled);
+        assert_eq!(decide(true, 0.0, QUIET, true), Start::Reuse);
+        assert_eq!(decide(true, 120_000.0, QUIET, true), Start::Reuse);
+        assert_eq!(decide(true, 120_001.0, QUIET, true), Start::Resume);
+        assert_eq!(decide(true, 1_799_999.0, QUIET, true), Start::Resume);
+        assert_eq!(decide(true, 1_800_000.0, QUIET, true), Start::Stalled);
     }
 
     #[test]
     fn a_stall_limit_below_the_resume_delay_replaces_without_resuming() {
-        assert_eq!(decide(true, 999.0, 1), Start::Reuse);
-        assert_eq!(decide(true, 1000.0, 1), Start::Stalled);
+        let quiet = Quiet { resume_seconds: 120, stall_seconds: 1 };
+        assert_eq!(decide(true, 999.0, quiet, true), Start::Reuse);
+        assert_eq!(decide(true, 1000.0, quiet, true), Start::Stalled);
+    }
+
+    #[test]
+    fn a_fetch_the_active_job_cannot_do_is_queued_after_it_not_reused() {
+        assert_eq!(decide(true, 0.0, QUIET, false), Start::QueueAfter { resume: false });
+        assert_eq!(decide(true, 120_001.0, QUIET, false), Start::QueueAfter { resume: true });
+        // A stalled active job is still replaced: the fetch then gets the new job.
+        assert_eq!(decide(true, 1_800_000.0, QUIET, false), Start::Stalled);
+    }
+
+    #[test]
+    fn only_a_github_job_of_the_same_ref_that_has_not_downloaded_is_joined_by_a_fetch() {
+        let mut active = job(None, None, "2025-01-01T00:00:00.000Z");
+        assert!(!fetch_may_join(&active, None), "an upload job does not fetch");
+        active.source = "github".into();
+        assert!(!fetch_may_join(&active, None), "a fetch that already downloaded misses newer pushes");
+        active.staged = 0;
+        assert!(fetch_may_join(&active, None));
+        assert!(!fetch_may_join(&active, Some("dev")), "another ref");
+        active.git_ref = Some("dev".into());
+        assert!(fetch_may_join(&active, Some("dev")));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod messages;
 pub mod plans;
 pub mod producer;
 pub mod stager;
+pub mod sync;
 
 use edgerag_core::embed::EmbedError;
 use edgerag_core::vector::VectorError;

@@ -38,6 +38,8 @@ pub struct Stager {
     pub skipped: Vec<SkippedFile>,
     /// Rows written (via `RETURNING`): what the pipeline must process.
     pub refs: Vec<StagedRef>,
+    /// Tags every file of this input carries (a normalised set).
+    pub tags: Vec<String>,
 }
 
 impl Stager {
@@ -54,6 +56,7 @@ impl Stager {
             counters: FileCounters::default(),
             skipped: Vec::new(),
             refs: Vec::new(),
+            tags: Vec::new(),
         })
     }
 
@@ -68,6 +71,7 @@ impl Stager {
                 && self.indexed.get(&row.path).is_some_and(|p| {
                     Some(&p.content_hash) == row.content_hash.as_ref()
                         && p.index_key.as_deref() == Some(self.index_key.as_str())
+                        && p.tags == row.tags
                 });
             if now_unchanged {
                 row.change = "unchanged";
@@ -78,13 +82,16 @@ impl Stager {
         Ok(())
     }
 
-    fn row_for(&self, candidate: Candidate) -> StageRow {
+    /// The staging row of `candidate`; `tags` is the file's tag set, stored form. A file whose
+    /// tags changed is re-indexed like a changed file (same chunk ids, new tags on them).
+    fn row_for(&self, candidate: Candidate, tags: String) -> StageRow {
         match candidate {
             Candidate::Accepted(f) => {
                 let prior = self.indexed.get(&f.path);
                 let unchanged = prior.is_some_and(|p| {
                     p.content_hash == f.content_hash
                         && p.index_key.as_deref() == Some(self.index_key.as_str())
+                        && p.tags == tags
                 });
                 let (change, status, content) = match (prior, unchanged) {
                     (Some(_), true) => ("unchanged", "done", None),
@@ -100,6 +107,7 @@ impl Stager {
                     content_hash: Some(f.content_hash),
                     size: f.size,
                     language: Some(f.language),
+                    tags,
                 }
             }
             // A file that is now unindexable but was indexed before: its old chunks must go.
@@ -115,6 +123,7 @@ impl Stager {
                 content_hash: None,
                 size: 0,
                 language: None,
+                tags: String::new(),
             },
         }
     }
@@ -141,9 +150,19 @@ impl Stager {
         }
     }
 
-    /// Stage one input file. Duplicate paths in one input: the last one wins.
+    /// Stage one input file with the input's tags. Duplicate paths in one input: the last one wins.
     pub async fn add(&mut self, candidate: Candidate) -> Result<(), StageFailure> {
-        let row = self.row_for(candidate);
+        let row = self.row_for(candidate, edgerag_core::tags::to_column(&self.tags));
+        self.push(row).await
+    }
+
+    /// Stage one input file carrying `tags` as well as the input's (`tags` already checked with
+    /// `edgerag_core::tags::normalize`; the union is bounded by the caller).
+    pub async fn add_tagged(&mut self, candidate: Candidate, tags: &[String]) -> Result<(), StageFailure> {
+        let mut all: Vec<String> = self.tags.iter().chain(tags).cloned().collect();
+        all.sort();
+        all.dedup();
+        let row = self.row_for(candidate, edgerag_core::tags::to_column(&all));
         self.push(row).await
     }
 
@@ -236,6 +255,7 @@ fn deletion(path: &str, reason: Option<String>) -> StageRow {
         content_hash: None,
         size: 0,
         language: None,
+        tags: String::new(),
     }
 }
 
@@ -249,5 +269,6 @@ fn skipped(path: &str, reason: &str) -> StageRow {
         content_hash: None,
         size: 0,
         language: None,
+        tags: String::new(),
     }
 }

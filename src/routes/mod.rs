@@ -18,6 +18,7 @@ mod plans;
 mod repos;
 mod search;
 mod symbols;
+mod webhooks;
 
 use worker::{Env, Method, Request, Response};
 
@@ -235,6 +236,7 @@ async fn route(
         ("GET", ["v1", "keys"]) => keys::list(env).await,
         ("DELETE", ["v1", "keys", id]) => keys::revoke(env, id).await,
         ("GET", ["v1", "audit"]) => keys::audit(req, env).await,
+        ("POST", ["v1", "webhooks", "github"]) => webhooks::github(req, env).await,
         (_, ["v1", "search", ..]) | (_, ["mcp"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
@@ -248,7 +250,8 @@ async fn route(
         | (_, ["v1", "jobs", _])
         | (_, ["v1", "keys"])
         | (_, ["v1", "keys", _])
-        | (_, ["v1", "audit"]) => {
+        | (_, ["v1", "audit"])
+        | (_, ["v1", "webhooks", "github"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
         _ => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),

@@ -2,6 +2,8 @@
 //! list repositories and report their status.
 use worker::{Env, Request, Response};
 
+use edgerag_core::tags;
+
 use crate::api::{
     DeleteFilesRequest, DeleteRepoResponse, DeletedCounts, FilesResponse, IndexedFileView, JobAccepted,
     JobError, UploadRequest,
@@ -14,10 +16,11 @@ use crate::ingest::archive::{self, ArchiveOptions};
 use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
 use crate::pipeline::lifecycle::{dispatch, settle, start_job, Repo};
-use crate::pipeline::messages::StageMessage;
 use crate::pipeline::stager::{StageFailure, Stager};
+use crate::pipeline::sync::{self, Fetch, Trigger};
 use crate::pipeline::{finish, producer, Ctx};
 use crate::status::repo_not_found;
+use crate::store::github;
 use crate::store::jobs::{self, JobRow};
 use crate::store::namespaces::{self, namespace_id};
 use crate::store::{chunks, Stores};
@@ -50,6 +53,7 @@ async fn accepted(
         received,
         staged: stager.map(|s| s.counters.clone()).unwrap_or_default(),
         skipped: stager.map(|s| s.skipped.clone()).unwrap_or_default(),
+        queued_after: None,
     };
     reply(202, &body)
 }
@@ -60,7 +64,8 @@ fn query_pairs(req: &Request) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// `POST /v1/repos/{owner}/{name}/index` `{ref?}`.
+/// `POST /v1/repos/{owner}/{name}/index` `{ref?, webhookSecret?, syncIntervalMinutes?}`: register
+/// the repository (its tracked ref, webhook secret and sync interval) and fetch it.
 pub async fn index(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let repo = repo(owner, name)?;
     let body = read_body(req, 64 * 1024).await?;
@@ -68,14 +73,45 @@ pub async fn index(req: &mut Request, env: &Env, owner: &str, name: &str) -> Api
     if let Some(r) = &request.git_ref {
         check_ref(r)?;
     }
+    if let Some(secret) = &request.webhook_secret {
+        if secret.is_empty() || secret.len() > 256 {
+            return Err(ApiError::bad_request(
+                "INVALID_WEBHOOK_SECRET",
+                "webhookSecret must be 1 to 256 bytes (the secret set on the GitHub webhook)",
+            ));
+        }
+    }
+    if let Some(minutes) = request.sync_interval_minutes {
+        if !(1..=43_200).contains(&minutes) {
+            return Err(ApiError::bad_request(
+                "INVALID_SYNC_INTERVAL",
+                format!("syncIntervalMinutes must be 1 to 43200 (30 days), not {minutes}"),
+            ));
+        }
+    }
     let ctx = ctx(env, &repo, true).await?;
-    let (job, reused) = start_job(&ctx, &repo, "github", request.git_ref.as_deref(), false).await?;
-    let job = if reused {
-        job
-    } else {
-        dispatch(&ctx, &job.id, &repo.namespace, vec![StageMessage::fetch(&job.id)]).await?
+    let registration = github::Registration {
+        namespace: &repo.namespace,
+        owner,
+        name,
+        git_ref: request.git_ref.as_deref(),
+        webhook_secret: request.webhook_secret.as_deref(),
+        sync_interval_minutes: request.sync_interval_minutes,
     };
-    accepted(&ctx, &job, reused, 0, None).await
+    github::register(ctx.stores.catalog(), &registration, &crate::time::now_iso()).await?;
+    let (job, fetch) = sync::request_fetch(&ctx, &repo, request.git_ref.as_deref(), Trigger::Api).await?;
+    let view = jobs::load_view(&ctx.db, &job).await?;
+    reply(
+        202,
+        &JobAccepted {
+            job: view,
+            reused: fetch == Fetch::Joined,
+            received: 0,
+            staged: Default::default(),
+            skipped: Vec::new(),
+            queued_after: (fetch == Fetch::QueuedAfter).then(|| job.id.clone()),
+        },
+    )
 }
 
 /// 400 for unreadable archives, 413 for archives over the unpack limits.
@@ -91,10 +127,16 @@ enum UploadBody {
         replace: bool,
         git_ref: Option<String>,
         rules: edgerag_core::ignore::IgnoreRules,
+        tags: Vec<String>,
     },
 }
 
-/// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, replace?, ref?}` or a `.tar.gz` body.
+fn tags_error(e: tags::TagError) -> ApiError {
+    ApiError::bad_request("INVALID_TAGS", e.to_string())
+}
+
+/// `POST /v1/repos/{owner}/{name}/files`: JSON `{files, tags?, replace?, ref?}` or a `.tar.gz` body
+/// (`?replace=`, `?ref=`, `?tags=a,b`).
 pub async fn upload(
     req: &mut Request,
     env: &Env,
@@ -115,10 +157,12 @@ pub async fn upload(
         | "application/octet-stream" => {
             let mut replace = false;
             let mut git_ref = None;
+            let mut tags = Vec::new();
             for (k, v) in query_pairs(req) {
                 match k.as_str() {
                     "replace" => replace = matches!(v.as_str(), "true" | "1" | "yes"),
                     "ref" => git_ref = Some(v),
+                    "tags" => tags = edgerag_core::tags::parse_list(&v).map_err(tags_error)?,
                     other => {
                         return Err(ApiError::bad_request(
                             "INVALID_REQUEST",
@@ -131,7 +175,7 @@ pub async fn upload(
             // leave a half-staged job behind, and its ignore files must apply to every entry.
             let survey = archive::survey(&body, &archive_options(&Ctx::new(env)?, false))
                 .map_err(|e| archive_error(&e))?;
-            UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules() }
+            UploadBody::Archive { bytes: body, replace, git_ref, rules: survey.rules(), tags }
         }
         other => {
             return Err(ApiError::new(
@@ -148,18 +192,31 @@ pub async fn upload(
     if let Some(r) = &git_ref {
         check_ref(r)?;
     }
-    if let UploadBody::Json(r) = &upload {
-        if r.files.len() > MAX_FILES_PER_REQUEST {
-            return Err(ApiError::bad_request(
-                "TOO_MANY_FILES",
-                format!("at most {MAX_FILES_PER_REQUEST} files per request; send several batches"),
-            ));
+    // Every file's tags, checked before anything is staged.
+    let mut file_tags: Vec<Vec<String>> = Vec::new();
+    let upload_tags = match &upload {
+        UploadBody::Json(r) => {
+            if r.files.len() > MAX_FILES_PER_REQUEST {
+                return Err(ApiError::bad_request(
+                    "TOO_MANY_FILES",
+                    format!("at most {MAX_FILES_PER_REQUEST} files per request; send several batches"),
+                ));
+            }
+            let upload_tags = tags::normalize(r.tags.iter().map(String::as_str)).map_err(tags_error)?;
+            for f in &r.files {
+                let own = tags::normalize(f.tags.iter().map(String::as_str)).map_err(tags_error)?;
+                tags::normalize(upload_tags.iter().chain(&own).map(String::as_str)).map_err(tags_error)?;
+                file_tags.push(own);
+            }
+            upload_tags
         }
-    }
+        UploadBody::Archive { tags, .. } => tags.clone(),
+    };
     let ctx = ctx(env, &repo, true).await?;
     let (job, reused) = start_job(&ctx, &repo, "upload", git_ref.as_deref(), true).await?;
     let key = job.index_key.clone().unwrap_or_else(|| crate::pipeline::index_key(env));
     let mut stager = Stager::new(&ctx.db, &job.id, &repo.namespace, &key).await?;
+    stager.tags = upload_tags;
     let mut received = 0u64;
     match upload {
         UploadBody::Json(request) => {
@@ -171,11 +228,11 @@ pub async fn upload(
                 .filter_map(|f| Some((paths::normalize(&f.path).ok()?, f.content.as_str())))
                 .collect();
             let rules = filter::rules_from(ignore_files.iter().map(|(p, c)| (p.as_str(), *c)));
-            for file in request.files {
+            for (file, own_tags) in request.files.into_iter().zip(file_tags) {
                 received += 1;
                 let candidate =
                     filter::classify(&file.path, file.content.as_bytes(), &rules, cfg.max_file_bytes);
-                let result = stager.add(candidate).await;
+                let result = stager.add_tagged(candidate, &own_tags).await;
                 settle(&ctx, &repo, &mut stager, result, "upload").await?;
             }
         }
@@ -289,12 +346,14 @@ pub async fn delete_repo(env: &Env, owner: &str, name: &str) -> ApiResult<Respon
         "DELETE FROM files WHERE namespace = ?1",
         "DELETE FROM index_runs WHERE namespace = ?1",
         "DELETE FROM repo_rag_index_job WHERE namespace = ?1",
+        "DELETE FROM pending_fetches WHERE namespace = ?1",
         "DELETE FROM namespaces WHERE id = ?1",
     ]
     .iter()
     .map(|sql| db.stmt(sql, &crate::args![ns]))
     .collect::<Result<Vec<_>, _>>()?;
     db.batch(statements).await?;
+    github::unregister(ctx.stores.catalog(), ns).await?;
     ctx.stores.forget(ns).await?;
     crate::log::info("repo_deleted", &[("namespace", ns)]);
     reply(200, &DeleteRepoResponse { namespace: ns.to_string(), deleted })
@@ -318,6 +377,7 @@ pub async fn files(env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
         .into_iter()
         .map(|f| IndexedFileView {
             current: f.index_key.as_deref() == Some(key.as_str()),
+            tags: tags::from_column(&f.tags),
             path: f.path,
             content_hash: f.content_hash,
             size: f.size.max(0) as u64,

@@ -53,9 +53,6 @@ fn port(backend: &str) -> impl Fn(StoreError) -> PortError + '_ {
     move |e| PortError::new(backend, e.to_string())
 }
 
-/// Namespaces per keyword statement (the rest of the 100 parameters: query, languages, globs).
-const NAMESPACES_PER_STATEMENT: usize = 40;
-
 #[derive(Deserialize)]
 struct Hit {
     namespace: String,
@@ -72,6 +69,9 @@ impl KeywordIndex for D1Search {
         }
         let languages: Vec<&str> = q.filters.languages.iter().take(20).map(|l| l.as_str()).collect();
         let globs: Vec<String> = q.filters.sql_globs().into_iter().take(30).collect();
+        // Any of the tags (the request allows at most 20), matched as whole tags in the stored form.
+        let tags: Vec<String> =
+            q.filters.tags.iter().take(20).map(|t| edgerag_core::tags::column_needle(t)).collect();
         let [w0, w1, w2] = BM25_WEIGHTS;
         let mut hits: Vec<ScoredKey> = Vec::new();
         for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
@@ -80,7 +80,9 @@ impl KeywordIndex for D1Search {
             // SQLite may walk the namespace's rows through the (namespace, id) index and probe
             // the full-text query once per row instead: at 5,000 rows a namespace that is ~2,000×
             // slower (minutes, not milliseconds), and which plan it picks depends on statistics.
-            for group in namespaces.chunks(NAMESPACES_PER_STATEMENT) {
+            // Namespaces per statement: what the query, filters and limit leave of the 100 parameters.
+            let per_statement = MAX_PARAMS - 2 - languages.len() - globs.len() - tags.len();
+            for group in namespaces.chunks(per_statement) {
                 let mut sql = format!(
                 "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {w0:.1}, {w1:.1}, {w2:.1}) AS score \
                  FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
@@ -97,6 +99,11 @@ impl KeywordIndex for D1Search {
                     let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
                     sql.push_str(&format!(" AND ({ors})"));
                     params.extend(globs.iter().map(|g| Arg::Text(g)));
+                }
+                if !tags.is_empty() {
+                    let ors = vec!["instr(c.tags, ?) > 0"; tags.len()].join(" OR ");
+                    sql.push_str(&format!(" AND ({ors})"));
+                    params.extend(tags.iter().map(|t| Arg::Text(t)));
                 }
                 // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
                 let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
@@ -123,7 +130,7 @@ impl KeywordIndex for D1Search {
 /// The columns a chunk is rebuilt from (not `search_text`, which is only for FTS).
 const CHUNK_SELECT: &str =
     "SELECT namespace, id, path, chunk_index, language, type, text, text_hash, start_line, \
-     end_line, start_byte, end_byte, token_count, keywords, metadata, updated_at, version FROM chunks";
+     end_line, start_byte, end_byte, token_count, keywords, metadata, updated_at, version, tags FROM chunks";
 
 #[derive(Deserialize)]
 struct Row {
@@ -145,6 +152,7 @@ struct Row {
     metadata: String,
     updated_at: Option<String>,
     version: i64,
+    tags: String,
 }
 
 impl Row {
@@ -172,7 +180,7 @@ impl Row {
                 updated_at: self.updated_at,
                 version: self.version.max(0) as u32,
             },
-            tags: Vec::new(),
+            tags: edgerag_core::tags::from_column(&self.tags),
         }
     }
 }

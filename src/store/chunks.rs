@@ -15,23 +15,25 @@ struct FileHash {
     path: String,
     content_hash: String,
     index_key: Option<String>,
+    tags: String,
 }
 
-/// What a file was indexed from: its content hash and the job's index key.
+/// What a file was indexed from: its content hash, the job's index key and its tags (stored form).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexedFile {
     pub content_hash: String,
     pub index_key: Option<String>,
+    pub tags: String,
 }
 
 /// Every indexed file of a namespace (incremental re-indexing compares against this).
 pub async fn indexed_files(db: &Db, namespace: &str) -> StoreResult<HashMap<String, IndexedFile>> {
     let rows: Vec<FileHash> = db
-        .all("SELECT path, content_hash, index_key FROM files WHERE namespace = ?", &args![namespace])
+        .all("SELECT path, content_hash, index_key, tags FROM files WHERE namespace = ?", &args![namespace])
         .await?;
     Ok(rows
         .into_iter()
-        .map(|r| (r.path, IndexedFile { content_hash: r.content_hash, index_key: r.index_key }))
+        .map(|r| (r.path, IndexedFile { content_hash: r.content_hash, index_key: r.index_key, tags: r.tags }))
         .collect())
 }
 
@@ -44,11 +46,12 @@ pub struct FileRow {
     pub chunk_count: i64,
     pub index_key: Option<String>,
     pub updated_at: String,
+    pub tags: String,
 }
 
 pub async fn list_files(db: &Db, namespace: &str) -> StoreResult<Vec<FileRow>> {
     db.all(
-        "SELECT path, content_hash, size, language, chunk_count, index_key, updated_at FROM files \
+        "SELECT path, content_hash, size, language, chunk_count, index_key, updated_at, tags FROM files \
          WHERE namespace = ? ORDER BY path",
         &args![namespace],
     )
@@ -119,6 +122,8 @@ pub struct ChunkRow<'a> {
     pub keywords: String,
     pub metadata: String,
     pub search_text: String,
+    /// The file's tags, stored form (`edgerag_core::tags::to_column`).
+    pub tags: String,
 }
 
 impl<'a> ChunkRow<'a> {
@@ -128,7 +133,13 @@ impl<'a> ChunkRow<'a> {
             keywords: serde_json::to_string(&chunk.keywords).unwrap_or_else(|_| "[]".into()),
             metadata: serde_json::to_string(&chunk.metadata).unwrap_or_else(|_| "{}".into()),
             search_text: edgerag_core::text::fts_document(chunk),
+            tags: String::new(),
         }
+    }
+
+    /// The row with its file's tags (stored form).
+    pub fn with_tags(self, tags: &str) -> ChunkRow<'a> {
+        ChunkRow { tags: tags.to_string(), ..self }
     }
 }
 
@@ -152,6 +163,7 @@ const CHUNK_COLUMNS: &[&str] = &[
     "span_hash",
     "search_text",
     "version",
+    "tags",
 ];
 
 /// Upsert chunks (namespace, updated_at and `embedded = 1` are shared parameters).
@@ -190,7 +202,8 @@ pub fn upsert_chunks_statements(
                 c.metadata.parent_symbol.as_deref(),
                 &c.metadata.span_hash,
                 &row.search_text,
-                c.version
+                c.version,
+                &row.tags
             ]);
         }
         let updates: Vec<String> = CHUNK_COLUMNS
@@ -220,6 +233,8 @@ pub struct FileRecord<'a> {
     pub language: &'a str,
     pub chunk_count: i64,
     pub index_key: &'a str,
+    /// Stored form (`edgerag_core::tags::to_column`).
+    pub tags: &'a str,
 }
 
 pub fn upsert_file_statement(
@@ -230,12 +245,24 @@ pub fn upsert_file_statement(
     f: &FileRecord<'_>,
 ) -> StoreResult<D1PreparedStatement> {
     db.stmt(
-        "INSERT INTO files (namespace, path, content_hash, size, language, chunk_count, job_id, updated_at, index_key) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+        "INSERT INTO files (namespace, path, content_hash, size, language, chunk_count, job_id, updated_at, \
+           index_key, tags) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT(namespace, path) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size, \
            language = excluded.language, chunk_count = excluded.chunk_count, job_id = excluded.job_id, \
-           updated_at = excluded.updated_at, index_key = excluded.index_key",
-        &args![namespace, f.path, f.content_hash, f.size, f.language, f.chunk_count, job_id, now, f.index_key],
+           updated_at = excluded.updated_at, index_key = excluded.index_key, tags = excluded.tags",
+        &args![
+            namespace,
+            f.path,
+            f.content_hash,
+            f.size,
+            f.language,
+            f.chunk_count,
+            job_id,
+            now,
+            f.index_key,
+            f.tags
+        ],
     )
 }
 

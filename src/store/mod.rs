@@ -7,6 +7,7 @@
 //! them for a fan-out ([`Stores::databases`]).
 pub mod chunks;
 pub mod documents;
+pub mod github;
 pub mod graph;
 pub mod jobs;
 pub mod keys;

@@ -20,6 +20,8 @@ pub struct StageRow {
     pub content_hash: Option<String>,
     pub size: u64,
     pub language: Option<String>,
+    /// The file's tags, stored form (`edgerag_core::tags::to_column`).
+    pub tags: String,
 }
 
 /// A staged row as returned by `RETURNING`.
@@ -30,7 +32,7 @@ pub struct StagedRef {
     pub size: i64,
 }
 
-const ROW_PARAMS: usize = 8;
+const ROW_PARAMS: usize = 9;
 const FIXED_PARAMS: usize = 3;
 /// Rows per INSERT statement under the 100-parameter limit.
 pub const ROWS_PER_INSERT: usize = (MAX_PARAMS - FIXED_PARAMS) / ROW_PARAMS;
@@ -51,17 +53,8 @@ pub fn insert_statements(
         let mut params: Vec<Arg> = args![job_id, namespace, now].into();
         for row in group {
             let base = params.len();
-            values.push(format!(
-                "(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
-                base + 1,
-                base + 2,
-                base + 3,
-                base + 4,
-                base + 5,
-                base + 6,
-                base + 7,
-                base + 8
-            ));
+            let slots: Vec<String> = (1..=ROW_PARAMS).map(|i| format!("?{}", base + i)).collect();
+            values.push(format!("({})", slots.join(", ")));
             params.extend(args![
                 &row.path,
                 row.change,
@@ -70,21 +63,22 @@ pub fn insert_statements(
                 &row.content,
                 &row.content_hash,
                 row.size,
-                &row.language
+                &row.language,
+                &row.tags
             ]);
         }
         let sql = format!(
             "INSERT INTO job_files (job_id, namespace, path, change, reason, status, content, content_hash, \
-               size, language, updated_at) \
+               size, language, tags, updated_at) \
              SELECT ?1, ?2, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, \
-               v.column8, ?3 \
+               v.column8, v.column9, ?3 \
              FROM (VALUES {}) AS v \
              WHERE EXISTS (SELECT 1 FROM repo_rag_index_job WHERE id = ?1 AND status IN ('QUEUED', 'RUNNING')) \
              ON CONFLICT(job_id, path) DO UPDATE SET change = excluded.change, reason = excluded.reason, \
                status = excluded.status, content = excluded.content, content_hash = excluded.content_hash, \
-               size = excluded.size, language = excluded.language, chunk_count = 0, \
+               size = excluded.size, language = excluded.language, tags = excluded.tags, chunk_count = 0, \
                updated_at = excluded.updated_at \
-             WHERE job_files.content_hash IS NOT excluded.content_hash \
+             WHERE job_files.content_hash IS NOT excluded.content_hash OR job_files.tags IS NOT excluded.tags \
                 OR (excluded.content_hash IS NULL \
                     AND (job_files.change IS NOT excluded.change OR job_files.reason IS NOT excluded.reason)) \
              RETURNING seq, status, size",
@@ -245,12 +239,13 @@ pub struct FileToIndex {
     pub size: i64,
     pub language: Option<String>,
     pub chunk_count: i64,
+    pub tags: String,
 }
 
 /// Files of `[from, to]` waiting for the index stage.
 pub async fn files_to_index(db: &Db, job_id: &str, from: i64, to: i64) -> StoreResult<Vec<FileToIndex>> {
     db.all(
-        "SELECT seq, path, change, content_hash, size, language, chunk_count FROM job_files \
+        "SELECT seq, path, change, content_hash, size, language, chunk_count, tags FROM job_files \
          WHERE job_id = ? AND seq BETWEEN ? AND ? AND status = 'embedded' ORDER BY seq",
         &args![job_id, from, to],
     )

@@ -16,6 +16,10 @@ const json = (o) => ({ body: JSON.stringify(o), headers: { 'content-type': 'appl
 const raw = (text, type = 'application/json') => ({ body: text, headers: { 'content-type': type } });
 const gz = (buf) => ({ body: buf, headers: { 'content-type': 'application/gzip' } });
 const rpc = (o) => ({ body: typeof o === 'string' ? o : JSON.stringify(o), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+// A GitHub webhook delivery with these headers (content type JSON unless given).
+const hook = (headers, body = '{}') => ({ body, headers: { 'content-type': 'application/json', ...headers } });
+const push = { 'x-github-event': 'push', 'x-github-delivery': 'd-1' };
+const signedPush = { ...push, 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` };
 const call = (name, args) => rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 
 // [name, method, path, request, status, code]. For MCP tool calls that fail inside the result
@@ -101,6 +105,23 @@ const CASES = [
   ['mcp: blank query', 'POST', '/mcp', call('repo.rag_search', { rawQuery: ' ' }), 'tool', 'EMPTY_QUERY'],
   ['mcp: bad glob', 'POST', '/mcp', call('repo.rag_search', { rawQuery: 'x', filters: { paths: ['[a-'] } }), 'tool', 'INVALID_REQUEST'],
   ['mcp: status with half a repository', 'POST', '/mcp', call('repo.rag_index_status', { repoOwner: 'a' }), 'tool', 'INVALID_REQUEST'],
+  // GitHub webhooks and repository registration
+  ['webhook: no X-GitHub-Event', 'POST', '/v1/webhooks/github', hook({}), 400, 'WEBHOOK_EVENT_MISSING'],
+  ['webhook: no X-GitHub-Delivery', 'POST', '/v1/webhooks/github', hook({ 'x-github-event': 'push' }), 400, 'WEBHOOK_DELIVERY_MISSING'],
+  ['webhook: delivery id of 200 characters', 'POST', '/v1/webhooks/github', hook({ ...push, 'x-github-delivery': 'd'.repeat(200) }), 400, 'WEBHOOK_DELIVERY_INVALID'],
+  ['webhook: unsigned push (a bearer token does not count)', 'POST', '/v1/webhooks/github', hook(push), 401, 'WEBHOOK_SIGNATURE_MISSING'],
+  ['webhook: form-encoded payload', 'POST', '/v1/webhooks/github', hook({ ...signedPush, 'content-type': 'application/x-www-form-urlencoded' }, 'payload=%7B%7D'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['webhook: broken JSON', 'POST', '/v1/webhooks/github', hook(signedPush, '{"ref":'), 400, 'INVALID_JSON'],
+  ['webhook: payload without a repository', 'POST', '/v1/webhooks/github', hook(signedPush, '{"ref":"refs/heads/main"}'), 400, 'WEBHOOK_NO_REPOSITORY'],
+  ['webhook: repository that is not registered', 'POST', '/v1/webhooks/github', hook(signedPush, JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'nobody/nothing' } })), 404, 'REPO_NOT_REGISTERED'],
+  ['webhook: GET', 'GET', '/v1/webhooks/github', {}, 405, 'METHOD_NOT_ALLOWED'],
+  ['index: empty webhook secret', 'POST', '/v1/repos/o/n/index', json({ webhookSecret: '' }), 400, 'INVALID_WEBHOOK_SECRET'],
+  ['index: webhook secret of 257 bytes', 'POST', '/v1/repos/o/n/index', json({ webhookSecret: 's'.repeat(257) }), 400, 'INVALID_WEBHOOK_SECRET'],
+  ['index: webhook secret is a number', 'POST', '/v1/repos/o/n/index', json({ webhookSecret: 42 }), 400, 'INVALID_REQUEST'],
+  ['index: sync interval 0', 'POST', '/v1/repos/o/n/index', json({ syncIntervalMinutes: 0 }), 400, 'INVALID_SYNC_INTERVAL'],
+  ['index: sync interval over 30 days', 'POST', '/v1/repos/o/n/index', json({ syncIntervalMinutes: 50_000 }), 400, 'INVALID_SYNC_INTERVAL'],
+  ['index: negative sync interval', 'POST', '/v1/repos/o/n/index', json({ syncIntervalMinutes: -5 }), 400, 'INVALID_REQUEST'],
+  ['index: sync interval is a string', 'POST', '/v1/repos/o/n/index', json({ syncIntervalMinutes: '60' }), 400, 'INVALID_REQUEST'],
   // huge fields
   ['huge: upload over the body limit', 'POST', '/v1/repos/o/n/files', json({ files: [{ path: 'big.txt', content: 'x'.repeat(2 * MB) }] }), 413, 'PAYLOAD_TOO_LARGE'],
   ['huge: chunk over the body limit', 'POST', '/v1/chunk', json({ content: 'x'.repeat(2 * MB) }), 413, 'PAYLOAD_TOO_LARGE'],

@@ -111,6 +111,16 @@ impl NamespaceStatus {
             _ => None,
         }
     }
+
+    /// The stored form (`namespaces.status`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Empty => "EMPTY",
+            Self::Indexing => "INDEXING",
+            Self::Ready => "READY",
+            Self::Failed => "FAILED",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

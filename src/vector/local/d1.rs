@@ -11,8 +11,7 @@ use edgerag_core::vector::{
 use serde::Deserialize;
 
 use super::sql::{
-    check_page_hex, filter_sql, parse_metadata, tags_column, BuildPageRow, FullRow, GenerationRow, MetaRow,
-    PageRow,
+    check_page_hex, filter_sql, parse_metadata, BuildPageRow, FullRow, GenerationRow, MetaRow, PageRow,
 };
 use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, ROWS_PER_BATCH};
 use crate::args;
@@ -44,7 +43,8 @@ impl D1Vectors {
             let mut statements = Vec::with_capacity(group.len());
             for r in group {
                 let metadata = serde_json::to_string(&r.metadata).map_err(|e| d1("metadata", e))?;
-                let (vector, tags) = (encode_f32_le(&r.values), tags_column(&r.metadata.tags));
+                let (vector, tags) =
+                    (encode_f32_le(&r.values), edgerag_core::tags::to_column(&r.metadata.tags));
                 let args = args![
                     namespace,
                     &r.id,

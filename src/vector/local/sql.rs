@@ -1,5 +1,5 @@
-//! The local index's SQL pieces that need no database: result rows, the filter as SQL, the tags
-//! column encoding and the page check.
+//! The local index's SQL pieces that need no database: result rows, the filter as SQL and the page
+//! check.
 use edgerag_core::vector::{VectorError, VectorFilter, VectorMetadata};
 use serde::Deserialize;
 
@@ -48,15 +48,6 @@ pub(super) fn parse_metadata(id: &str, json: &str) -> Result<VectorMetadata, Vec
         .map_err(|e| VectorError::Backend(format!("local index: metadata of {id}: {e}")))
 }
 
-/// `,tag1,tag2,` so that `instr(tags, ',tag,')` matches whole tags only.
-pub(super) fn tags_column(tags: &[String]) -> String {
-    if tags.is_empty() {
-        String::new()
-    } else {
-        format!(",{},", tags.join(","))
-    }
-}
-
 /// The filter as SQL over `local_vectors` with its (text) parameters, numbered from `first`.
 pub(super) fn filter_sql(filter: &VectorFilter, first: usize) -> (String, Vec<String>) {
     let mut sql = String::new();
@@ -75,7 +66,7 @@ pub(super) fn filter_sql(filter: &VectorFilter, first: usize) -> (String, Vec<St
     }
     if let Some(tag) = &filter.tag {
         sql.push_str(&format!(" AND instr(tags, ?{n}) > 0"));
-        args.push(format!(",{tag},"));
+        args.push(edgerag_core::tags::column_needle(tag));
     }
     (sql, args)
 }
@@ -110,12 +101,6 @@ mod tests {
             " AND language IN (?5,?6) AND substr(path, 1, length(?7)) = ?7 AND instr(tags, ?8) > 0"
         );
         assert_eq!(args, ["rust", "go", "src/%_", ",ten,"]);
-    }
-
-    #[test]
-    fn tags_are_stored_between_commas_so_only_whole_tags_match() {
-        assert_eq!(tags_column(&[]), "");
-        assert_eq!(tags_column(&["a".into(), "bc".into()]), ",a,bc,");
     }
 
     #[test]

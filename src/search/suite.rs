@@ -1,0 +1,101 @@
+//! The search store ports' shared behaviour suite (`edgerag_search::testing`) run on D1, the same
+//! cases the in-memory stores pass natively: `POST /__test/search/suite` `{prefix?}` (test build
+//! only, `EDGERAG_TEST_ROUTES=1`). BM25 parity compares FTS5's ranking and scores with the
+//! reference formula, so run it on a database holding nothing but the suite's chunks.
+use edgerag_core::Chunk;
+use edgerag_search::ports::{ChunkStore, KeywordIndex, NamespaceCatalog, NamespaceInfo};
+use edgerag_search::testing::{run_suite, SearchStores};
+use edgerag_search::PortError;
+use worker::{Env, Request, Response};
+
+use super::d1::D1Search;
+use crate::auth::{Access, Policy, Principal};
+use crate::error::ApiError;
+use crate::store::chunks::{self, ChunkRow};
+use crate::store::Stores;
+
+struct D1Stores {
+    stores: Stores,
+    search: D1Search,
+}
+
+fn port(e: impl std::fmt::Display) -> PortError {
+    PortError::new("d1", e.to_string())
+}
+
+#[async_trait::async_trait(?Send)]
+impl SearchStores for D1Stores {
+    async fn load(&self, namespace: &str, chunks: &[Chunk], tags: &[String]) -> Result<(), PortError> {
+        let db = self.stores.assign(namespace).await.map_err(port)?;
+        let tags = edgerag_core::tags::to_column(tags);
+        let rows: Vec<ChunkRow> = chunks.iter().map(|c| ChunkRow::new(c).with_tags(&tags)).collect();
+        let statements =
+            chunks::upsert_chunks_statements(&db, namespace, &crate::time::now_iso(), &rows).map_err(port)?;
+        db.batch(statements).await.map_err(port)?;
+        Ok(())
+    }
+
+    async fn record_namespace(&self, info: &NamespaceInfo) -> Result<(), PortError> {
+        let db = self.stores.assign(&info.id()).await.map_err(port)?;
+        let now = crate::time::now_iso();
+        db.run(
+            "INSERT INTO namespaces (id, owner, name, status, ready_at, chunk_count, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
+             ON CONFLICT(id) DO UPDATE SET status = excluded.status, ready_at = excluded.ready_at, \
+               chunk_count = excluded.chunk_count, updated_at = excluded.updated_at",
+            &crate::args![
+                &info.id(),
+                &info.owner,
+                &info.name,
+                info.status.as_str(),
+                &info.ready_at,
+                info.chunk_count as i64,
+                &now
+            ],
+        )
+        .await
+        .map_err(port)?;
+        Ok(())
+    }
+
+    async fn clear(&self, namespace: &str) -> Result<(), PortError> {
+        let db = self.stores.for_namespace(namespace).await.map_err(port)?;
+        db.batch(vec![
+            db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
+            db.stmt("DELETE FROM namespaces WHERE id = ?", &crate::args![namespace]).map_err(port)?,
+        ])
+        .await
+        .map_err(port)?;
+        Ok(())
+    }
+
+    fn keyword(&self) -> &dyn KeywordIndex {
+        &self.search
+    }
+
+    fn chunks(&self) -> &dyn ChunkStore {
+        &self.search
+    }
+
+    fn catalog(&self) -> &dyn NamespaceCatalog {
+        &self.search
+    }
+}
+
+/// Handles `POST /__test/search/suite`; `None` for any other path or when test routes are off.
+pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Response>> {
+    if req.path() != "/__test/search/suite" || !crate::vector::test_routes::enabled(env) {
+        return None;
+    }
+    let body: serde_json::Value = req.json().await.unwrap_or_default();
+    let prefix = body.get("prefix").and_then(|p| p.as_str()).unwrap_or("suite").to_string();
+    let stores = match Stores::from_env(env) {
+        Ok(s) => s,
+        Err(e) => return Some(Ok(crate::http::error_response(&ApiError::new(500, "NO_DB", e.to_string())))),
+    };
+    let access =
+        Access { who: Principal::Root, policy: Policy { public_reads: false, writes_enabled: true } };
+    let d1 = D1Stores { search: D1Search::new(stores.clone(), access), stores };
+    let report = run_suite(&d1, &prefix).await;
+    Some(Response::from_json(&report))
+}
