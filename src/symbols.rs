@@ -297,7 +297,10 @@ pub async fn read_lines(repo: &RepoDb, path: &str, query: &LinesQuery) -> ApiRes
     }
     let last: Option<Last> = repo
         .db
-        .first("SELECT MAX(end_line) AS last FROM chunks WHERE namespace = ? AND path = ?", &args![ns, path])
+        .first(
+            "SELECT MAX(end_line) AS last FROM chunks WHERE namespace = ? AND path = ? AND type <> 'symbol-plan'",
+            &args![ns, path],
+        )
         .await?;
     let Some(last) = last.and_then(|l| l.last) else {
         return Err(ApiError::not_found("FILE_NOT_FOUND", format!("{path} is not an indexed file")));
@@ -308,7 +311,8 @@ pub async fn read_lines(repo: &RepoDb, path: &str, query: &LinesQuery) -> ApiRes
     let chunks: Vec<ChunkLines> = repo
         .db
         .all(
-            "SELECT start_line, text FROM chunks WHERE namespace = ? AND path = ? AND start_line <= ? \
+            "SELECT start_line, text FROM chunks WHERE namespace = ? AND path = ? AND type <> 'symbol-plan' \
+             AND start_line <= ? \
              AND end_line >= ? ORDER BY start_line, chunk_index",
             &args![ns, path, end, start],
         )

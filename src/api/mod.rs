@@ -2,7 +2,10 @@
 //! schemas in `schemas/` are generated natively from exactly what the worker (de)serializes.
 //!
 //! Requests reject unknown fields; every response field is camelCase.
+mod plans;
 pub mod schema;
+
+pub use plans::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

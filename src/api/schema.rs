@@ -36,6 +36,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("document", schema_for!(DocumentView)),
         ("delete-document-response", schema_for!(DeletedDocument)),
         ("repo-settings", schema_for!(RepoSettings)),
+        ("plan-request", schema_for!(PlanRequest)),
+        ("plan-run-response", schema_for!(PlanRunResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())
@@ -165,7 +167,8 @@ mod tests {
                 | ChunkType::CodeImpl
                 | ChunkType::CodeModule
                 | ChunkType::CodeBlock
-                | ChunkType::TextBlock => t.as_str(),
+                | ChunkType::TextBlock
+                | ChunkType::SymbolPlan => t.as_str(),
             }
         }
         let all = [
@@ -182,6 +185,7 @@ mod tests {
             ChunkType::CodeModule,
             ChunkType::CodeBlock,
             ChunkType::TextBlock,
+            ChunkType::SymbolPlan,
         ];
         let schema = serde_json::to_value(schema_for!(ChunkType)).unwrap();
         let listed: BTreeSet<&str> =

@@ -96,6 +96,7 @@ async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
         StageMessage::Embed(m) => super::embed::run(ctx, m).await,
         StageMessage::Index(m) => super::index::run(ctx, m).await,
         StageMessage::Document(m) => super::document::run(ctx, m).await,
+        StageMessage::Plan(m) => super::plans::run(ctx, m).await,
     }
 }
 

@@ -21,6 +21,19 @@ pub enum StageMessage {
     /// Chunk version `version` of an editor-written document, if it is still the latest (sent
     /// delayed, so a burst of edits is chunked once). Travels on the chunk queue.
     Document(DocumentRef),
+    /// Page `page` (0-based) of per-node plan run `runId`. Not a job: it names its namespace.
+    /// Travels on the embed queue.
+    Plan(PlanPage),
+}
+
+/// A page of a plan run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlanPage {
+    pub v: u32,
+    pub namespace: String,
+    pub run_id: String,
+    pub page: i64,
 }
 
 /// A document version to chunk.
@@ -73,11 +86,20 @@ impl StageMessage {
         })
     }
 
+    pub fn plan(namespace: &str, run_id: &str, page: i64) -> StageMessage {
+        StageMessage::Plan(PlanPage {
+            v: MESSAGE_VERSION,
+            namespace: namespace.into(),
+            run_id: run_id.into(),
+            page,
+        })
+    }
+
     pub fn stage(&self) -> Stage {
         match self {
             StageMessage::Fetch(_) => Stage::Fetch,
             StageMessage::Chunk(_) | StageMessage::Document(_) => Stage::Chunk,
-            StageMessage::Embed(_) => Stage::Embed,
+            StageMessage::Embed(_) | StageMessage::Plan(_) => Stage::Embed,
             StageMessage::Index(_) => Stage::Index,
         }
     }
@@ -86,8 +108,8 @@ impl StageMessage {
         match self {
             StageMessage::Fetch(j) => &j.job_id,
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => &r.job_id,
-            // Documents are not jobs.
-            StageMessage::Document(_) => "",
+            // Documents and plan runs are not jobs.
+            StageMessage::Document(_) | StageMessage::Plan(_) => "",
         }
     }
 
@@ -96,6 +118,7 @@ impl StageMessage {
             StageMessage::Fetch(j) => j.v,
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => r.v,
             StageMessage::Document(d) => d.v,
+            StageMessage::Plan(p) => p.v,
         }
     }
 }
@@ -162,5 +185,9 @@ mod tests {
         let d = serde_json::to_string(&StageMessage::document("repo:o/n", "a.md", 3)).unwrap();
         assert_eq!(d, r#"{"stage":"document","v":1,"namespace":"repo:o/n","path":"a.md","version":3}"#);
         assert_eq!(serde_json::from_str::<StageMessage>(&d).unwrap().stage(), Stage::Chunk);
+        let p = serde_json::to_string(&StageMessage::plan("repo:o/n", "plan_1", 2)).unwrap();
+        assert_eq!(p, r#"{"stage":"plan","v":1,"namespace":"repo:o/n","runId":"plan_1","page":2}"#);
+        let back = serde_json::from_str::<StageMessage>(&p).unwrap();
+        assert_eq!((back.stage(), back.job_id()), (Stage::Embed, ""));
     }
 }

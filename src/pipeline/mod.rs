@@ -14,6 +14,7 @@ pub mod finish;
 pub mod index;
 pub mod lifecycle;
 pub mod messages;
+pub mod plans;
 pub mod producer;
 pub mod stager;
 pub mod sync;

@@ -14,6 +14,7 @@ mod health;
 mod jobs;
 mod keys;
 mod mcp;
+mod plans;
 mod repos;
 mod search;
 mod settings;
@@ -221,6 +222,8 @@ async fn route(
         ("GET", ["v1", "repos", owner, name, "files", path @ .., "lines"]) if !path.is_empty() => {
             symbols::lines(req, env, owner, name, &path.join("/")).await
         }
+        ("POST", ["v1", "repos", owner, name, "plans"]) => plans::post(req, env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "plans", run_id]) => plans::get(env, owner, name, run_id).await,
         ("GET", ["v1", "repos", owner, name, "symbols"]) => symbols::find(req, env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "symbols", id]) => symbols::get(env, owner, name, id).await,
         ("GET", ["v1", "repos", owner, name, "symbols", id, "references"]) => {
@@ -243,7 +246,8 @@ async fn route(
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
-        | (_, ["v1", "repos", _, _, "index" | "files" | "status" | "settings"])
+        | (_, ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans"])
+        | (_, ["v1", "repos", _, _, "plans", _])
         | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])
         | (_, ["v1", "jobs", _])

@@ -9,9 +9,9 @@
 //! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
 mod d1;
-mod model_clients;
 #[cfg(feature = "test-hooks")]
 pub mod suite;
+use crate::models as model_clients;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::VectorIndex;

@@ -12,6 +12,7 @@ pub mod graph;
 pub mod jobs;
 pub mod keys;
 pub mod namespaces;
+pub mod plans;
 mod router;
 pub mod runs;
 pub mod settings;

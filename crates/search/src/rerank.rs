@@ -39,7 +39,7 @@ pub fn symbol_kind(c: &Candidate) -> &'static str {
             }
         }
         ChunkType::CodeBlock => "block",
-        ChunkType::MarkdownSection => "doc",
+        ChunkType::MarkdownSection | ChunkType::SymbolPlan => "doc",
         ChunkType::TextBlock => {
             if matches!(chunk.language, Language::Text | Language::Markdown) {
                 "text"

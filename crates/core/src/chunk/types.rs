@@ -86,6 +86,10 @@ pub enum ChunkType {
     CodeModule,
     CodeBlock,
     TextBlock,
+    // A per-node plan's chunk: a symbol's rendered doc, or its snippet and summary, with what it
+    // uses and what uses it (see `graph::plan`). A plain comment: a doc comment would turn the
+    // schema's `enum` into a `oneOf`.
+    SymbolPlan,
 }
 
 impl ChunkType {
@@ -104,11 +108,15 @@ impl ChunkType {
             ChunkType::CodeModule => "code-module",
             ChunkType::CodeBlock => "code-block",
             ChunkType::TextBlock => "text-block",
+            ChunkType::SymbolPlan => "symbol-plan",
         }
     }
 
     /// True for chunks that hold one named definition.
     pub fn is_definition(self) -> bool {
-        !matches!(self, ChunkType::MarkdownSection | ChunkType::CodeBlock | ChunkType::TextBlock)
+        !matches!(
+            self,
+            ChunkType::MarkdownSection | ChunkType::CodeBlock | ChunkType::TextBlock | ChunkType::SymbolPlan
+        )
     }
 }

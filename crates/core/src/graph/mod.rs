@@ -27,6 +27,7 @@ mod extract;
 #[cfg(feature = "tree-sitter")]
 mod lang;
 mod modules;
+pub mod plan;
 mod resolve;
 mod stats;
 mod text;

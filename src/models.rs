@@ -1,6 +1,6 @@
 //! The optional model ports in the worker: a text generator (Workers AI text model or any
-//! OpenAI-compatible chat endpoint) for the query transformers / multi-query, and the Workers AI
-//! cross-encoder. The mapping lives in `edgerag_search::model_requests` (tested natively); this file only
+//! OpenAI-compatible chat endpoint) for the query transformers / multi-query and the plans'
+//! `summarize` stage, and the Workers AI cross-encoder. The mapping lives in `edgerag_search::model_requests` (tested natively); this file only
 //! moves bytes. Configuration: `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`,
 //! `GENERATOR_API_KEY`, `RERANKER`, `RERANKER_MODEL`.
 use std::time::Duration;
