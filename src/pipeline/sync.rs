@@ -10,6 +10,7 @@ use super::messages::StageMessage;
 use super::{finish, Ctx};
 use crate::error::ApiError;
 use crate::http::ApiResult;
+use crate::store::documents;
 use crate::store::github::{self, PendingFetch};
 use crate::store::jobs::{self, JobRow};
 use crate::store::StoreError;
@@ -19,6 +20,8 @@ const FETCH_ATTEMPTS: usize = 3;
 
 /// Re-syncs started by one scheduled run at most (the oldest first; the rest wait for the next).
 pub const MAX_SYNCS_PER_RUN: usize = 50;
+/// Most dirty documents one scheduled run sends back to chunking (per database).
+const MAX_DOCUMENT_RETRIES_PER_RUN: u32 = 200;
 
 /// Delivery ids are remembered this long (replays older than that are handled again).
 pub const DELIVERY_RETENTION_DAYS: f64 = 30.0;
@@ -164,6 +167,7 @@ pub struct SweepReport {
     pub stalled: u32,
     pub fetches_started: u32,
     pub synced: u32,
+    pub documents_retried: u32,
     pub errors: u32,
 }
 
@@ -201,6 +205,22 @@ pub async fn scheduled(env: &worker::Env, now_ms: f64) -> Result<SweepReport, St
                 _ => {}
             }
         }
+        // Documents still dirty long after their last write: their chunking message failed past
+        // the queue's attempt limit (e.g. the embedder was down) or was lost. Chunking again is
+        // safe: the consumer acts only on the latest version of a dirty document.
+        let before = crate::time::iso_from_ms(now_ms - quiet.resume_seconds as f64 * 1000.0);
+        let dirty = documents::dirty_before(&ctx.db, &before, MAX_DOCUMENT_RETRIES_PER_RUN).await?;
+        if !dirty.is_empty() {
+            let messages: Vec<StageMessage> =
+                dirty.iter().map(|d| StageMessage::document(&d.namespace, &d.path, d.version)).collect();
+            match super::producer::send(env, &messages, false).await {
+                Ok(()) => report.documents_retried += messages.len() as u32,
+                Err(e) => {
+                    report.errors += 1;
+                    crate::log::warn("scheduled_step_failed", &[("step", "documents"), ("message", &e.to_string())]);
+                }
+            }
+        }
         for pending in github::pending_fetches(&ctx.db).await? {
             match start_pending(&ctx, &pending.namespace).await {
                 Ok(Some(_)) => report.fetches_started += 1,
@@ -232,6 +252,7 @@ pub async fn scheduled(env: &worker::Env, now_ms: f64) -> Result<SweepReport, St
             ("stalled", &report.stalled.to_string()),
             ("fetchesStarted", &report.fetches_started.to_string()),
             ("synced", &report.synced.to_string()),
+            ("documentsRetried", &report.documents_retried.to_string()),
             ("errors", &report.errors.to_string()),
         ],
     );

@@ -85,6 +85,25 @@ pub async fn record_error(db: &Db, namespace: &str, path: &str, error: &str) -> 
     Ok(())
 }
 
+/// A document whose latest version is still waiting to be chunked.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DirtyDocument {
+    pub namespace: String,
+    pub path: String,
+    pub version: i64,
+}
+
+/// Dirty documents last written before `before` (ISO-8601): their chunking message is long gone
+/// (failed past the queue's attempt limit, or lost), so nothing else will make them clean.
+pub async fn dirty_before(db: &Db, before: &str, limit: u32) -> StoreResult<Vec<DirtyDocument>> {
+    db.all(
+        "SELECT namespace, path, version FROM documents WHERE dirty = 1 AND updated_at < ? \
+         ORDER BY updated_at LIMIT ?",
+        &args![before, limit],
+    )
+    .await
+}
+
 pub fn delete_statements(db: &Db, namespace: &str, path: &str) -> StoreResult<Vec<D1PreparedStatement>> {
     Ok(vec![
         db.stmt("DELETE FROM documents WHERE namespace = ? AND path = ?", &args![namespace, path])?,
