@@ -226,6 +226,17 @@ test('a D1 batch failing mid-batch in the index stage: retried, and meanwhile se
     if (rawQuery === 'walruses') assert.ok(r.body.matches.some((m) => m.path === 'edit.md'), 'the old version is still found');
   }
 
+  // What the vector index holds meanwhile (the index stage writes vectors before D1 and deletes
+  // a changed file's stale vectors before the D1 batch too): vectors written ahead are all of the
+  // new version; an old chunk whose vector is already gone is found by keyword only until the retry.
+  const vectors = new Set(await ids('SELECT id FROM local_vectors WHERE namespace = ?', ns));
+  const newIds = new Set((await coreChunks(v2)).map((c) => c.id));
+  const ahead = [...vectors].filter((v) => !oldIds.has(v));
+  assert.ok(ahead.length > 0, 'the failing attempt got as far as the vector index');
+  assert.deepEqual(ahead.filter((v) => !newIds.has(v)), [], 'every vector without a chunk is of the new version');
+  const bare = [...oldIds].filter((c) => !vectors.has(c));
+  console.log(`during the D1 fault: ${ahead.length} vectors written ahead (not searchable), ${bare.length} old chunks without their vector (keyword-only until the retry)`);
+
   const { injected } = await arm(0);
   summary.injected += injected;
   const job = await succeeded(er, id);
