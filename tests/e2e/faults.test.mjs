@@ -166,8 +166,20 @@ test('a worker SIGKILLed mid-ingestion and restarted: the job resumes and comple
   await sleep(2000);
   const stuck = (await er.request('GET', `/v1/jobs/${id}`)).body;
   assert.equal(stuck.status, 'RUNNING', 'the job waits for its lost messages');
-  const expectedChunks = (await coreChunks(files)).length;
+  const core = await coreChunks(files);
+  const expectedChunks = core.length;
   assert.ok(partial < expectedChunks, `killed mid-ingestion (${partial} of ${expectedChunks} chunks indexed)`);
+  // What the crash left is whole per file: each file row has exactly the core's chunks of that
+  // file, and no chunk belongs to a file without its row.
+  const crashed = await er.d1('SELECT path, chunk_count FROM files WHERE namespace = ? ORDER BY path', 'repo:acme/killed');
+  assert.ok(crashed.length > 0 && crashed.length < files.length, `${crashed.length} of ${files.length} files indexed at the crash`);
+  const byPath = Map.groupBy(await er.d1('SELECT id, path FROM chunks WHERE namespace = ?', 'repo:acme/killed'), (c) => c.path);
+  assert.deepEqual([...byPath.keys()].sort(), crashed.map((f) => f.path), 'no chunks of a file without its row');
+  for (const f of crashed) {
+    const want = core.filter((c) => c.path === f.path).map((c) => c.id).sort();
+    assert.deepEqual(byPath.get(f.path).map((c) => c.id).sort(), want, `${f.path}: whole at the crash`);
+    assert.equal(f.chunk_count, want.length);
+  }
 
   await scheduledRun(er, Date.now() + 5 * 60_000); // JOB_RESUME_SECONDS (120) of quiet have passed
   const job = await succeeded(er, id);
