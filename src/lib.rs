@@ -47,6 +47,11 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
 async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    // First: the other test route handlers read the body of every `/__test/*` request.
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
+        return response;
+    }
     #[cfg(feature = "test-hooks")]
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;

@@ -121,6 +121,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             }
             statements.push(staging::mark_done_statement(&ctx.db, &job.id, file.seq)?);
         }
+        #[cfg(feature = "test-hooks")]
+        super::faults::index_batch(&ctx.db, ns, &mut statements)?;
         ctx.db.batch(statements).await?;
     }
     jobs::refresh_counters(&ctx.db, &job.id).await?;

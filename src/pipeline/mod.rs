@@ -9,6 +9,8 @@ pub mod chunk;
 pub mod consumer;
 pub mod document;
 pub mod embed;
+#[cfg(feature = "test-hooks")]
+pub mod faults;
 pub mod fetch;
 pub mod finish;
 pub mod index;

@@ -238,6 +238,17 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
         await sleep(200);
       }
     },
+    /** SIGKILL the whole wrangler/workerd process tree (no shutdown); the state dir is kept. */
+    async kill() {
+      db?.close();
+      for (const o of Object.values(opened)) o.close();
+      db = undefined;
+      for (const k of Object.keys(opened)) delete opened[k];
+      if (exited) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      await gone;
+    },
     async stop() {
       db?.close();
       for (const o of Object.values(opened)) o.close();
