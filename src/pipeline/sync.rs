@@ -217,7 +217,10 @@ pub async fn scheduled(env: &worker::Env, now_ms: f64) -> Result<SweepReport, St
                 Ok(()) => report.documents_retried += messages.len() as u32,
                 Err(e) => {
                     report.errors += 1;
-                    crate::log::warn("scheduled_step_failed", &[("step", "documents"), ("message", &e.to_string())]);
+                    crate::log::warn(
+                        "scheduled_step_failed",
+                        &[("step", "documents"), ("message", &e.to_string())],
+                    );
                 }
             }
         }

@@ -570,7 +570,8 @@ export async function coreChunks(files) {
       mkdirSync(dirname(join(dir, f.path)), { recursive: true });
       writeFileSync(join(dir, f.path), f.content);
     }
-    const out = await run(await cliBinary(), ['chunk', '--format', 'jsonl', ...files.map((f) => f.path)], { cwd: dir });
+    // --symbol-ids: chunk through the code graph as repository indexing does (metadata.symbolId).
+    const out = await run(await cliBinary(), ['chunk', '--format', 'jsonl', '--symbol-ids', ...files.map((f) => f.path)], { cwd: dir });
     return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   } finally {
     rmSync(dir, { recursive: true, force: true });

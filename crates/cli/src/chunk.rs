@@ -67,6 +67,10 @@ pub struct Args {
     /// Force a language instead of detecting it from the path (names or aliases: rust, ts, py, md, ...).
     #[arg(long, value_name = "NAME", value_parser = parse_language, help_heading = "Chunking")]
     language: Option<Language>,
+    /// Also give each code chunk the id of the graph node holding it (`metadata.symbolId`), as
+    /// repository indexing stores it; extracts the code graph too, so it is slower.
+    #[arg(long, help_heading = "Chunking")]
+    symbol_ids: bool,
     /// Cut prose into parents (natural blocks of 150–1500 chars, never across a chapter) and
     /// children (sentences grouped at semantic cliffs, at most 400 chars) instead: JSONL with
     /// `level` parent/child, `parentId`, `order`, char and line spans. Markdown is read as
@@ -141,6 +145,7 @@ impl Args {
         let started = Instant::now();
         let config = self.config();
         let mut writer = Writer::new(self.format());
+        writer.symbol_ids = self.symbol_ids;
         pool.install(|| {
             let mut window = Window::default();
             walk(&self.paths, config.max_file_bytes, &mut |entry| {
@@ -207,6 +212,8 @@ struct Rendered {
 
 struct Writer {
     format: Format,
+    /// Chunk through the code graph (`--symbol-ids`).
+    symbol_ids: bool,
     out: BufWriter<io::Stdout>,
     stats: Stats,
     wrote_chunk: bool,
@@ -217,7 +224,7 @@ impl Writer {
     fn new(format: Format) -> Writer {
         let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
         let result = if format == Format::Json { out.write_all(b"[") } else { Ok(()) };
-        Writer { format, out, stats: Stats::default(), wrote_chunk: false, result }
+        Writer { format, symbol_ids: false, out, stats: Stats::default(), wrote_chunk: false, result }
     }
 
     fn write_window(&mut self, window: Window, config: &ChunkConfig) {
@@ -225,6 +232,7 @@ impl Writer {
             return;
         }
         let format = self.format;
+        let symbol_ids = self.symbol_ids;
         // Largest files first, one task each, so no thread is left with a big file at the end;
         // the results go back to walk order below.
         let mut order: Vec<usize> = (0..window.files.len()).collect();
@@ -234,7 +242,11 @@ impl Writer {
             .with_max_len(1)
             .map(|&i| {
                 let (path, text) = &window.files[i];
-                let chunks = chunk_text(path, text, config);
+                let chunks = if symbol_ids {
+                    edgerag_core::graph::chunk_with_graph(path, text, config).0
+                } else {
+                    chunk_text(path, text, config)
+                };
                 let mut output = Vec::with_capacity(text.len() * 2);
                 let result = render(&mut output, format, &chunks).map(|()| Rendered {
                     bytes: text.len(),
