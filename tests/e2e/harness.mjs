@@ -561,8 +561,11 @@ export async function cliBinary() {
   return (cliPath = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'debug', 'edgerag'));
 }
 
-/** Chunks the native core produces for `files` ([{path, content}]), via `edgerag chunk`. */
-export async function coreChunks(files) {
+/**
+ * Chunks the native core produces for `files` ([{path, content}]), via `edgerag chunk`; with
+ * `symbolIds`, as repository indexing stores them (through the code graph: `metadata.symbolId`).
+ */
+export async function coreChunks(files, { symbolIds = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'edgerag-core-'));
   const { mkdirSync, writeFileSync } = await import('node:fs');
   try {
@@ -570,8 +573,8 @@ export async function coreChunks(files) {
       mkdirSync(dirname(join(dir, f.path)), { recursive: true });
       writeFileSync(join(dir, f.path), f.content);
     }
-    // --symbol-ids: chunk through the code graph as repository indexing does (metadata.symbolId).
-    const out = await run(await cliBinary(), ['chunk', '--format', 'jsonl', '--symbol-ids', ...files.map((f) => f.path)], { cwd: dir });
+    const flags = symbolIds ? ['--symbol-ids'] : [];
+    const out = await run(await cliBinary(), ['chunk', '--format', 'jsonl', ...flags, ...files.map((f) => f.path)], { cwd: dir });
     return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   } finally {
     rmSync(dir, { recursive: true, force: true });

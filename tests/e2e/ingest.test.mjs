@@ -90,7 +90,7 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
     assert.deepEqual(job.skippedByReason, { IGNORED_DIR: 1, PATH_TRAVERSAL: 1 });
 
     // Same chunks as the native core (ids, spans, text, metadata).
-    const expected = await coreChunks(FILES);
+    const expected = await coreChunks(FILES, { symbolIds: true });
     const { chunks } = await assertConsistent('acme/demo');
     assert.equal(chunks.length, expected.length);
     assert.equal(job.chunks.indexed, expected.length);
@@ -180,7 +180,7 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
     assert.deepEqual(job.files, { total: 3, done: 3, added: 0, changed: 1, unchanged: 1, deleted: 1, skipped: 0 });
 
     const afterState = await assertConsistent(repo);
-    const expected = await coreChunks([a, b2]);
+    const expected = await coreChunks([a, b2], { symbolIds: true });
     assert.deepEqual(afterState.chunks.map((x) => x.id).sort(), expected.map((x) => x.id).sort(), 'exactly the new chunks');
     assert.ok(!afterState.chunks.some((x) => x.path === 'c.md'), 'deleted file has no chunks');
     assert.deepEqual(afterState.files.map((f) => f.path), ['a.md', 'b.md']);
