@@ -41,11 +41,6 @@ async function until(what, check, timeoutMs = 30_000) {
   }
 }
 
-async function scheduledRun(atMs) {
-  const res = await fetch(`${er.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}&time=${Math.round(atMs)}`);
-  assert.equal(res.status, 200, await res.text());
-}
-
 test('a document left dirty by a failed chunking run is chunked again by the scheduled run', async () => {
   const path = 'ferry.md';
   const put = async (word) => {
@@ -68,11 +63,11 @@ test('a document left dirty by a failed chunking run is chunked again by the sch
 
   // A scheduled run right away leaves it alone (written too recently) ...
   const chunkRuns = (await er.d1('SELECT chunk_runs FROM documents WHERE path = ?', path))[0].chunk_runs;
-  await scheduledRun(Date.now());
+  await er.scheduled(Date.now());
   await sleep(2000);
   assert.equal((await getDoc(path)).dirty, true, 'not yet quiet for JOB_RESUME_SECONDS');
   // ... one 10 minutes later sends it back to chunking.
-  await scheduledRun(Date.now() + 10 * 60_000);
+  await er.scheduled(Date.now() + 10 * 60_000);
   const clean = await until('clean after the scheduled run', async () => { const d = await getDoc(path); return !d.dirty && d; });
   assert.equal(clean.version, v2);
   assert.equal(clean.lastError, null);

@@ -80,11 +80,6 @@ async function upload(target, repo, files) {
   return r.body.job.id;
 }
 
-async function scheduledRun(target, atMs) {
-  const res = await fetch(`${target.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}&time=${Math.round(atMs)}`);
-  assert.equal(res.status, 200, await res.text());
-}
-
 const ids = async (sql, ns) => (await er.d1(sql, ns)).map((r) => r.id);
 
 /**
@@ -181,7 +176,7 @@ test('a worker SIGKILLed mid-ingestion and restarted: the job resumes and comple
     assert.equal(f.chunk_count, want.length);
   }
 
-  await scheduledRun(er, Date.now() + 5 * 60_000); // JOB_RESUME_SECONDS (120) of quiet have passed
+  await er.scheduled(Date.now() + 5 * 60_000); // JOB_RESUME_SECONDS (120) of quiet have passed
   const job = await succeeded(er, id);
   assert.match(er.logs(), /job_resumed/);
   assert.deepEqual(job.files, { total: 10, done: 10, added: 10, changed: 0, unchanged: 0, deleted: 0, skipped: 0 });

@@ -227,6 +227,15 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
       try { json = JSON.parse(text); } catch { json = undefined; }
       return { status: res.status, headers: res.headers, body: json, text };
     },
+    /**
+     * Run the scheduled (Cron Trigger) handler once, judging time at `atMs` (epoch ms): what
+     * `wrangler dev` serves at /cdn-cgi/handler/scheduled.
+     */
+    async scheduled(atMs = Date.now()) {
+      const res = await fetch(`${url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}&time=${Math.round(atMs)}`);
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`scheduled run → ${res.status} ${text}`);
+    },
     /** Poll a job until SUCCEEDED or FAILED. */
     async waitForJob(id, { timeoutMs = 120_000 } = {}) {
       const end = Date.now() + timeoutMs;

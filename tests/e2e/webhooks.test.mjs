@@ -107,11 +107,6 @@ function expectError(r, status, code) {
   assert.equal(r.body?.error?.code, code, r.text);
 }
 
-async function scheduledRun(er, atMs) {
-  const res = await fetch(`${er.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}&time=${Math.round(atMs)}`);
-  assert.equal(res.status, 200, await res.text());
-}
-
 const tarballRequests = (github) => github.requests.filter((q) => q.url.startsWith('/repos/acme/hooks/tarball')).length;
 const jobsOf = (er, ns) => er.d1('SELECT id, source, status FROM repo_rag_index_job WHERE namespace = ? ORDER BY queued_at, rowid', ns);
 
@@ -334,10 +329,10 @@ describe('a fetch during an active upload job', () => {
 describe('the scheduled run', () => {
   test('re-syncs a registered repository once its sync interval elapsed', async () => {
     const jobsBefore = (await jobsOf(er, 'repo:acme/hooks')).length;
-    await scheduledRun(er, Date.now() + 30 * 60_000); // 30 min: not due (interval 60)
+    await er.scheduled(Date.now() + 30 * 60_000); // 30 min: not due (interval 60)
     assert.equal((await jobsOf(er, 'repo:acme/hooks')).length, jobsBefore, 'not due yet');
     const tarballsBefore = tarballRequests(github);
-    await scheduledRun(er, Date.now() + 61 * 60_000);
+    await er.scheduled(Date.now() + 61 * 60_000);
     const rows = await jobsOf(er, 'repo:acme/hooks');
     assert.equal(rows.length, jobsBefore + 1, 'one re-sync job');
     const job = await er.waitForJob(rows.at(-1).id);
@@ -376,11 +371,11 @@ describe('the scheduled run', () => {
       assert.equal(stuck.body.status, 'RUNNING', `the job waits for lost messages: ${stuck.text}`);
 
       // Not quiet long enough yet (JOB_RESUME_SECONDS = 120): the run leaves it alone.
-      await scheduledRun(second, Date.now() + 60_000);
+      await second.scheduled(Date.now() + 60_000);
       await sleep(1500);
       assert.equal((await second.request('GET', `/v1/jobs/${r.body.job.id}`)).body.status, 'RUNNING');
 
-      await scheduledRun(second, Date.now() + 5 * 60_000);
+      await second.scheduled(Date.now() + 5 * 60_000);
       const job = await second.waitForJob(r.body.job.id);
       assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
       assert.deepEqual({ added: job.files.added, indexed: job.chunks.indexed }, { added: 3, indexed: 3 });
