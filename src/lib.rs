@@ -13,7 +13,7 @@
 //! | [`status`] | a repository's status and the repository list (HTTP and MCP) |
 //! | [`symbols`] | symbols, their references and file line ranges (HTTP and MCP) |
 //! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
-//! | `embed`, `vector`, `models` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
+//! | `embed`, `vector`, `model_clients` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
 //! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
 //! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
@@ -31,7 +31,7 @@ pub mod error;
 pub mod http;
 pub mod ingest;
 pub mod log;
-pub mod models;
+pub mod model_clients;
 pub mod pipeline;
 pub mod ratelimit;
 pub mod routes;
@@ -91,7 +91,7 @@ mod layering {
         ("embed", 2),
         ("vector", 2),
         ("ingest", 2),
-        ("models", 2),
+        ("model_clients", 2),
         ("ratelimit", 2),
         ("api", 1),
         ("auth", 1),

@@ -453,7 +453,7 @@ async fn summarize(
 ) -> (Vec<Option<String>>, bool) {
     let mut out: Vec<Option<String>> = vec![None; plans.len()];
     let code: Vec<usize> = (0..plans.len()).filter(|i| plans[*i].source == PlanSource::Code).collect();
-    let generator = match crate::models::generator_from_env(&ctx.env) {
+    let generator = match crate::model_clients::generator_from_env(&ctx.env) {
         Ok(Some(g)) => g,
         Ok(None) => {
             counts.summarize_skipped += code.len() as u64;

@@ -11,7 +11,7 @@
 mod d1;
 #[cfg(feature = "test-hooks")]
 pub mod suite;
-use crate::models as model_clients;
+use crate::model_clients;
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::VectorIndex;
