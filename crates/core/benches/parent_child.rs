@@ -13,7 +13,6 @@
 //!   vectors of its unchanged sentences cached (what the worker does on an edit, minus I/O).
 #![allow(clippy::unwrap_used)]
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
@@ -22,34 +21,11 @@ use edgerag_core::chunk::parent_child::{cliffs, prepare, sentences, ParentChildC
 use edgerag_core::embed::HashingEmbedder;
 use edgerag_core::Language;
 
+#[path = "support/sources.rs"]
+mod sources;
+
 const CORPUS_BYTES: usize = 2 << 20;
 const DIMS: usize = 384;
-
-fn roots() -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    if let Some(home) = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-    {
-        roots.push(home.join("registry/src"));
-    }
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../node_modules"));
-    roots
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            collect(&e.path(), out);
-        } else if kind.is_file() && e.path().extension().is_some_and(|x| x == "md") {
-            out.push(e.path());
-        }
-    }
-}
 
 /// A Markdown file, its units' vectors (precomputed), and its size.
 struct Doc {
@@ -62,8 +38,8 @@ fn docs() -> &'static [Doc] {
     static DOCS: OnceLock<Vec<Doc>> = OnceLock::new();
     DOCS.get_or_init(|| {
         let mut paths = Vec::new();
-        for root in roots() {
-            collect(&root, &mut paths);
+        for root in sources::roots() {
+            sources::collect(&root, &|p| p.extension().is_some_and(|x| x == "md"), &mut paths);
         }
         let embedder = HashingEmbedder::new(DIMS);
         let config = ParentChildConfig::default();

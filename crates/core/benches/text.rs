@@ -9,7 +9,7 @@
 //! - `latency_100kb`: one 100 KB file (target < 10 ms).
 //! - Before the benches run, peak heap while chunking a 1 MB file is printed (target < 32 MB).
 #![allow(clippy::unwrap_used)]
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
@@ -20,44 +20,19 @@ use edgerag_core::{chunk_text, ChunkConfig, Language};
 
 #[path = "support/peak_alloc.rs"]
 mod peak_alloc;
+#[path = "support/sources.rs"]
+mod sources;
 
 #[global_allocator]
 static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 const CORPUS_BYTES: usize = 4 << 20;
 
-fn roots() -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    if let Some(home) = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-    {
-        roots.push(home.join("registry/src"));
-    }
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../node_modules"));
-    roots
-}
-
-/// Files under `dir` accepted by `keep`, sorted, depth-first.
-fn collect(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            collect(&e.path(), keep, out);
-        } else if kind.is_file() && keep(&e.path()) {
-            out.push(e.path());
-        }
-    }
-}
-
 /// Up to `CORPUS_BYTES` of valid UTF-8 files (< 1 MB each) matching `keep`.
 fn corpus(keep: &dyn Fn(&Path) -> bool) -> Vec<(String, String)> {
     let mut paths = Vec::new();
-    for root in roots() {
-        collect(&root, keep, &mut paths);
+    for root in sources::roots() {
+        sources::collect(&root, keep, &mut paths);
     }
     let mut files = Vec::new();
     let mut total = 0;
