@@ -175,14 +175,15 @@ pub async fn resume(ctx: &Ctx, job: &JobRow) -> ApiResult<()> {
 }
 
 /// After a request staged its files: send the messages, complete the job if there is nothing to
-/// do, and answer with the job. If the messages cannot be sent the job fails (it would never
-/// finish otherwise) and the request gets a 503.
+/// do, and answer with the job and whether this call completed it (then the caller starts what was
+/// queued behind the job: `sync::dispatch` does both). If the messages cannot be sent the job
+/// fails (it would never finish otherwise) and the request gets a 503.
 pub async fn dispatch(
     ctx: &Ctx,
     job_id: &str,
     namespace: &str,
     messages: Vec<StageMessage>,
-) -> ApiResult<JobRow> {
+) -> ApiResult<(JobRow, bool)> {
     if let Err(e) = producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await {
         let error = JobError {
             code: "QUEUE_UNAVAILABLE".into(),
@@ -195,12 +196,12 @@ pub async fn dispatch(
         return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
     }
     jobs::refresh_counters(&ctx.db, job_id).await?;
-    if finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref())
-        .await?
-    {
-        super::sync::after_job(ctx, namespace).await;
-    }
-    jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))
+    let completed =
+        finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref())
+            .await?;
+    let job =
+        jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))?;
+    Ok((job, completed))
 }
 
 /// Turn a staging result into an API result, moving to a new job when the joined one finished

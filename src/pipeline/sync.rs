@@ -77,7 +77,7 @@ pub async fn request_fetch(
         match start {
             Start::Fresh => {
                 let fetch = vec![StageMessage::fetch(&job.id)];
-                let job = lifecycle::dispatch(ctx, &job.id, &repo.namespace, fetch).await?;
+                let job = dispatch(ctx, &job.id, &repo.namespace, fetch).await?;
                 crate::log::info(
                     "fetch_started",
                     &[("namespace", &repo.namespace), ("job", &job.id), ("trigger", trigger.as_str())],
@@ -133,6 +133,21 @@ pub async fn start_pending(ctx: &Ctx, namespace: &str) -> ApiResult<Option<(JobR
             Err(e)
         }
     }
+}
+
+/// [`lifecycle::dispatch`], then — when that completed the job (nothing was left to do) — start
+/// what was queued behind it.
+pub async fn dispatch(
+    ctx: &Ctx,
+    job_id: &str,
+    namespace: &str,
+    messages: Vec<StageMessage>,
+) -> ApiResult<JobRow> {
+    let (job, completed) = lifecycle::dispatch(ctx, job_id, namespace, messages).await?;
+    if completed {
+        after_job(ctx, namespace).await;
+    }
+    Ok(job)
 }
 
 /// Called once by whoever finished a job of `namespace`: start the fetch queued behind it. Never

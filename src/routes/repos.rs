@@ -15,7 +15,7 @@ use crate::http::{check_ref, check_repo_part, content_type, parse_json, read_bod
 use crate::ingest::archive::{self, ArchiveOptions};
 use crate::ingest::{filter, paths};
 use crate::pipeline::fetch::{archive_options, stage_archive, ArchiveStageError};
-use crate::pipeline::lifecycle::{dispatch, settle, start_job, Repo};
+use crate::pipeline::lifecycle::{settle, start_job, Repo};
 use crate::pipeline::stager::{StageFailure, Stager};
 use crate::pipeline::sync::{self, Fetch, Trigger};
 use crate::pipeline::{finish, producer, Ctx};
@@ -260,7 +260,7 @@ pub async fn upload(
     settle(&ctx, &repo, &mut stager, result, "upload").await?;
     let messages = producer::messages_for(&stager.job_id, &stager.refs, ctx.cfg.files_per_message);
     let reused = reused && stager.job_id == job.id;
-    let job = dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
+    let job = sync::dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
     accepted(&ctx, &job, reused, received, Some(&stager)).await
 }
 
@@ -296,7 +296,7 @@ pub async fn delete_files(
     settle(&ctx, &repo, &mut stager, result, "delete").await?;
     let messages = producer::messages_for(&stager.job_id, &stager.refs, ctx.cfg.files_per_message);
     let reused = reused && stager.job_id == job.id;
-    let job = dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
+    let job = sync::dispatch(&ctx, &stager.job_id, &repo.namespace, messages).await?;
     accepted(&ctx, &job, reused, request.paths.len() as u64, Some(&stager)).await
 }
 
