@@ -13,11 +13,11 @@
 // it once for the whole suite). Nothing here talks to the internet.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -126,6 +126,40 @@ async function migrateDatabases(persistDir, bindings) {
   return files;
 }
 
+/**
+ * Fresh local D1 databases for `bindings` in `persistDir`, migrated; returns binding → its SQLite
+ * file. Every `wrangler d1 migrations apply` starts its own workerd, so the databases are migrated
+ * once into a template (under the OS temp dir, keyed by the migrations, wrangler.toml, wrangler's
+ * version and the bindings) and copied for every worker after that; test files running side by
+ * side may both build it, the first rename wins.
+ */
+async function freshDatabases(persistDir, bindings) {
+  const key = createHash('sha256');
+  const migrations = join(ROOT, 'migrations');
+  for (const f of readdirSync(migrations).sort()) key.update(`${f}\0`).update(readFileSync(join(migrations, f)));
+  key.update(readFileSync(join(ROOT, 'wrangler.toml')));
+  key.update(readFileSync(join(ROOT, 'node_modules', 'wrangler', 'package.json')));
+  key.update(bindings.join(','));
+  const templates = join(tmpdir(), 'edgerag-e2e-d1-templates');
+  const template = join(templates, key.digest('hex').slice(0, 20));
+  const manifest = join(template, 'databases.json');
+  if (!existsSync(manifest)) {
+    mkdirSync(templates, { recursive: true });
+    const work = mkdtempSync(join(templates, 'building-'));
+    const files = await migrateDatabases(work, bindings);
+    const rel = Object.fromEntries(Object.entries(files).map(([b, f]) => [b, relative(work, f)]));
+    writeFileSync(join(work, 'databases.json'), JSON.stringify(rel));
+    try {
+      renameSync(work, template);
+    } catch {
+      rmSync(work, { recursive: true, force: true }); // built by another test file meanwhile
+    }
+  }
+  const rel = JSON.parse(readFileSync(manifest, 'utf8'));
+  cpSync(join(template, 'v3'), join(persistDir, 'v3'), { recursive: true });
+  return Object.fromEntries(Object.entries(rel).map(([b, f]) => [b, join(persistDir, f)]));
+}
+
 let sqliteModule;
 async function openSqlite(file) {
   if (!sqliteModule) {
@@ -149,7 +183,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
   if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast --test-hooks first');
   const fresh = !persistDir;
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
-  const files = fresh ? await migrateDatabases(dir, databases) : {};
+  const files = fresh ? await freshDatabases(dir, databases) : {};
   const port = await freePort();
   const inspectorPort = await freePort();
   const allVars = { RETRY_BASE_DELAY_SECONDS: '0', EDGERAG_TEST_ROUTES: '1', ...vars };
@@ -175,7 +209,10 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
     children.delete(child.pid);
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
+  // workerd compiles the whole worker wasm before /health answers: ~10-20 s on an idle 2-core
+  // machine, several times that when other builds share it.
+  const startMs = Number(process.env.EDGERAG_E2E_START_TIMEOUT_MS ?? 240_000);
+  const deadline = Date.now() + startMs;
   for (;;) {
     if (exited) throw new Error(`wrangler dev exited early:\n${output}`);
     try {
@@ -186,7 +223,7 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
     }
     if (Date.now() > deadline) {
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
-      throw new Error(`edgerag did not become healthy in 90 s:\n${output}`);
+      throw new Error(`edgerag did not become healthy in ${startMs / 1000} s:\n${output}`);
     }
     await sleep(250);
   }
