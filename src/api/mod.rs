@@ -449,23 +449,9 @@ pub struct QueuedFetchView {
 // Code navigation (the code graph and file text)
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v1/repos/{owner}/{name}/symbols` query, and the MCP `repo.find_symbol` arguments (which
-/// add `repoOwner` / `repoName`).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SymbolQuery {
-    /// Exact `name` or fully qualified name (`app.util.slugify`) of the symbol.
-    pub name: String,
-    /// Symbol kind (`FUNCTION`, `CLASS`, `METHOD`, …), any case.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Exact path, or a glob (`app/**/*.py`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// Most symbols returned (default 20, at most 200).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<u32>,
-}
+/// The arguments of the navigation routes are the MCP tools' arguments: one definition, in the
+/// search crate beside the tools.
+pub use edgerag_search::navigation::{Direction, LinesQuery, ReferencesQuery, SymbolQuery};
 
 /// A definition in the code graph.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -499,38 +485,6 @@ pub struct SymbolResponse {
     pub symbol: SymbolView,
 }
 
-/// Which edges of a symbol to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Symbols calling it.
-    Callers,
-    /// Symbols (or external names) it calls.
-    Callees,
-    /// Symbols extending or implementing it.
-    Implementers,
-    /// Symbols importing it.
-    Importers,
-}
-
-/// `GET /v1/repos/{owner}/{name}/symbols/{id}/references` query, and the MCP
-/// `repo.symbol_references` arguments (which add `repoOwner`, `repoName` and `id`).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReferencesQuery {
-    /// `callers` (default), `callees`, `implementers` or `importers`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub direction: Option<Direction>,
-    /// 1 (default) or 2: also the references of the references.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// Page size (default 50, at most 500).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u32>,
-}
-
 /// One edge found from the symbol.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -559,17 +513,6 @@ pub struct ReferencesResponse {
     pub references: Vec<ReferenceView>,
     /// The `offset` of the next page; absent on the last page.
     pub next_offset: Option<u32>,
-}
-
-/// `GET /v1/repos/{owner}/{name}/files/{path}/lines` query, and the MCP `repo.read_file_range`
-/// arguments (which add `repoOwner`, `repoName` and `path`).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LinesQuery {
-    /// First line, 1-based.
-    pub start: i64,
-    /// Last line, inclusive.
-    pub end: i64,
 }
 
 /// `GET /v1/repos/{owner}/{name}/files/{path}/lines` response.

@@ -199,8 +199,9 @@ pub async fn dispatch(
     let completed =
         finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref())
             .await?;
-    let job =
-        jobs::get(&ctx.db, job_id).await?.ok_or_else(|| ApiError::internal("reading the job", "job vanished"))?;
+    let job = jobs::get(&ctx.db, job_id)
+        .await?
+        .ok_or_else(|| ApiError::internal("reading the job", "job vanished"))?;
     Ok((job, completed))
 }
 

@@ -50,6 +50,7 @@ pub mod mcp;
 pub mod memory;
 pub mod model_requests;
 pub mod multi_query;
+pub mod navigation;
 pub mod neighbors;
 pub mod parent_child;
 pub mod pipeline;

@@ -2,8 +2,11 @@
 //! replies out. The worker's `POST /mcp` feeds each message to [`step`] and runs the tool calls it
 //! asks for (the search pipeline, the index status). Stateless: no session ids, no server-sent
 //! events (`GET /mcp` is 405, as the transport allows).
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
 use serde_json::{json, Value};
 
+use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
 use crate::request::SearchMode;
 
 /// Protocol versions this server speaks (newest first). A client asking for another one gets the
@@ -106,18 +109,30 @@ fn index_status_schema() -> Value {
     })
 }
 
-/// A tool on one repository: `repoOwner`, `repoName` and the tool's own arguments.
-fn repo_tool_schema(properties: Value, required: &[&str]) -> Value {
+/// A navigation tool's input schema: `repoOwner`, `repoName`, the route's path parameters (`path`:
+/// their schemas, all required) and the arguments type `T` (the route's query), generated from `T`
+/// with its subschemas inlined (MCP clients want one plain object).
+fn navigation_schema<T: JsonSchema>(path: Value, path_required: &[&str]) -> Value {
+    let generated = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let generated = serde_json::to_value(generated).unwrap_or_default();
     let mut props = json!({
         "repoOwner": { "type": "string" },
         "repoName": { "type": "string" }
     });
-    if let (Some(all), Value::Object(own)) = (props.as_object_mut(), properties) {
-        all.extend(own);
+    let mut required: Vec<Value> = vec!["repoOwner".into(), "repoName".into()];
+    required.extend(path_required.iter().map(|r| Value::from(*r)));
+    if let Some(all) = props.as_object_mut() {
+        for own in [&path, &generated["properties"]] {
+            if let Value::Object(own) = own {
+                all.extend(own.clone());
+            }
+        }
     }
-    let mut needed = vec!["repoOwner", "repoName"];
-    needed.extend(required);
-    json!({ "type": "object", "properties": props, "required": needed, "additionalProperties": false })
+    required.extend(generated["required"].as_array().cloned().unwrap_or_default());
+    json!({ "type": "object", "properties": props, "required": required, "additionalProperties": false })
 }
 
 /// `repoOwner` / `repoName` of a repository tool call and the remaining arguments (the tool's
@@ -148,32 +163,14 @@ pub fn tools_list() -> Value {
                     s
                 }
                 Tool::IndexStatus => index_status_schema(),
-                Tool::FindSymbol => repo_tool_schema(
-                    json!({
-                        "name": { "type": "string", "description": "Exact name or fully qualified name." },
-                        "kind": { "type": "string", "description": "FUNCTION, CLASS, METHOD, … (any case)." },
-                        "path": { "type": "string", "description": "Exact path or glob." },
-                        "limit": { "type": "integer", "minimum": 1, "maximum": 200 }
-                    }),
-                    &["name"],
-                ),
-                Tool::SymbolReferences => repo_tool_schema(
-                    json!({
-                        "id": { "type": "string", "description": "Symbol id from repo.find_symbol." },
-                        "direction": { "enum": ["callers", "callees", "implementers", "importers"] },
-                        "depth": { "type": "integer", "minimum": 1, "maximum": 2 },
-                        "limit": { "type": "integer", "minimum": 1, "maximum": 500 },
-                        "offset": { "type": "integer", "minimum": 0 }
-                    }),
+                Tool::FindSymbol => navigation_schema::<SymbolQuery>(json!({}), &[]),
+                Tool::SymbolReferences => navigation_schema::<ReferencesQuery>(
+                    json!({ "id": { "type": "string", "description": "Symbol id from repo.find_symbol." } }),
                     &["id"],
                 ),
-                Tool::ReadFileRange => repo_tool_schema(
-                    json!({
-                        "path": { "type": "string" },
-                        "start": { "type": "integer", "minimum": 1 },
-                        "end": { "type": "integer", "minimum": 1 }
-                    }),
-                    &["path", "start", "end"],
+                Tool::ReadFileRange => navigation_schema::<LinesQuery>(
+                    json!({ "path": { "type": "string", "description": "Path of an indexed file." } }),
+                    &["path"],
                 ),
             };
             json!({ "name": t.name(), "description": t.description(), "inputSchema": schema })
@@ -354,6 +351,36 @@ mod tests {
         }
         assert!(tools[0]["inputSchema"]["properties"].get("rawQuery").is_some());
         assert_eq!(tools[0]["inputSchema"]["required"], json!(["rawQuery"]));
+    }
+
+    #[test]
+    fn navigation_tool_schemas_come_from_the_argument_types() {
+        let list = tools_list();
+        let schema = |name: &str| {
+            list["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"]
+                .clone()
+        };
+        let find = schema("repo.find_symbol");
+        assert_eq!(find["required"], json!(["repoOwner", "repoName", "name"]));
+        assert_eq!(find["properties"]["limit"]["maximum"], 200);
+        assert!(find["properties"]["kind"].is_object());
+        let refs = schema("repo.symbol_references");
+        assert_eq!(refs["required"], json!(["repoOwner", "repoName", "id"]));
+        // The enum is inlined (no `$ref` a client would have to resolve) and lists every direction
+        // the type accepts.
+        let text = refs.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        for d in ["callers", "callees", "implementers", "importers"] {
+            assert!(text.contains(&format!("\"{d}\"")), "{d} missing from {text}");
+            let parsed: ReferencesQuery = serde_json::from_value(json!({ "direction": d })).unwrap();
+            assert!(parsed.direction.is_some());
+        }
+        let range = schema("repo.read_file_range");
+        assert_eq!(range["required"], json!(["repoOwner", "repoName", "path", "start", "end"]));
+        assert_eq!(range["properties"]["start"]["minimum"], 1);
+        for s in [find, refs, range] {
+            assert_eq!(s["additionalProperties"], false);
+        }
     }
 
     #[test]
