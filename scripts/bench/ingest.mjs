@@ -68,6 +68,21 @@ async function waitAll(jobs) {
   return done;
 }
 
+/** `stage_done` log lines of the worker, summed per stage. */
+function stageTimes(logs) {
+  const out = {};
+  for (const line of logs.split('\n')) {
+    const i = line.indexOf('{"');
+    if (i < 0 || !line.includes('"stage_done"')) continue;
+    let e;
+    try { e = JSON.parse(line.slice(i)); } catch { continue; }
+    const t = (out[e.stage] ??= { n: 0, ms: 0 });
+    t.n += 1;
+    t.ms += Number(e.ms);
+  }
+  return out;
+}
+
 try {
   let t0 = performance.now();
   const jobs = await uploadAll();
@@ -80,6 +95,7 @@ try {
   const indexedFiles = status.repo.fileCount;
   const chunks = status.repo.chunkCount;
   const skipped = results.reduce((n, j) => n + j.files.skipped, 0);
+  const firstStages = stageTimes(er.logs());
 
   t0 = performance.now();
   const again = await waitAll(await uploadAll());
@@ -109,6 +125,10 @@ try {
   console.log(`  ${indexedFiles} files indexed (${skipped} skipped), ${chunks} chunks`);
   console.log(`  ${(indexedFiles / (firstMs / 1000)).toFixed(1)} files/s, ${(chunks / (firstMs / 1000)).toFixed(1)} chunks/s`);
   console.log(`no-change re-index (all files re-uploaded, ${unchanged} unchanged): ${s(noChangeMs)} s = ${((noChangeMs / firstMs) * 100).toFixed(1)}% of the first index`);
+  console.log('  where the first index spent its time (stage_done logs: messages, summed wall ms per stage; stages overlap):');
+  for (const [stage, t] of Object.entries(firstStages)) {
+    console.log(`    ${stage.padEnd(6)} ${String(t.n).padStart(5)} messages  ${s(t.ms).padStart(7)} s  (${(t.ms / t.n).toFixed(0)} ms each)`);
+  }
   if (cliMs !== null) console.log(`no-change re-index with the CLI (client-side hash diff): ${s(cliMs)} s = ${((cliMs / firstMs) * 100).toFixed(1)}%`);
 } finally {
   await er.stop();

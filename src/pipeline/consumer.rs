@@ -115,7 +115,19 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
     let ctx = &ctx;
     let parsed: Result<StageMessage, _> = serde_json::from_value(body.clone());
     let (job_id, stage, result) = match &parsed {
-        Ok(msg) => (Some(msg.job_id().to_string()), msg.stage().as_str(), run_stage(ctx, msg).await),
+        Ok(msg) => {
+            let started = crate::time::now_ms();
+            let result = run_stage(ctx, msg).await;
+            // Wall time of the stage (CPU and I/O as the isolate sees them): where ingestion time
+            // goes, per stage (scripts/bench/ingest.sh sums these).
+            let ms = format!("{:.0}", crate::time::now_ms() - started);
+            let outcome = if result.is_ok() { "ok" } else { "error" };
+            crate::log::info(
+                "stage_done",
+                &[("stage", msg.stage().as_str()), ("job", msg.job_id()), ("ms", &ms), ("outcome", outcome)],
+            );
+            (Some(msg.job_id().to_string()), msg.stage().as_str(), result)
+        }
         Err(e) => (
             body.get("jobId").and_then(|j| j.as_str()).map(String::from),
             "unknown",
