@@ -2,16 +2,16 @@
 //! print the chunks. Skipped files go to stderr with a stable reason code; only usage errors exit
 //! non-zero.
 //!
-//! Files are chunked on every core (rayon) in windows of the walk; each window's output is
-//! written in walk order, so the output is the same for any number of threads.
+//! Files are chunked on every core (a rayon pool) while the main thread walks, reads and writes;
+//! outputs are written in walk order, so the output is the same for any number of threads.
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 use clap::ValueEnum;
 use edgerag_core::chunk::Preset;
 use edgerag_core::{chunk_text, Chunk, ChunkConfig, Language};
-use rayon::prelude::*;
 
 use crate::walk::{walk, Entry};
 use crate::{Failure, Outcome};
@@ -143,31 +143,46 @@ impl Args {
         }
         let pool = pool.build().map_err(|e| Failure::Failed(format!("cannot start threads: {e}")))?;
         let started = Instant::now();
-        let config = self.config();
+        let config = Arc::new(self.config());
         let mut writer = Writer::new(self.format());
-        writer.symbol_ids = self.symbol_ids;
-        pool.install(|| {
-            let mut window = Window::default();
-            walk(&self.paths, config.max_file_bytes, &mut |entry| {
-                if writer.result.is_err() {
-                    return;
+        let job = Job { format: self.format(), symbol_ids: self.symbol_ids };
+        // This thread walks, reads and writes while the pool chunks: reading, chunking and
+        // writing overlap, and each file's output is written (and its memory reused) as soon as
+        // every file before it is done.
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let mut ahead = Ahead::default();
+        walk(&self.paths, config.max_file_bytes, &mut |entry| {
+            if writer.result.is_err() {
+                return;
+            }
+            match entry {
+                Entry::Skipped { path, code, message } => {
+                    eprintln!("edgerag chunk: skipped {path}: {code}: {message}");
+                    *writer.stats.skipped.entry(code).or_default() += 1;
                 }
-                match entry {
-                    Entry::Skipped { path, code, message } => {
-                        eprintln!("edgerag chunk: skipped {path}: {code}: {message}");
-                        *writer.stats.skipped.entry(code).or_default() += 1;
+                Entry::File { path, text } => {
+                    while ahead.is_full() {
+                        let Ok(done) = done_rx.recv() else { break };
+                        ahead.finished(done, &mut writer);
                     }
-                    Entry::File { path, text } => {
-                        window.bytes += text.len();
-                        window.files.push((path, text));
-                        if window.files.len() >= WINDOW_FILES || window.bytes >= WINDOW_BYTES {
-                            writer.write_window(std::mem::take(&mut window), &config);
-                        }
+                    let bytes = text.len();
+                    let index = ahead.started(bytes);
+                    let (config, done_tx) = (Arc::clone(&config), done_tx.clone());
+                    pool.spawn(move || {
+                        let output = job.run(&path, &text, &config);
+                        // The receiver is gone only when writing failed; nothing is lost then.
+                        let _ = done_tx.send(Done { index, bytes, output });
+                    });
+                    while let Ok(done) = done_rx.try_recv() {
+                        ahead.finished(done, &mut writer);
                     }
                 }
-            });
-            writer.write_window(window, &config);
+            }
         });
+        while ahead.pending() && writer.result.is_ok() {
+            let Ok(done) = done_rx.recv() else { break };
+            ahead.finished(done, &mut writer);
+        }
         if let Err(e) = writer.finish() {
             // A closed pipe (`| head`) is a normal way to stop reading.
             if e.kind() != io::ErrorKind::BrokenPipe {
@@ -182,15 +197,79 @@ impl Args {
     }
 }
 
-/// Files chunked together before their output is written: enough to keep every core busy, small
+/// Input read ahead of the output: enough to keep every core busy past a large file, small
 /// enough that a large tree is never held in memory at once.
-const WINDOW_FILES: usize = 1024;
-const WINDOW_BYTES: usize = 16 << 20;
+const AHEAD_FILES: usize = 256;
+const AHEAD_BYTES: usize = 8 << 20;
 
-#[derive(Default)]
-struct Window {
-    files: Vec<(String, String)>,
+/// What every file is turned into (the same for all files of a run).
+#[derive(Clone, Copy)]
+struct Job {
+    format: Format,
+    /// Chunk through the code graph (`--symbol-ids`).
+    symbol_ids: bool,
+}
+
+impl Job {
+    fn run(self, path: &str, text: &str, config: &ChunkConfig) -> io::Result<Rendered> {
+        let chunks = if self.symbol_ids {
+            edgerag_core::graph::chunk_with_graph(path, text, config).0
+        } else {
+            chunk_text(path, text, config)
+        };
+        let mut output = Vec::with_capacity(text.len() * 2);
+        render(&mut output, self.format, &chunks)?;
+        Ok(Rendered {
+            bytes: text.len(),
+            output,
+            chunks: chunks.iter().map(|c| (c.chunk_type.as_str(), c.language.as_str())).collect(),
+        })
+    }
+}
+
+/// A file chunked on the pool: its position in the walk and its input size.
+struct Done {
+    index: usize,
     bytes: usize,
+    output: io::Result<Rendered>,
+}
+
+/// Files sent to the pool and not yet written; finished ones wait here for those before them.
+#[derive(Default)]
+struct Ahead {
+    started: usize,
+    written: usize,
+    bytes: usize,
+    waiting: BTreeMap<usize, Done>,
+}
+
+impl Ahead {
+    fn is_full(&self) -> bool {
+        self.started - self.written >= AHEAD_FILES || self.bytes >= AHEAD_BYTES
+    }
+
+    fn pending(&self) -> bool {
+        self.written < self.started
+    }
+
+    /// A file of `bytes` sent to the pool: its index in the walk.
+    fn started(&mut self, bytes: usize) -> usize {
+        self.started += 1;
+        self.bytes += bytes;
+        self.started - 1
+    }
+
+    /// Write `done` and whatever it was holding back, in walk order.
+    fn finished(&mut self, done: Done, writer: &mut Writer) {
+        self.waiting.insert(done.index, done);
+        while let Some(done) = self.waiting.remove(&self.written) {
+            self.written += 1;
+            self.bytes -= done.bytes;
+            if writer.result.is_ok() {
+                writer.result = done.output.and_then(|file| writer.write_file(file));
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -212,8 +291,6 @@ struct Rendered {
 
 struct Writer {
     format: Format,
-    /// Chunk through the code graph (`--symbol-ids`).
-    symbol_ids: bool,
     out: BufWriter<io::Stdout>,
     stats: Stats,
     wrote_chunk: bool,
@@ -224,45 +301,7 @@ impl Writer {
     fn new(format: Format) -> Writer {
         let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
         let result = if format == Format::Json { out.write_all(b"[") } else { Ok(()) };
-        Writer { format, symbol_ids: false, out, stats: Stats::default(), wrote_chunk: false, result }
-    }
-
-    fn write_window(&mut self, window: Window, config: &ChunkConfig) {
-        if self.result.is_err() || window.files.is_empty() {
-            return;
-        }
-        let format = self.format;
-        let symbol_ids = self.symbol_ids;
-        // Largest files first, one task each, so no thread is left with a big file at the end;
-        // the results go back to walk order below.
-        let mut order: Vec<usize> = (0..window.files.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(window.files[i].1.len()));
-        let mut rendered: Vec<(usize, io::Result<Rendered>)> = order
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| {
-                let (path, text) = &window.files[i];
-                let chunks = if symbol_ids {
-                    edgerag_core::graph::chunk_with_graph(path, text, config).0
-                } else {
-                    chunk_text(path, text, config)
-                };
-                let mut output = Vec::with_capacity(text.len() * 2);
-                let result = render(&mut output, format, &chunks).map(|()| Rendered {
-                    bytes: text.len(),
-                    output,
-                    chunks: chunks.iter().map(|c| (c.chunk_type.as_str(), c.language.as_str())).collect(),
-                });
-                (i, result)
-            })
-            .collect();
-        rendered.sort_unstable_by_key(|(i, _)| *i);
-        for (_, file) in rendered {
-            self.result = file.and_then(|file| self.write_file(file));
-            if self.result.is_err() {
-                return;
-            }
-        }
+        Writer { format, out, stats: Stats::default(), wrote_chunk: false, result }
     }
 
     fn write_file(&mut self, file: Rendered) -> io::Result<()> {

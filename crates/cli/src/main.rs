@@ -1,6 +1,7 @@
 //! `edgerag` — the command line. Each subcommand is one file holding a clap `Args` struct (its
 //! options, help and validation) and a `run` method; the [`commands!`] table below turns the list
 //! into the subcommand enum and its dispatch, so adding a command is one line here plus one file.
+mod alloc;
 mod api;
 mod client;
 mod parent_child;
@@ -119,6 +120,7 @@ pub fn cli_command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
+    alloc::install();
     let cli = Cli::parse();
     let name = cli.command.name();
     match cli.command.run() {

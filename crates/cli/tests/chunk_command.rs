@@ -152,7 +152,8 @@ fn usage_errors_exit_2() {
 fn the_output_is_the_same_for_one_thread_and_many() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("threads");
     let _ = fs::remove_dir_all(&root);
-    // More files than one window, of different sizes, so threads finish out of order.
+    // More files than are read ahead of the output, of different sizes, so threads finish out of
+    // order and outputs wait for the files before them.
     for i in 0..1100 {
         let p = root.join(format!("d{}/f{i:03}.{}", i % 7, ["md", "rs", "txt"][i % 3]));
         fs::create_dir_all(p.parent().unwrap()).unwrap();

@@ -6,6 +6,7 @@
 //! - `markdown_corpus` / `lines_corpus`: whole pipeline (`chunk_text`: cut + ids + keywords),
 //!   throughput over ≥ 1 MB (target: Markdown ≥ 50 MB/s, lines ≥ 200 MB/s).
 //! - `*_cut_only`: the chunker alone (pieces, no bookkeeping), to see where time goes.
+//! - `keywords_markdown` / `keywords_code`: keyword extraction alone, over the chunks' spans.
 //! - `latency_100kb`: one 100 KB file (target < 10 ms).
 //! - Before the benches run, peak heap while chunking a 1 MB file is printed (target < 32 MB).
 #![allow(clippy::unwrap_used)]
@@ -156,6 +157,50 @@ fn keywords_markdown(bencher: Bencher) {
             }
         }
     });
+}
+
+/// Keyword extraction alone on code, over pieces of about 2,000 bytes cut at line ends (what
+/// `edgerag chunk --max-tokens 500` hands it): Rust from the cargo registry, JavaScript from
+/// `node_modules`.
+#[divan::bench(args = ["rust", "javascript"])]
+fn keywords_code(bencher: Bencher, kind: &str) {
+    let (files, language) = match kind {
+        "rust" => (rust_files(), Language::Rust),
+        _ => (javascript_files(), Language::Javascript),
+    };
+    let pieces: Vec<&str> = files.iter().flat_map(|(_, t)| pieces_of(t, 2000)).collect();
+    bencher.counter(BytesCount::new(total_bytes(files))).bench(|| {
+        for piece in &pieces {
+            black_box(keywords::extract(piece, language));
+        }
+    });
+}
+
+fn rust_files() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| corpus(&|p| p.extension().is_some_and(|e| e == "rs")))
+}
+
+fn javascript_files() -> &'static [(String, String)] {
+    static FILES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    FILES.get_or_init(|| corpus(&|p| p.extension().is_some_and(|e| e == "js")))
+}
+
+/// `text` cut after the last line end within every `size` bytes (a longer line is one piece).
+fn pieces_of(text: &str, size: usize) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let window = rest.len().min(size);
+        let cut = match rest.as_bytes()[..window].iter().rposition(|&b| b == b'\n') {
+            Some(n) if window < rest.len() => n + 1,
+            _ if window == rest.len() => window,
+            _ => rest.find('\n').map_or(rest.len(), |n| n + 1),
+        };
+        pieces.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    pieces
 }
 
 #[divan::bench(args = ["markdown", "text"])]

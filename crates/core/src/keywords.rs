@@ -15,6 +15,7 @@
 //! Comments count for identifiers but not for literals (so apostrophes in prose do not pair up).
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 use crate::lang::Language;
 use crate::text::split_identifier;
@@ -24,15 +25,20 @@ pub const MAX_KEYWORDS: usize = 20;
 
 /// Extract the keywords of `text` written in `language` (see the module docs).
 pub fn extract(text: &str, language: Language) -> Vec<String> {
-    let profile = Profile::of(language);
-    let mut scan = Scan::new(&profile, text.len());
+    let profile = Profile::get(language);
+    let mut scan = Scan::new(profile, text.len());
     scan.run(text);
     scan.finish()
 }
 
 /// How a language looks to the scanner.
 struct Profile {
-    keywords: &'static [&'static str],
+    /// [`fold_hash`] keys of the language's keywords, sorted: a word is a keyword when its key
+    /// is here (the same test as comparing lowercase forms, without making one).
+    keyword_keys: Vec<u64>,
+    /// ASCII bytes the main loop only steps over (not a newline, word, digit, quote or the first
+    /// byte of a comment opener of this language).
+    skip: [bool; 128],
     quotes: &'static [u8],
     line_comment: &'static [&'static str],
     block_comment: bool,
@@ -41,6 +47,13 @@ struct Profile {
 }
 
 impl Profile {
+    /// The profile of `language`, built once per process (every chunk needs one).
+    fn get(language: Language) -> &'static Profile {
+        const N: usize = Language::ALL.len();
+        static PROFILES: [OnceLock<Profile>; N] = [const { OnceLock::new() }; N];
+        PROFILES[language as usize].get_or_init(|| Profile::of(language))
+    }
+
     fn of(language: Language) -> Profile {
         use Language as L;
         let (keywords, quotes, line_comment, block_comment): (_, &[u8], &[&str], bool) = match language {
@@ -65,27 +78,28 @@ impl Profile {
             L::Xml | L::Html => (&[], b"'\"", &[], false),
             L::Markdown | L::Text => (&[], b"\"`", &[], false),
         };
-        Profile {
-            keywords,
+        let mut keyword_keys: Vec<u64> = keywords.iter().map(|w: &&str| fold_hash(w, false)).collect();
+        keyword_keys.sort_unstable();
+        let mut profile = Profile {
+            keyword_keys,
+            skip: [false; 128],
             quotes,
             line_comment,
             block_comment,
             triple_quotes: language == L::Python,
             markdown: language == L::Markdown,
-        }
+        };
+        profile.skip = skippable_bytes(&profile);
+        profile
     }
 
-    /// Whether `word` (any case) is a keyword of the language.
-    fn is_keyword(&self, word: &str) -> bool {
-        if self.keywords.is_empty() || word.len() > 16 || !word.is_ascii() {
-            return false;
-        }
-        let mut buf = [0u8; 16];
-        let lower = &mut buf[..word.len()];
-        lower.copy_from_slice(word.as_bytes());
-        lower.make_ascii_lowercase();
-        let lower = std::str::from_utf8(lower).unwrap_or("");
-        self.keywords.binary_search(&lower).is_ok()
+    fn has_keywords(&self) -> bool {
+        !self.keyword_keys.is_empty()
+    }
+
+    /// Whether the word with [`fold_hash`] `key` (any case) is a keyword of the language.
+    fn is_keyword_key(&self, key: u64) -> bool {
+        self.keyword_keys.binary_search(&key).is_ok()
     }
 }
 
@@ -160,8 +174,14 @@ const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 /// step, so both paths hash the same lowercase bytes). A final avalanche spreads every input
 /// byte over the low bits, which pick the map bucket.
 fn fold_hash(word: &str, literal: bool) -> u64 {
+    fold_hash_known(word, literal, word.is_ascii())
+}
+
+/// [`fold_hash`] when the caller already knows whether `word` is ASCII (`ascii` false for an
+/// ASCII word only costs time: both paths hash the same bytes).
+fn fold_hash_known(word: &str, literal: bool, ascii: bool) -> u64 {
     let seed: u64 = if literal { 0x9e37_79b9_7f4a_7c15 } else { 0 };
-    let (h, lower_len) = if word.is_ascii() {
+    let (h, lower_len) = if ascii {
         (hash_lowered(word.as_bytes(), seed), word.len())
     } else {
         let lower: String = word.chars().flat_map(char::to_lowercase).collect();
@@ -205,9 +225,6 @@ fn hash_lowered(bytes: &[u8], mut h: u64) -> u64 {
 
 struct Scan<'t, 'p> {
     profile: &'p Profile,
-    /// ASCII bytes the main loop only steps over (not a newline, word, digit, quote or the first
-    /// byte of a comment opener of this language).
-    skip: [bool; 128],
     terms: TermMap<'t>,
     order: u32,
     /// Keys of the identifiers of the current line so far, to mark the modifiers before a
@@ -223,7 +240,6 @@ impl<'t, 'p> Scan<'t, 'p> {
     fn new(profile: &'p Profile, text_len: usize) -> Self {
         Scan {
             profile,
-            skip: skippable_bytes(profile),
             terms: TermMap::with_capacity_and_hasher(text_len / 24 + 8, BuildHasherDefault::default()),
             order: 0,
             line_words: Vec::new(),
@@ -233,7 +249,11 @@ impl<'t, 'p> Scan<'t, 'p> {
     }
 
     fn add(&mut self, word: &'t str, header: bool, literal: bool) -> u64 {
-        let key = fold_hash(word, literal);
+        self.add_keyed(word, fold_hash(word, literal), header, literal)
+    }
+
+    /// [`Scan::add`] with the word's key already computed.
+    fn add_keyed(&mut self, word: &'t str, key: u64, header: bool, literal: bool) -> u64 {
         let order = self.order;
         self.order += 1;
         let term = self.terms.entry(key).or_insert(Term {
@@ -264,7 +284,7 @@ impl<'t, 'p> Scan<'t, 'p> {
                 self.line_words.clear();
                 self.heading = self.profile.markdown && text[i..].trim_start().starts_with('#');
             }
-            if b < 0x80 && self.skip[usize::from(b)] {
+            if b < 0x80 && self.profile.skip[usize::from(b)] {
                 i += 1;
                 continue;
             }
@@ -274,8 +294,8 @@ impl<'t, 'p> Scan<'t, 'p> {
                 continue;
             }
             if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || (b >= 0x80 && starts_word(text, i)) {
-                let end = word_end(text, i);
-                self.word(&text[i..end]);
+                let (end, ascii) = word_span(text, i);
+                self.word(&text[i..end], ascii);
                 i = end;
                 continue;
             }
@@ -322,10 +342,10 @@ impl<'t, 'p> Scan<'t, 'p> {
         while i < bytes.len() {
             let b = bytes[i];
             if b.is_ascii_alphabetic() || b == b'_' || (b >= 0x80 && starts_word(text, i)) {
-                let end = word_end(text, i);
+                let (end, ascii) = word_span(text, i);
                 let word = trim_word(&text[i..end]);
                 if word_ok(word) {
-                    self.add(word, false, false);
+                    self.add_keyed(word, fold_hash_known(word, false, ascii), false, false);
                 }
                 i = end;
             } else if b.is_ascii_digit() {
@@ -337,14 +357,16 @@ impl<'t, 'p> Scan<'t, 'p> {
         self.expect_name = false;
     }
 
-    fn word(&mut self, raw: &'t str) {
+    /// An identifier-like run; `ascii` says whether it is all ASCII.
+    fn word(&mut self, raw: &'t str, ascii: bool) {
         let word = trim_word(raw);
         if word.is_empty() {
             return;
         }
         let keep = word_ok(word);
-        let has_keywords = !self.profile.keywords.is_empty();
-        let is_keyword = has_keywords && self.profile.is_keyword(word);
+        let has_keywords = self.profile.has_keywords();
+        let key = if keep || has_keywords { fold_hash_known(word, false, ascii) } else { 0 };
+        let is_keyword = has_keywords && self.profile.is_keyword_key(key);
         if has_keywords && is_definition_keyword(word) {
             // The modifiers before it on this line (`export async function`) join the header.
             for &(key, kw) in self.line_words.iter().rev() {
@@ -355,7 +377,7 @@ impl<'t, 'p> Scan<'t, 'p> {
                     t.header = true;
                 }
             }
-            let key = if keep { self.add(word, true, false) } else { 0 };
+            let key = if keep { self.add_keyed(word, key, true, false) } else { 0 };
             self.line_words.push((key, true));
             self.expect_name = true;
             return;
@@ -363,12 +385,12 @@ impl<'t, 'p> Scan<'t, 'p> {
         let key = if self.expect_name && !is_keyword {
             self.expect_name = false;
             if keep {
-                self.add(word, true, false)
+                self.add_keyed(word, key, true, false)
             } else {
                 0
             }
         } else if keep {
-            self.add(word, self.heading, false)
+            self.add_keyed(word, key, self.heading, false)
         } else {
             0
         };
@@ -407,7 +429,7 @@ impl<'t, 'p> Scan<'t, 'p> {
             .terms
             .iter()
             .map(|(&key, t)| {
-                let keyword = !t.literal && profile.is_keyword(t.spelling);
+                let keyword = !t.literal && profile.is_keyword_key(key);
                 let (tier, weight) = if t.header {
                     (0u64, 0u64)
                 } else if t.literal {
@@ -479,8 +501,14 @@ fn starts_word(text: &str, i: usize) -> bool {
 
 /// End of the identifier-like run (letters, digits, `_`, `$`) starting at `i`.
 fn word_end(text: &str, i: usize) -> usize {
+    word_span(text, i).0
+}
+
+/// [`word_end`], and whether the run is all ASCII.
+fn word_span(text: &str, i: usize) -> (usize, bool) {
     let bytes = text.as_bytes();
     let mut j = i;
+    let mut ascii = true;
     while j < bytes.len() {
         let b = bytes[j];
         if b < 0x80 {
@@ -489,13 +517,14 @@ fn word_end(text: &str, i: usize) -> usize {
             }
             j += 1;
         } else {
+            ascii = false;
             match text[j..].chars().next() {
                 Some(c) if c.is_alphanumeric() => j += c.len_utf8(),
                 _ => break,
             }
         }
     }
-    j
+    (j, ascii)
 }
 
 fn utf8_len(first_byte: u8) -> usize {
@@ -1323,6 +1352,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn profiles_are_looked_up_by_language() {
+        for (i, &language) in Language::ALL.iter().enumerate() {
+            assert_eq!(language as usize, i, "{language:?}");
+            let profile = Profile::get(language);
+            assert_eq!(profile.markdown, language == Language::Markdown);
+            assert_eq!(profile.skip, skippable_bytes(profile));
+        }
+    }
+
+    #[test]
+    fn keywords_are_found_by_key_in_any_case_and_only_whole() {
+        let rust = Profile::get(Language::Rust);
+        for word in ["fn", "FN", "Impl", "struct", "where"] {
+            assert!(rust.is_keyword_key(fold_hash(word, false)), "{word}");
+        }
+        for word in ["fnn", "f", "structs", "\u{212A}ey", "größe", ""] {
+            assert!(!rust.is_keyword_key(fold_hash(word, false)), "{word}");
+        }
+        assert!(!Profile::get(Language::Markdown).has_keywords());
     }
 
     #[test]
