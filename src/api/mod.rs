@@ -483,6 +483,12 @@ pub struct SymbolView {
     pub doc: Option<String>,
     /// Id of the enclosing symbol (a method's class).
     pub parent: Option<String>,
+    /// `ENDPOINT` only: the HTTP route as written (`/users/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// `ENDPOINT` only: `GET`, `POST`, … or `ANY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
 }
 
 /// `GET /v1/repos/{owner}/{name}/symbols` response (ordered by path and line).
@@ -511,6 +517,11 @@ pub enum Direction {
     Implementers,
     /// Symbols importing it.
     Importers,
+    /// Symbols using it as a type (parameter, return, field or variable type, `new`, generic
+    /// argument, annotation): `REFERENCES` edges into it.
+    Referencers,
+    /// The types it uses (`REFERENCES` edges out of it; external ones by name).
+    Referenced,
 }
 
 /// `GET /v1/repos/{owner}/{name}/symbols/{id}/references` query, and the MCP
@@ -518,7 +529,8 @@ pub enum Direction {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReferencesQuery {
-    /// `callers` (default), `callees`, `implementers` or `importers`.
+    /// `callers` (default), `callees`, `implementers`, `importers`, `referencers` (who uses this
+    /// type) or `referenced` (the types it uses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
     /// 1 (default) or 2: also the references of the references.
@@ -541,7 +553,7 @@ pub struct ReferenceView {
     /// The name as written, for an edge to a symbol outside the index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst_name: Option<String>,
-    /// Edge kind (`CALLS`, `IMPORTS`, `EXTENDS`, `IMPLEMENTS`).
+    /// Edge kind (`CALLS`, `IMPORTS`, `EXTENDS`, `IMPLEMENTS`, `REFERENCES`).
     pub kind: String,
     /// Where the edge is written (the call site, the import).
     pub path: String,

@@ -81,12 +81,14 @@ impl Tool {
             Tool::FindSymbol => {
                 "Find the definitions of a symbol in an indexed repository by exact name or fully \
                  qualified name (repoOwner, repoName, name; optional kind, path glob, limit). Returns \
-                 each definition's id, kind, fqn, path, line span, signature and doc."
+                 each definition's id, kind, fqn, path, line span, signature and doc (and the route \
+                 and HTTP method of an ENDPOINT)."
             }
             Tool::SymbolReferences => {
-                "Follow a symbol's edges in the code graph: its callers, callees, implementers or \
-                 importers (direction), one or two steps away (depth), paged by limit/offset. Takes \
-                 the id from repo.find_symbol; external callees come back as dstName."
+                "Follow a symbol's edges in the code graph: its callers, callees, implementers, \
+                 importers, referencers (symbols using it as a type) or referenced (the types it \
+                 uses) (direction), one or two steps away (depth), paged by limit/offset. Takes \
+                 the id from repo.find_symbol; external targets come back as dstName."
             }
             Tool::ReadFileRange => {
                 "Read lines start..end (1-based, inclusive) of an indexed file exactly as indexed."
@@ -160,7 +162,9 @@ pub fn tools_list() -> Value {
                 Tool::SymbolReferences => repo_tool_schema(
                     json!({
                         "id": { "type": "string", "description": "Symbol id from repo.find_symbol." },
-                        "direction": { "enum": ["callers", "callees", "implementers", "importers"] },
+                        "direction": {
+                            "enum": ["callers", "callees", "implementers", "importers", "referencers", "referenced"]
+                        },
                         "depth": { "type": "integer", "minimum": 1, "maximum": 2 },
                         "limit": { "type": "integer", "minimum": 1, "maximum": 500 },
                         "offset": { "type": "integer", "minimum": 0 }
