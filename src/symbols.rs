@@ -26,7 +26,7 @@ const IDS_PER_QUERY: usize = 90;
 pub const MAX_LINES: u32 = 5_000;
 
 const NODE_COLUMNS: &str =
-    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent";
+    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent, route, http_method";
 
 #[derive(Deserialize)]
 struct NodeRow {
@@ -41,6 +41,8 @@ struct NodeRow {
     signature: Option<String>,
     doc: Option<String>,
     parent: Option<String>,
+    route: Option<String>,
+    http_method: Option<String>,
 }
 
 impl NodeRow {
@@ -57,6 +59,8 @@ impl NodeRow {
             signature: self.signature.filter(|s| !s.is_empty()),
             doc: self.doc.filter(|s| !s.is_empty()),
             parent: self.parent.filter(|s| !s.is_empty()),
+            route: self.route.filter(|s| !s.is_empty()),
+            http_method: self.http_method.filter(|s| !s.is_empty()),
         }
     }
 }
@@ -167,6 +171,8 @@ fn edges_of(direction: Direction) -> (&'static [&'static str], bool) {
         Direction::Callees => (&["CALLS"], true),
         Direction::Implementers => (&["EXTENDS", "IMPLEMENTS"], false),
         Direction::Importers => (&["IMPORTS"], false),
+        Direction::Referencers => (&["REFERENCES"], false),
+        Direction::Referenced => (&["REFERENCES"], true),
     }
 }
 
@@ -206,7 +212,7 @@ async fn nodes_by_id(repo: &RepoDb, ids: &[String]) -> ApiResult<BTreeMap<String
     Ok(out)
 }
 
-/// The symbol's callers, callees, implementers or importers, one or two steps away; a symbol
+/// The symbol's callers, callees, implementers, importers, referencers or referenced types, one or two steps away; a symbol
 /// reached at depth 1 is not repeated at depth 2, and the symbol itself is never listed.
 pub async fn references(repo: &RepoDb, id: &str, query: &ReferencesQuery) -> ApiResult<ReferencesResponse> {
     let direction = query.direction.unwrap_or(Direction::Callers);

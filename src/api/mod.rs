@@ -469,6 +469,12 @@ pub struct SymbolView {
     pub doc: Option<String>,
     /// Id of the enclosing symbol (a method's class).
     pub parent: Option<String>,
+    /// `ENDPOINT` only: the HTTP route as written (`/users/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// `ENDPOINT` only: `GET`, `POST`, … or `ANY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
 }
 
 /// `GET /v1/repos/{owner}/{name}/symbols` response (ordered by path and line).
@@ -495,7 +501,7 @@ pub struct ReferenceView {
     /// The name as written, for an edge to a symbol outside the index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst_name: Option<String>,
-    /// Edge kind (`CALLS`, `IMPORTS`, `EXTENDS`, `IMPLEMENTS`).
+    /// Edge kind (`CALLS`, `IMPORTS`, `EXTENDS`, `IMPLEMENTS`, `REFERENCES`).
     pub kind: String,
     /// Where the edge is written (the call site, the import).
     pub path: String,

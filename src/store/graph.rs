@@ -53,7 +53,9 @@ fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {
                 n.language.as_str(),
                 n.start_line,
                 n.end_line,
-                n.parent
+                n.parent,
+                n.route,
+                n.http_method
             ])
         }),
         max_bytes,
@@ -92,8 +94,8 @@ fn from_json(columns: usize) -> String {
 fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
     let sql = format!(
         "INSERT OR REPLACE INTO graph_nodes (namespace, id, path, kind, name, fqn, package, signature, doc, \
-           language, start_line, end_line, parent) {}",
-        from_json(12)
+           language, start_line, end_line, parent, route, http_method) {}",
+        from_json(14)
     );
     node_batches(nodes, JSON_BATCH_BYTES)
         .iter()
@@ -281,6 +283,7 @@ mod tests {
             assert_eq!(row[8], "python");
             assert_eq!(row[9], node.start_line);
             assert_eq!(row[11], serde_json::Value::Null);
+            assert_eq!(row[12], serde_json::Value::Null, "a function has no route");
         }
         let edges: Vec<&Edge> = graph.edges.iter().collect();
         let rows = parsed(&edge_batches(&edges, 1_000));

@@ -181,6 +181,8 @@ struct NodeRow {
     start_line: i64,
     end_line: i64,
     parent: Option<String>,
+    route: Option<String>,
+    http_method: Option<String>,
     priority: i64,
 }
 
@@ -207,7 +209,7 @@ pub async fn node_page(
         .all(
             &format!(
                 "SELECT * FROM (SELECT id, path, kind, name, fqn, package, signature, doc, language, start_line, \
-                   end_line, parent, {} AS priority FROM graph_nodes WHERE namespace = ?1 \
+                   end_line, parent, route, http_method, {} AS priority FROM graph_nodes WHERE namespace = ?1 \
                    AND (?2 IS NULL OR kind IN (SELECT value FROM json_each(?2)))) \
                  WHERE ?3 IS NULL OR priority < ?3 OR (priority = ?3 AND id > ?4) \
                  ORDER BY priority DESC, id LIMIT ?5",
@@ -234,8 +236,9 @@ pub async fn node_page(
                 start_line: r.start_line.max(1) as u32,
                 end_line: r.end_line.max(1) as u32,
                 parent: r.parent,
-                route: None,
-                http_method: None,
+                // render-doc shows an endpoint's `METHOD route`.
+                route: r.route.filter(|s| !s.is_empty()),
+                http_method: r.http_method.filter(|s| !s.is_empty()),
                 declared_type: None,
             },
         })

@@ -95,6 +95,33 @@ describe('code navigation', () => {
     assert.equal(paged.body.nextOffset, 1);
   });
 
+  test('the symbols using a type as a parameter or return type are its referencers', async () => {
+    const user = await symbolId('app.models.User');
+    const r = await get(`/v1/repos/${REPO}/symbols/${user}/references?direction=referencers`);
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.body.references.every((x) => x.kind === 'REFERENCES'), r.text);
+    const users = r.body.references.map((x) => x.symbol?.fqn).sort();
+    assert.deepEqual(users, ['app.repo.find', 'app.repo.save', 'app.routes.get_user'], r.text);
+    const save = r.body.references.find((x) => x.symbol.fqn === 'app.repo.save');
+    assert.equal(save.path, 'app/repo.py');
+    assert.equal(save.line, 6);
+    const rename = await symbolId('app.models.User.rename');
+    const types = await get(`/v1/repos/${REPO}/symbols/${rename}/references?direction=referenced`);
+    assert.deepEqual(types.body.references.filter((x) => x.symbol).map((x) => x.symbol.fqn), ['app.models.Base']);
+  });
+
+  test('an HTTP handler is found with its route and method', async () => {
+    const r = await get(`/v1/repos/${REPO}/symbols?name=create_user`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.symbols.length, 1, r.text);
+    const [s] = r.body.symbols;
+    assert.equal(s.kind, 'ENDPOINT');
+    assert.equal(s.route, '/users');
+    assert.equal(s.httpMethod, 'POST');
+    const plain = await get(`/v1/repos/${REPO}/symbols?name=import_all`);
+    assert.equal(plain.body.symbols[0].route, undefined, plain.text);
+  });
+
   test('a line range is the exact text of those lines of the file', async () => {
     const r = await get(`/v1/repos/${REPO}/files/app/util.py/lines?start=7&end=9`);
     assert.equal(r.status, 200, r.text);

@@ -38,7 +38,7 @@ pub struct Args {
     /// Output format: one node or edge per line, one JSON object {nodes, edges}, or Graphviz dot.
     #[arg(long, value_enum, default_value_t = Format::Jsonl, help_heading = "Output")]
     format: Format,
-    /// Print counts per node and edge kind and the share of resolved calls to stderr.
+    /// Print counts per node and edge kind and the shares of resolved calls and references to stderr.
     #[arg(long, help_heading = "Output")]
     stats: bool,
 }
@@ -174,6 +174,12 @@ fn print_stats(stats: &GraphStats, seconds: f64) {
         stats.calls,
         stats.resolved_call_share * 100.0,
         by.join(", ")
+    );
+    eprintln!(
+        "  references: {} resolved of {} ({:.1} %)",
+        stats.resolved_references,
+        stats.references,
+        stats.resolved_reference_share * 100.0
     );
 }
 

@@ -17,6 +17,8 @@ struct Expected {
     contains: Vec<(String, String)>,
     imports: Vec<(String, String)>,
     extends: Vec<(String, String)>,
+    /// Type uses (`REFERENCES`) that point at a symbol of the project.
+    references: Vec<(String, String)>,
     endpoints: Vec<(String, String, String)>,
     docs: Vec<(String, String)>,
 }
@@ -147,24 +149,32 @@ fn view(graphs: &[FileGraph]) -> String {
     out
 }
 
+/// Precision and recall of the resolved edges of `kind` against the expected pairs (targets:
+/// precision ≥ 0.9, recall ≥ 0.8).
+fn score(lang: &str, graphs: &[FileGraph], kind: EdgeKind, expected: &[(String, String)]) {
+    let found = pairs(graphs, &[kind]);
+    let expected: BTreeSet<(String, String)> = expected.iter().cloned().collect();
+    assert!(!expected.is_empty(), "{lang}: no expected {} edges", kind.as_str());
+    let hits = found.intersection(&expected).count();
+    let precision = hits as f64 / found.len().max(1) as f64;
+    let recall = hits as f64 / expected.len() as f64;
+    let name = kind.as_str();
+    eprintln!(
+        "{lang}: resolved {name} precision {precision:.2} ({hits}/{}), recall {recall:.2} ({hits}/{})",
+        found.len(),
+        expected.len()
+    );
+    let wrong: Vec<_> = found.difference(&expected).collect();
+    let lost: Vec<_> = expected.difference(&found).collect();
+    assert!(precision >= 0.9, "{lang}: {name} precision {precision:.2}; not expected: {wrong:#?}");
+    assert!(recall >= 0.8, "{lang}: {name} recall {recall:.2}; missing: {lost:#?}");
+}
+
 fn check(lang: &str) {
     let (_, graphs) = project(lang);
     let want = expected(lang);
-    let calls = pairs(&graphs, &[EdgeKind::Calls]);
-    let expected_calls: BTreeSet<(String, String)> = want.calls.iter().cloned().collect();
-    assert!(!expected_calls.is_empty());
-    let hits = calls.intersection(&expected_calls).count();
-    let precision = hits as f64 / calls.len().max(1) as f64;
-    let recall = hits as f64 / expected_calls.len() as f64;
-    eprintln!(
-        "{lang}: resolved CALLS precision {precision:.2} ({hits}/{}), recall {recall:.2} ({hits}/{})",
-        calls.len(),
-        expected_calls.len()
-    );
-    let wrong: Vec<_> = calls.difference(&expected_calls).collect();
-    let lost: Vec<_> = expected_calls.difference(&calls).collect();
-    assert!(precision >= 0.9, "{lang}: precision {precision:.2}; not expected: {wrong:#?}");
-    assert!(recall >= 0.8, "{lang}: recall {recall:.2}; missing: {lost:#?}");
+    score(lang, &graphs, EdgeKind::Calls, &want.calls);
+    score(lang, &graphs, EdgeKind::References, &want.references);
 
     let contains = pairs(&graphs, &[EdgeKind::Contains]);
     assert_eq!(missing(&want.contains, &contains), vec![], "{lang}: CONTAINS");
@@ -190,27 +200,27 @@ fn check(lang: &str) {
 }
 
 #[test]
-fn python_project_calls_imports_and_routes_are_found() {
+fn python_project_calls_references_imports_and_routes_are_found() {
     check("python");
 }
 
 #[test]
-fn typescript_project_calls_imports_and_routes_are_found() {
+fn typescript_project_calls_references_imports_and_routes_are_found() {
     check("typescript");
 }
 
 #[test]
-fn go_project_calls_imports_and_routes_are_found() {
+fn go_project_calls_references_imports_and_routes_are_found() {
     check("go");
 }
 
 #[test]
-fn rust_project_calls_imports_and_routes_are_found() {
+fn rust_project_calls_references_imports_and_routes_are_found() {
     check("rust");
 }
 
 #[test]
-fn java_project_calls_imports_and_routes_are_found() {
+fn java_project_calls_references_imports_and_routes_are_found() {
     check("java");
 }
 

@@ -6,6 +6,9 @@
 //! numbers kept) and its first sentence is the query. A hit is a returned match overlapping the
 //! function's lines. Reported: Recall@1/5/10 and MRR@10 for 100-line windows vs edgerag's chunker,
 //! BM25 vs dense vs hybrid, and the default pipeline with and without each post-retrieval module.
+//! The rows marked "centrality prior" re-rank the same candidates by their symbol's in-degree in
+//! the code graph (resolved `CALLS` + `REFERENCES` into it): `score × (1 + w · ln(1 + in-degree))`,
+//! the experiment behind keeping or dropping a graph prior in the search.
 //!
 //! Runs natively with the in-memory stores (`MemoryStore`, the core's `InMemoryVectorIndex`) and a
 //! real embedder over HTTP (the local OpenAI-compatible MiniLM server), embeddings cached on disk.
@@ -645,6 +648,42 @@ struct Metrics {
     tok4k: f64,
 }
 
+/// Each chunk's graph in-degree (chunk id → resolved `CALLS` and `REFERENCES` edges into its
+/// symbol from other symbols), from the same files chunked with the graph.
+fn in_degrees(texts: &BTreeMap<String, String>) -> HashMap<String, u32> {
+    use edgerag_core::graph::{chunk_with_graph, resolve, EdgeKind};
+    let config = ChunkConfig::default();
+    let mut graphs = Vec::new();
+    let mut symbol_of: Vec<(String, String)> = Vec::new();
+    for (path, text) in texts {
+        let (chunks, graph) = chunk_with_graph(path, text, &config);
+        symbol_of.extend(chunks.into_iter().filter_map(|c| Some((c.id, c.metadata.symbol_id?))));
+        graphs.extend(graph);
+    }
+    resolve(&mut graphs);
+    let mut degree: HashMap<&str, u32> = HashMap::new();
+    for e in graphs.iter().flat_map(|g| &g.edges) {
+        if matches!(e.kind, EdgeKind::Calls | EdgeKind::References) {
+            if let Some(dst) = e.dst.as_deref().filter(|d| *d != e.src) {
+                *degree.entry(dst).or_default() += 1;
+            }
+        }
+    }
+    symbol_of
+        .iter()
+        .map(|(chunk, symbol)| (chunk.clone(), degree.get(symbol.as_str()).copied().unwrap_or(0)))
+        .collect()
+}
+
+/// The centrality prior: candidates re-ordered by `score × (1 + w · ln(1 + in-degree))`.
+fn apply_prior(candidates: &mut [Candidate], degrees: &HashMap<String, u32>, w: f32) {
+    let boosted = |c: &Candidate| {
+        let d = degrees.get(&c.record.chunk.id).copied().unwrap_or(0) as f32;
+        c.score * (1.0 + w * (1.0 + d).ln())
+    };
+    candidates.sort_by(|a, b| boosted(b).total_cmp(&boosted(a)));
+}
+
 fn hit(c: &Candidate, q: &Query) -> bool {
     let (s, e) = c.lines();
     c.record.chunk.path == q.path && s <= q.end && e >= q.start
@@ -656,6 +695,7 @@ fn evaluate(
     plan: &ResolvedPlan,
     queries: &[Query],
     diag: bool,
+    prior: Option<(&HashMap<String, u32>, f32)>,
 ) -> Metrics {
     let filters = SearchFilters::default();
     let mut m = Metrics::default();
@@ -667,7 +707,10 @@ fn evaluate(
             filters: &filters,
             plan,
         };
-        let Ok(out) = block_on(pipeline.execute(input)) else { continue };
+        let Ok(mut out) = block_on(pipeline.execute(input)) else { continue };
+        if let Some((degrees, w)) = prior {
+            apply_prior(&mut out.candidates, degrees, w);
+        }
         m.n += 1;
         m.returned += out.candidates.len() as f64;
         let found = out.candidates.iter().take(10).position(|c| hit(c, q));
@@ -994,13 +1037,49 @@ fn main() {
                 }
             }
         }
-        for (name, plan) in &variants {
+        // The graph prior re-ranks a wider pool (topK 30) down to 10, against the same pool
+        // without it; weight 0 is the baseline row.
+        let mut priors: Vec<(String, ResolvedPlan, f32)> = Vec::new();
+        let degrees = if chunker == "edgerag" { in_degrees(&texts) } else { HashMap::new() };
+        if chunker == "edgerag" {
+            let wide = |v: f32, k: f32| {
+                let mut p = with_weights(v, k);
+                p.retrieval.top_k = 30;
+                p
+            };
+            let mut bases = vec![("BM25", plan("bm25-wide", &wide(0.0, 1.0), true))];
+            if embedder.is_some() {
+                bases.push(("hybrid RRF 0.5:0.5", plan("rrf-wide", &wide(0.5, 0.5), true)));
+            }
+            for (base_name, base_plan) in bases {
+                for w in [0.0f32, 0.02, 0.05, 0.1, 0.2] {
+                    priors.push((
+                        format!("{base_name} top 30 + centrality prior w={w}"),
+                        base_plan.clone(),
+                        w,
+                    ));
+                }
+            }
+        }
+        let all: Vec<(String, ResolvedPlan, Option<f32>)> = variants
+            .into_iter()
+            .map(|(n, p)| (n, p, None))
+            .chain(priors.into_iter().map(|(n, p, w)| (n, p, Some(w))))
+            .collect();
+        for (name, plan, prior_w) in &all {
             if o.only.as_deref().is_some_and(|f| !name.contains(f)) {
                 continue;
             }
             let t = Instant::now();
-            let m =
-                evaluate(&pipeline, ns, plan, &queries, std::env::var("DIAG").is_ok_and(|d| d == chunker));
+            let prior = prior_w.map(|w| (&degrees, w));
+            let m = evaluate(
+                &pipeline,
+                ns,
+                plan,
+                &queries,
+                std::env::var("DIAG").is_ok_and(|d| d == chunker),
+                prior,
+            );
             let per_lang: Vec<String> =
                 m.by_lang.iter().map(|(l, (rr, n))| format!("{l} {:.3}", rr / (*n).max(1) as f64)).collect();
             let line = format!(

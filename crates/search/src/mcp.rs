@@ -84,12 +84,14 @@ impl Tool {
             Tool::FindSymbol => {
                 "Find the definitions of a symbol in an indexed repository by exact name or fully \
                  qualified name (repoOwner, repoName, name; optional kind, path glob, limit). Returns \
-                 each definition's id, kind, fqn, path, line span, signature and doc."
+                 each definition's id, kind, fqn, path, line span, signature and doc (and the route \
+                 and HTTP method of an ENDPOINT)."
             }
             Tool::SymbolReferences => {
-                "Follow a symbol's edges in the code graph: its callers, callees, implementers or \
-                 importers (direction), one or two steps away (depth), paged by limit/offset. Takes \
-                 the id from repo.find_symbol; external callees come back as dstName."
+                "Follow a symbol's edges in the code graph: its callers, callees, implementers, \
+                 importers, referencers (symbols using it as a type) or referenced (the types it \
+                 uses) (direction), one or two steps away (depth), paged by limit/offset. Takes \
+                 the id from repo.find_symbol; external targets come back as dstName."
             }
             Tool::ReadFileRange => {
                 "Read lines start..end (1-based, inclusive) of an indexed file exactly as indexed."
@@ -370,7 +372,7 @@ mod tests {
         // the type accepts.
         let text = refs.to_string();
         assert!(!text.contains("$ref"), "{text}");
-        for d in ["callers", "callees", "implementers", "importers"] {
+        for d in ["callers", "callees", "implementers", "importers", "referencers", "referenced"] {
             assert!(text.contains(&format!("\"{d}\"")), "{d} missing from {text}");
             let parsed: ReferencesQuery = serde_json::from_value(json!({ "direction": d })).unwrap();
             assert!(parsed.direction.is_some());

@@ -36,6 +36,11 @@ pub enum Direction {
     Implementers,
     /// Symbols importing it.
     Importers,
+    /// Symbols using it as a type (parameter, return, field or variable type, `new`, generic
+    /// argument, annotation): `REFERENCES` edges into it.
+    Referencers,
+    /// The types it uses (`REFERENCES` edges out of it; external ones by name).
+    Referenced,
 }
 
 /// `GET /v1/repos/{owner}/{name}/symbols/{id}/references` query, and the MCP
@@ -43,7 +48,8 @@ pub enum Direction {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReferencesQuery {
-    /// `callers` (default), `callees`, `implementers` or `importers`.
+    /// `callers` (default), `callees`, `implementers`, `importers`, `referencers` (who uses this
+    /// type) or `referenced` (the types it uses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
     /// 1 (default) or 2: also the references of the references.

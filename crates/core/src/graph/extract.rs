@@ -44,6 +44,16 @@ struct PendingCall {
     line: u32,
 }
 
+/// A type name written in a declaration or expression (a `REFERENCES` edge once resolved).
+struct PendingRef {
+    src: usize,
+    name: String,
+    qualifier: Option<String>,
+    owner: Option<String>,
+    dst_name: String,
+    line: u32,
+}
+
 struct Extractor<'a> {
     path: &'a str,
     src: &'a str,
@@ -55,6 +65,7 @@ struct Extractor<'a> {
     edges: Vec<Edge>,
     imports: Vec<Import>,
     calls: Vec<PendingCall>,
+    refs: Vec<PendingRef>,
     scopes: Vec<Scope>,
     parts: Vec<String>,
     ordinals: HashMap<(NodeKind, String), u32>,
@@ -82,6 +93,14 @@ impl KindFlags {
     const COMMENT: u8 = 2;
     const DOC_OR_ANNOTATION: u8 = 4;
     const CALL: u8 = 8;
+    /// Always a type name ([`super::lang::TypeRefs::names`]).
+    const TYPE_NAME: u8 = 16;
+    /// A type name in a type position ([`super::lang::TypeRefs::candidates`]).
+    const TYPE_CANDIDATE: u8 = 32;
+    /// Its children in candidate kinds are type names ([`super::lang::TypeRefs::parents`]).
+    const TYPE_PARENT: u8 = 64;
+    /// Passes a type position on to its children ([`super::lang::TypeRefs::unions`]).
+    const TYPE_UNION: u8 = 128;
 }
 
 /// Extracts `path`'s graph from its parse `tree`.
@@ -108,6 +127,7 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         edges: Vec::new(),
         imports: Vec::new(),
         calls: Vec::new(),
+        refs: Vec::new(),
         scopes: Vec::new(),
         parts: package
             .iter()
@@ -210,7 +230,7 @@ impl<'a> Extractor<'a> {
         self.runs.push(Vec::new());
         loop {
             let node = cursor.node();
-            let descend = !node.is_named() || self.visit(node);
+            let descend = !node.is_named() || self.visit(node, &cursor);
             if descend && cursor.goto_first_child() {
                 self.ancestors.push(node);
                 self.runs.push(Vec::new());
@@ -274,16 +294,34 @@ impl<'a> Extractor<'a> {
             if self.lang.call_kinds.contains(&kind) {
                 f |= KindFlags::CALL;
             }
+            let types = &self.lang.types;
+            if types.names.contains(&kind) {
+                f |= KindFlags::TYPE_NAME;
+            }
+            if types.candidates.contains(&kind) {
+                f |= KindFlags::TYPE_CANDIDATE;
+            }
+            if types.parents.contains(&kind) {
+                f |= KindFlags::TYPE_PARENT;
+            }
+            if types.unions.contains(&kind) {
+                f |= KindFlags::TYPE_UNION;
+            }
             self.kind_flags[id] = f;
         }
         self.kind_flags[id]
     }
 
     /// Handles one named node; returns whether to walk into it.
-    fn visit(&mut self, node: TsNode<'a>) -> bool {
+    fn visit(&mut self, node: TsNode<'a>, cursor: &tree_sitter::TreeCursor<'a>) -> bool {
         let flags = self.flags(node);
         if flags & KindFlags::COMMENT != 0 {
             return false;
+        }
+        if flags & (KindFlags::TYPE_NAME | KindFlags::TYPE_CANDIDATE) != 0 {
+            if let Some(descend) = self.type_ref(node, flags, cursor) {
+                return descend;
+            }
         }
         let line = node.start_position().row as u32 + 1;
         if (self.lang.imports)(node, self.src, line, &mut self.imports) {
@@ -297,6 +335,60 @@ impl<'a> Extractor<'a> {
             self.call(node);
         }
         true
+    }
+
+    /// Records a type name at `node` when it is in a type position; returns whether to walk into
+    /// it, or `None` when it is not a type name here (the node is then visited as usual).
+    fn type_ref(
+        &mut self,
+        node: TsNode<'a>,
+        flags: u8,
+        cursor: &tree_sitter::TreeCursor<'a>,
+    ) -> Option<bool> {
+        let lang: &'a GraphLang = self.lang;
+        let types = &lang.types;
+        let always = flags & KindFlags::TYPE_NAME != 0;
+        if always {
+            // The name of the type being defined (`struct Foo`, `type Foo = …`).
+            if cursor.field_name() == Some("name") {
+                return Some(false);
+            }
+        } else {
+            let mut at = self.ancestors.len();
+            let mut parent_flags = 0;
+            while at > 0 {
+                at -= 1;
+                parent_flags = self.flags(self.ancestors[at]);
+                if parent_flags & KindFlags::TYPE_UNION == 0 {
+                    break;
+                }
+            }
+            let slot = parent_flags & KindFlags::TYPE_PARENT != 0
+                || (!types.fields.is_empty()
+                    && cursor.field_name().is_some_and(|f| types.fields.contains(&f)));
+            if !slot {
+                return None;
+            }
+        }
+        let written = strip_generics(text(node, self.src));
+        let (name, qualifier) = split_path(&written);
+        // Single letters are type parameters (`T`, `K`), not types of the project.
+        let keep = name.chars().nth(1).is_some()
+            && written.len() <= 200
+            && !types.builtins.contains(&name.as_str())
+            && !lang.self_names.contains(&name.as_str());
+        if keep {
+            let owner = self.enclosing_type().and_then(|s| s.owner.clone());
+            self.refs.push(PendingRef {
+                src: self.caller(),
+                name,
+                qualifier,
+                owner,
+                dst_name: written,
+                line: line_of(node),
+            });
+        }
+        Some(!always)
     }
 
     fn enclosing_type(&self) -> Option<&Scope> {
@@ -558,6 +650,7 @@ impl<'a> Extractor<'a> {
             }
         }
         self.edges.extend(edges);
+        self.references();
         let module_id = self.nodes[0].id.clone();
         for import in &self.imports {
             let dst_name = match &import.name {
@@ -587,6 +680,56 @@ impl<'a> Extractor<'a> {
             nodes: self.nodes,
             edges: self.edges,
             imports: self.imports,
+        }
+    }
+
+    /// `REFERENCES` edges, one per (symbol, type as written) at its first line: a type of the
+    /// same file resolves here, the rest keep a hint for cross-file resolution. A type's own
+    /// name and its bases (already `EXTENDS` / `IMPLEMENTS`) are not references.
+    fn references(&mut self) {
+        let refs = std::mem::take(&mut self.refs);
+        let mut seen: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
+        let bases: std::collections::HashSet<(String, String)> = self
+            .edges
+            .iter()
+            .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
+            .map(|e| (e.src.clone(), e.dst_name.clone()))
+            .collect();
+        for r in refs {
+            if !seen.insert((r.src, r.dst_name.clone())) {
+                continue;
+            }
+            let src = self.nodes[r.src].id.clone();
+            if bases.contains(&(src.clone(), r.dst_name.clone())) {
+                continue;
+            }
+            let local = if r.qualifier.is_none() {
+                self.nodes.iter().position(|n| n.kind.is_type() && n.name == r.name)
+            } else {
+                None
+            };
+            if local == Some(r.src) {
+                continue;
+            }
+            let (dst, resolution) = match local {
+                Some(i) => (Some(self.nodes[i].id.clone()), Resolution::SameFile),
+                None => (None, Resolution::External),
+            };
+            self.edges.push(Edge {
+                kind: EdgeKind::References,
+                src,
+                dst,
+                dst_name: r.dst_name,
+                confidence: resolution.confidence(),
+                resolution,
+                path: self.path.to_string(),
+                line: r.line,
+                hint: local.is_none().then_some(Hint {
+                    name: r.name,
+                    qualifier: r.qualifier,
+                    owner: r.owner,
+                }),
+            });
         }
     }
 

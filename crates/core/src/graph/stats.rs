@@ -17,6 +17,11 @@ pub struct GraphStats {
     pub resolved_call_share: f64,
     /// Calls per [`Resolution`] (kebab-case names).
     pub calls_by_resolution: BTreeMap<String, usize>,
+    /// `REFERENCES` edges (type uses), and how many point at a symbol of the project.
+    pub references: usize,
+    pub resolved_references: usize,
+    /// `resolved_references / references` (0 when there are none).
+    pub resolved_reference_share: f64,
 }
 
 impl GraphStats {
@@ -28,6 +33,10 @@ impl GraphStats {
             }
             for edge in &file.edges {
                 *stats.edges.entry(edge.kind.as_str()).or_default() += 1;
+                if edge.kind == EdgeKind::References {
+                    stats.references += 1;
+                    stats.resolved_references += usize::from(edge.dst.is_some());
+                }
                 if edge.kind == EdgeKind::Calls {
                     stats.calls += 1;
                     if edge.dst.is_some() {
@@ -43,6 +52,9 @@ impl GraphStats {
         }
         if stats.calls > 0 {
             stats.resolved_call_share = stats.resolved_calls as f64 / stats.calls as f64;
+        }
+        if stats.references > 0 {
+            stats.resolved_reference_share = stats.resolved_references as f64 / stats.references as f64;
         }
         stats
     }

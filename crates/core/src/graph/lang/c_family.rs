@@ -2,7 +2,7 @@
 //! unions (C++ bases → `EXTENDS`), enums, typedefs, namespaces, fields; `#include "…"`.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,14 @@ pub(crate) static C_FAMILY: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &["template_declaration"],
     modules: ModuleStyle::Relative,
+    types: TypeRefs {
+        names: &["type_identifier"],
+        candidates: &[],
+        fields: &[],
+        parents: &[],
+        unions: &[],
+        builtins: &[],
+    },
 };
 
 /// The declarator's name: through pointers, references, function declarators.

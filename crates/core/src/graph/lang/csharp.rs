@@ -2,7 +2,7 @@
 //! properties and fields; base lists (→ `EXTENDS`); `using` (every type of the namespace).
 use tree_sitter::Node;
 
-use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle};
+use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,16 @@ pub(crate) static CSHARP: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    // Types are plain names in C#: a `type` / `returns` child, a generic argument, an array or
+    // nullable element.
+    types: TypeRefs {
+        names: &[],
+        candidates: &["identifier", "generic_name", "qualified_name"],
+        fields: &["type", "returns"],
+        parents: &["type_argument_list", "base_list", "nullable_type", "array_type"],
+        unions: &[],
+        builtins: &[],
+    },
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {

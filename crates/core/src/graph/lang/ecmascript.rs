@@ -3,7 +3,7 @@
 //! constants; ES `import` and `require`; `this` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -16,6 +16,15 @@ pub(crate) static ECMASCRIPT: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["export_statement", "lexical_declaration", "variable_declaration", "ambient_declaration"],
     modules: ModuleStyle::EcmaScript,
+    // `new X()` names a type in JavaScript too.
+    types: TypeRefs {
+        names: &["type_identifier", "nested_type_identifier"],
+        candidates: &["identifier"],
+        fields: &["constructor"],
+        parents: &[],
+        unions: &[],
+        builtins: &[],
+    },
 };
 
 fn is_function(value: Node<'_>) -> bool {

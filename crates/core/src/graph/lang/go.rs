@@ -2,7 +2,7 @@
 //! interface / other types, struct fields, constants; `import` specs (a package = a directory).
 use tree_sitter::Node;
 
-use super::{decl, named, typed_field, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,37 @@ pub(crate) static GO: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["type_declaration"],
     modules: ModuleStyle::Go,
+    types: TypeRefs {
+        names: &["type_identifier", "qualified_type"],
+        candidates: &[],
+        fields: &[],
+        parents: &[],
+        unions: &[],
+        builtins: &[
+            "any",
+            "bool",
+            "byte",
+            "comparable",
+            "complex64",
+            "complex128",
+            "error",
+            "float32",
+            "float64",
+            "int",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "rune",
+            "string",
+            "uint",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "uintptr",
+        ],
+    },
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {

@@ -2,7 +2,7 @@
 //! → constants); `extends` / `implements`; `import` (`.*` = every type of the package).
 use tree_sitter::Node;
 
-use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle};
+use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,15 @@ pub(crate) static JAVA: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    types: TypeRefs {
+        names: &["type_identifier", "scoped_type_identifier"],
+        // Annotation names (`@Transactional`); the `java.lang` ones are left out.
+        candidates: &["identifier"],
+        fields: &[],
+        parents: &["marker_annotation", "annotation"],
+        unions: &[],
+        builtins: &["Override", "Deprecated", "SuppressWarnings", "FunctionalInterface", "SafeVarargs"],
+    },
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {

@@ -2,7 +2,7 @@
 //! (methods in types), properties; `import`; `this` members and bare member calls.
 use tree_sitter::Node;
 
-use super::{decl, named, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,17 @@ pub(crate) static KOTLIN: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    types: TypeRefs {
+        names: &[],
+        candidates: &["identifier"],
+        fields: &[],
+        parents: &["user_type"],
+        unions: &[],
+        builtins: &[
+            "Any", "Boolean", "Byte", "Char", "Double", "Float", "Int", "Long", "Nothing", "Short", "String",
+            "Unit",
+        ],
+    },
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {

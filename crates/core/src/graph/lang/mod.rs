@@ -12,6 +12,7 @@
 //!      else the first named child);
 //!    - `imports`: turn an import statement into [`Import`]s (return `true` when it was one);
 //!    - `package`: the package / namespace clause, if the language has one;
+//!    - `types`: where type names are written ([`TypeRefs`], `REFERENCES` edges);
 //!    - `self_names`, `implicit_members` (whether a bare `foo()` inside a method may be a member),
 //!      `wrappers` (nodes such as `export …` whose span a definition takes), `modules` (how
 //!      import strings map to files, see [`ModuleStyle`]);
@@ -113,7 +114,29 @@ pub(crate) struct GraphLang {
     pub implicit_members: bool,
     pub wrappers: &'static [&'static str],
     pub modules: ModuleStyle,
+    pub types: TypeRefs,
 }
+
+/// Where a language writes type names (for `REFERENCES` edges: parameter, return, field and
+/// variable types, `new X`, generic arguments, annotations).
+pub(crate) struct TypeRefs {
+    /// Kinds that name a type wherever they appear (`type_identifier`), except as the `name` of
+    /// the definition they belong to. Not walked into.
+    pub names: &'static [&'static str],
+    /// Kinds that name a type only in a type position: as a child in one of `fields`, or under
+    /// one of `parents` (C# and Python spell types as plain identifiers). Walked into.
+    pub candidates: &'static [&'static str],
+    pub fields: &'static [&'static str],
+    pub parents: &'static [&'static str],
+    /// Kinds that keep a type position for their children (`X | None` in a Python hint).
+    pub unions: &'static [&'static str],
+    /// Built-in types spelled like names (`string` in Go, `int` in Python): never an edge.
+    pub builtins: &'static [&'static str],
+}
+
+/// A language without type annotations.
+pub(crate) const NO_TYPES: TypeRefs =
+    TypeRefs { names: &[], candidates: &[], fields: &[], parents: &[], unions: &[], builtins: &[] };
 
 pub(crate) fn no_package(_: Node<'_>, _: &str) -> Option<String> {
     None

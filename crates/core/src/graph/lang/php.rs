@@ -2,7 +2,7 @@
 //! methods, properties, class constants; `use` statements; `$this` / `self` / `static` members.
 use tree_sitter::Node;
 
-use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle};
+use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle, NO_TYPES};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -21,6 +21,7 @@ pub(crate) static PHP: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    types: NO_TYPES,
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {

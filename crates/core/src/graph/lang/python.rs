@@ -2,7 +2,7 @@
 //! attributes as fields; `import` / `from … import` (relative too); `self` / `cls` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::text;
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,30 @@ pub(crate) static PYTHON: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["decorated_definition"],
     modules: ModuleStyle::Python,
+    // Type hints: `x: Item`, `-> list[Item]`, `Optional[models.Item]`.
+    types: TypeRefs {
+        names: &[],
+        candidates: &["identifier", "attribute"],
+        fields: &[],
+        parents: &["type", "generic_type", "union_type"],
+        unions: &["binary_operator"],
+        builtins: &[
+            "int",
+            "str",
+            "float",
+            "bool",
+            "bytes",
+            "object",
+            "complex",
+            "type",
+            "list",
+            "dict",
+            "set",
+            "tuple",
+            "frozenset",
+            "bytearray",
+        ],
+    },
 };
 
 fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {

@@ -2,7 +2,7 @@
 //! `require_relative`; `self` members and bare calls to the class's own methods.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle, NO_TYPES};
 use crate::chunk::code::grammar::{field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -15,6 +15,7 @@ pub(crate) static RUBY: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Relative,
+    types: NO_TYPES,
 };
 
 fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {

@@ -3,7 +3,7 @@
 //! → `IMPLEMENTS`; `use` trees; `self` / `Self` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle};
+use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{field_text, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
@@ -16,6 +16,14 @@ pub(crate) static RUST: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &[],
     modules: ModuleStyle::Rust,
+    types: TypeRefs {
+        names: &["type_identifier", "scoped_type_identifier"],
+        candidates: &[],
+        fields: &[],
+        parents: &[],
+        unions: &[],
+        builtins: &["Self"],
+    },
 };
 
 fn base_type(t: Node<'_>, src: &str) -> String {
