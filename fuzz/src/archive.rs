@@ -51,7 +51,10 @@ fn check_candidates(candidates: &[Candidate], opts: &ArchiveOptions) {
             }
             Candidate::Skipped(s) => {
                 assert!(
-                    !s.reason.is_empty() && s.reason.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                    !s.reason.is_empty()
+                        && s.reason
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'),
                     "skip reason {:?} is not a code",
                     s.reason
                 );
