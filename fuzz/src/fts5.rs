@@ -180,11 +180,10 @@ impl Parser {
 
     /// An optional column filter, then a phrase, a NEAR group or a parenthesized query.
     fn primary(&mut self) -> Result<(), String> {
-        let colspec_ahead = match (self.peek(), self.toks.get(self.at + 1)) {
-            (Some(Tok::Minus), _) | (Some(Tok::LBrace), _) => true,
-            (Some(Tok::Str(_, false)), Some(Tok::Colon)) => true,
-            _ => false,
-        };
+        let colspec_ahead = matches!(
+            (self.peek(), self.toks.get(self.at + 1)),
+            (Some(Tok::Minus | Tok::LBrace), _) | (Some(Tok::Str(_, false)), Some(Tok::Colon))
+        );
         if colspec_ahead {
             self.eat(&Tok::Minus);
             if self.eat(&Tok::LBrace) {
