@@ -65,7 +65,8 @@ fn check_file(text: &str, chunks: &[Chunk], config: &ChunkConfig, path: &str, la
     if let Err(e) = invariants::check(text, chunks, config) {
         panic!("{path:?} as {language:?} with {config:?}: {e}");
     }
-    if text.trim().is_empty() {
+    // A leading byte order mark is never chunked (it is not whitespace to `trim`).
+    if text.strip_prefix('\u{feff}').unwrap_or(text).trim().is_empty() {
         return;
     }
     assert!(!chunks.is_empty(), "{path:?}: a file with text gave no chunks");
