@@ -2,13 +2,13 @@
 # Fuzzing, bounded: lints of the fuzz crate, the replay of every saved regression input and seed on
 # stable (`cargo test`), then one libFuzzer build of the five targets (chunk_code, chunk_text,
 # archive, search_request, fts_query) and a short run of each from the seeds plus the corpus kept
-# in target/fuzz/corpus. FUZZ_SECONDS (default 20) is the time per target; longer runs: README,
+# in target/fuzz/corpus. FUZZ_SECONDS (default 10) is the time per target; longer runs: README,
 # "Development". A crash fails the step; its input is in fuzz/artifacts/<target>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 bash scripts/setup.d/25-fuzz.sh
-seconds="${FUZZ_SECONDS:-20}"
+seconds="${FUZZ_SECONDS:-10}"
 fz=(--manifest-path fuzz/Cargo.toml --target-dir "$EDGERAG_ROOT/target" --locked)
 rustfmt --edition 2021 --check fuzz/src/*.rs fuzz/fuzz_targets/*.rs fuzz/tests/*.rs
 cargo clippy "${fz[@]}" --no-default-features --all-targets -- -D warnings
