@@ -1,11 +1,15 @@
 //! Index stage: for each embedded (or deleted) file of a range, in this order —
 //! 1. upsert the new vectors (ids are chunk ids, so a replay overwrites the same vectors);
-//! 2. delete the vectors of the file's stale chunks (stored in D1 but not produced any more);
-//! 3. one D1 transaction: delete stale chunks (FTS follows by trigger), upsert new chunks and the
-//!    `files` row (or delete it), mark the staging row done.
+//! 2. one D1 transaction: delete the stale chunks (stored in D1 but not produced any more; FTS
+//!    follows by trigger) and stage their vector ids in `pending_vector_deletes`, upsert the new
+//!    chunks and the `files` row (or delete it), mark the staging row done;
+//! 3. delete the staged vectors, then their staging rows.
 //!
-//! A crash between the steps leaves D1 describing the old file; the retry recomputes the same stale
-//! set from D1 and finishes the job. Then the job is completed if nothing else is left.
+//! Until the D1 batch commits, the old version keeps every vector, so a failing batch leaves it
+//! found by vector search as well as by keyword. A crash before the commit leaves D1 describing the
+//! old file and the retry recomputes the same stale set; a crash after it leaves the ids staged,
+//! and any later index message of the namespace (the redelivery included) deletes them. Then the
+//! job is completed if nothing else is left.
 use std::collections::{HashMap, HashSet};
 
 use edgerag_core::vector::VectorRecord;
@@ -53,7 +57,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             existing.entry(pid.path).or_default().push(pid.id);
         }
 
-        // 1 + 2: the vector index.
+        // 1: the new vectors.
         let index = crate::vector::vector_index_from_env(&ctx.env)?;
         let tags: HashMap<i64, Vec<String>> =
             files.iter().map(|f| (f.seq, edgerag_core::tags::from_column(&f.tags))).collect();
@@ -77,14 +81,12 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                 stale.extend(ids.iter().filter(|id| !keep.contains(id.as_str())).cloned());
             }
         }
-        for group in stale.chunks(UPSERT_BATCH) {
-            index.delete_by_ids(ns, group).await?;
-        }
 
-        // 3: D1, one transaction for the whole range (each file's rows change together).
+        // 2: D1, one transaction for the whole range (each file's rows change together).
         let now = crate::time::now_iso();
         let key = job.index_key.clone().unwrap_or_else(|| super::index_key(&ctx.env));
         let mut statements = chunks::delete_chunks_statements(&ctx.db, ns, &stale)?;
+        statements.extend(chunks::stage_vector_deletes_statements(&ctx.db, ns, &job.id, &stale)?);
         for file in &files {
             if file.change == "deleted" {
                 statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
@@ -125,6 +127,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         super::faults::index_batch(&ctx.db, ns, &mut statements)?;
         ctx.db.batch(statements).await?;
     }
+    // 3: also when the range was already indexed (a redelivery after the batch committed).
+    delete_staged_vectors(ctx, ns).await?;
     jobs::refresh_counters(&ctx.db, &job.id).await?;
     if super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
         .await?
@@ -132,4 +136,26 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         super::sync::after_job(ctx, ns).await;
     }
     Ok(())
+}
+
+/// Delete the vectors staged by committed index batches of `ns` (a page per round), skipping any
+/// whose chunk exists again, then forget them. Idempotent: deleting a missing vector is a no-op.
+async fn delete_staged_vectors(ctx: &Ctx, ns: &str) -> Result<(), StageError> {
+    let mut index = None;
+    loop {
+        let (live, dead) = chunks::pending_vector_deletes(&ctx.db, ns).await?;
+        if live.is_empty() && dead.is_empty() {
+            return Ok(());
+        }
+        if !dead.is_empty() {
+            let index = match &mut index {
+                Some(index) => index,
+                None => index.insert(crate::vector::vector_index_from_env(&ctx.env)?),
+            };
+            for group in dead.chunks(UPSERT_BATCH) {
+                index.delete_by_ids(ns, group).await?;
+            }
+        }
+        chunks::clear_vector_deletes(&ctx.db, ns, &[live, dead].concat()).await?;
+    }
 }

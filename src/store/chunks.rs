@@ -116,6 +116,61 @@ pub fn delete_chunks_statements(
         .collect()
 }
 
+/// Ids per statement staged or cleared at once (passed as one JSON array parameter).
+const VECTOR_DELETE_GROUP: usize = 500;
+
+/// Stage the vector ids of the chunks this batch deletes (`pending_vector_deletes`): part of the
+/// same D1 batch, so the ids are recorded exactly when the chunks are gone.
+pub fn stage_vector_deletes_statements(
+    db: &Db,
+    namespace: &str,
+    job_id: &str,
+    ids: &[String],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    ids.chunks(VECTOR_DELETE_GROUP)
+        .map(|group| {
+            let list = serde_json::to_string(group).unwrap_or_else(|_| "[]".into());
+            db.stmt(
+                "INSERT OR IGNORE INTO pending_vector_deletes (namespace, id, job_id) \
+                 SELECT ?1, value, ?2 FROM json_each(?3)",
+                &args![namespace, job_id, list.as_str()],
+            )
+        })
+        .collect()
+}
+
+/// The staged vector deletes of a namespace, split into the ids whose chunk exists again (a later
+/// version re-created the same chunk: its vector is live and stays) and the ids to delete.
+pub async fn pending_vector_deletes(db: &Db, namespace: &str) -> StoreResult<(Vec<String>, Vec<String>)> {
+    #[derive(Deserialize)]
+    struct Pending {
+        id: String,
+        live: i64,
+    }
+    let rows: Vec<Pending> = db
+        .all(
+            "SELECT p.id, EXISTS (SELECT 1 FROM chunks c WHERE c.namespace = p.namespace AND c.id = p.id) AS live \
+             FROM pending_vector_deletes p WHERE p.namespace = ? ORDER BY p.id LIMIT ?",
+            &args![namespace, VECTOR_DELETE_GROUP as u32],
+        )
+        .await?;
+    let (live, dead): (Vec<Pending>, Vec<Pending>) = rows.into_iter().partition(|p| p.live != 0);
+    Ok((live.into_iter().map(|p| p.id).collect(), dead.into_iter().map(|p| p.id).collect()))
+}
+
+/// Forget staged vector deletes once their vectors are gone (or live again).
+pub async fn clear_vector_deletes(db: &Db, namespace: &str, ids: &[String]) -> StoreResult<()> {
+    for group in ids.chunks(VECTOR_DELETE_GROUP) {
+        let list = serde_json::to_string(group).unwrap_or_else(|_| "[]".into());
+        db.run(
+            "DELETE FROM pending_vector_deletes WHERE namespace = ?1 AND id IN (SELECT value FROM json_each(?2))",
+            &args![namespace, list.as_str()],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// A chunk ready to be written with everything the row needs.
 pub struct ChunkRow<'a> {
     pub chunk: &'a Chunk,

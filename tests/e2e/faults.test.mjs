@@ -6,7 +6,8 @@
 // 1. the worker process tree SIGKILLed mid-ingestion and restarted on the same state: the scheduled
 //    run resumes the job, which completes with exact counts;
 // 2. the index stage's D1 batch failing mid-batch (the `/__test/faults/index-batch` hook of the
-//    `test-hooks` build): retried, and meanwhile search sees only the old index;
+//    `test-hooks` build): retried, and meanwhile search sees only the old index, by keyword and
+//    by vector (stale vectors are deleted only after the batch commits);
 // 3. the embedder down for a while: the message retries with backoff, the job succeeds when it is
 //    back (down for good → FAILED with lastError: failures.test.mjs);
 // 4. files that cannot be chunked (binary, invalid UTF-8) in an archive: skipped with a reason,
@@ -233,16 +234,24 @@ test('a D1 batch failing mid-batch in the index stage: retried, and meanwhile se
     if (rawQuery === 'walruses') assert.ok(r.body.matches.some((m) => m.path === 'edit.md'), 'the old version is still found');
   }
 
-  // What the vector index holds meanwhile (the index stage writes vectors before D1 and deletes
-  // a changed file's stale vectors before the D1 batch too): vectors written ahead are all of the
-  // new version; an old chunk whose vector is already gone is found by keyword only until the retry.
+  // What the vector index holds meanwhile: the index stage writes the new vectors before D1 (not
+  // searchable: search hydrates from D1) and deletes a changed file's stale vectors only after the
+  // D1 batch commits, so every old chunk keeps its vector and vector search still finds the old
+  // version of the changed file.
   const vectors = new Set(await ids('SELECT id FROM local_vectors WHERE namespace = ?', ns));
   const newIds = new Set((await coreChunks(v2)).map((c) => c.id));
   const ahead = [...vectors].filter((v) => !oldIds.has(v));
   assert.ok(ahead.length > 0, 'the failing attempt got as far as the vector index');
   assert.deepEqual(ahead.filter((v) => !newIds.has(v)), [], 'every vector without a chunk is of the new version');
-  const bare = [...oldIds].filter((c) => !vectors.has(c));
-  console.log(`during the D1 fault: ${ahead.length} vectors written ahead (not searchable), ${bare.length} old chunks without their vector (keyword-only until the retry)`);
+  assert.deepEqual([...oldIds].filter((c) => !vectors.has(c)), [], 'every old chunk keeps its vector while the batch fails');
+  assert.deepEqual(await er.d1('SELECT id FROM pending_vector_deletes WHERE namespace = ?', ns), [],
+    'no vector delete is staged by a batch that rolled back');
+  const oldEdit = old.chunks.find((c) => c.path === 'edit.md');
+  const nearest = await er.request('POST', '/__test/vectors/nearest', { body: { namespace: ns, text: oldEdit.text, topK: 3 } });
+  assert.equal(nearest.status, 200, nearest.text);
+  assert.equal(nearest.body.matches[0]?.id, oldEdit.id,
+    `vector search finds the old version: ${JSON.stringify(nearest.body.matches.map((m) => [m.id, m.metadata.path, m.score]))}`);
+  console.log(`during the D1 fault: ${ahead.length} vectors written ahead (not searchable), all ${oldIds.size} old chunks keep their vectors`);
 
   const { injected } = await arm(0);
   summary.injected += injected;
@@ -250,6 +259,8 @@ test('a D1 batch failing mid-batch in the index stage: retried, and meanwhile se
   assert.ok(job.attempt > injected, `retried after ${injected} failures (attempt ${job.attempt})`);
   assert.deepEqual({ added: job.files.added, changed: job.files.changed }, { added: 1, changed: 1 });
   await checkExact(ns, [v1[0], ...v2]);
+  assert.deepEqual(await er.d1('SELECT id FROM pending_vector_deletes WHERE namespace = ?', ns), [],
+    'the stale vectors were deleted after the batch committed and their staging rows dropped');
 });
 
 test('the embedder down for a while: retried with backoff, the job succeeds when it is back', async () => {

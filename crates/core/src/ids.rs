@@ -15,6 +15,21 @@ pub fn chunk_id(content: &str, path: &str, start_line: u32, end_line: u32) -> St
     h.finalize().to_hex().to_string()
 }
 
+/// `id` of the `repeat`-th chunk of a file (0-based) with the same content on the same lines as an
+/// earlier one: a long line cut into identical pieces (minified or generated files) would
+/// otherwise give two chunks one id, and the second would overwrite the first wherever ids are
+/// keys (D1 rows, vectors). `repeat` 0 is [`chunk_id`], so every other id is unchanged.
+pub fn repeated_chunk_id(content: &str, path: &str, start_line: u32, end_line: u32, repeat: u32) -> String {
+    if repeat == 0 {
+        return chunk_id(content, path, start_line, end_line);
+    }
+    let mut h = blake3::Hasher::new();
+    h.update(chunk_id(content, path, start_line, end_line).as_bytes());
+    h.update(b"repeat");
+    h.update(&repeat.to_le_bytes());
+    h.finalize().to_hex().to_string()
+}
+
 /// `text_hash` of a chunk: BLAKE3 of the content only (change detection, embedding cache key).
 pub fn text_hash(content: &str) -> String {
     blake3::hash(content.as_bytes()).to_hex().to_string()
@@ -46,6 +61,10 @@ mod tests {
         assert_ne!(chunk_id("ab", "", 1, 2), chunk_id("a", "b", 1, 2));
         assert_ne!(chunk_id("a", "b", 1, 2), chunk_id("a", "b", 1, 3));
         assert_eq!(chunk_id("a", "b", 1, 2).len(), 64);
+        assert_eq!(repeated_chunk_id("a", "b", 1, 2, 0), chunk_id("a", "b", 1, 2));
+        assert_ne!(repeated_chunk_id("a", "b", 1, 2, 1), chunk_id("a", "b", 1, 2));
+        assert_ne!(repeated_chunk_id("a", "b", 1, 2, 1), repeated_chunk_id("a", "b", 1, 2, 2));
+        assert_eq!(repeated_chunk_id("a", "b", 1, 2, 1).len(), 64);
         assert_eq!(span_hash("p", 1, 2).len(), 16);
         // BLAKE3 of the empty string is a published constant.
         assert_eq!(text_hash(""), "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");

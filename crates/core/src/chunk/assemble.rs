@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use super::{Chunk, ChunkConfig, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
 use crate::{ids, keywords, lang::Language};
 
@@ -23,6 +25,8 @@ pub fn assemble(
         // Number of line starts at or before `byte` = 1-based line number.
         line_starts.partition_point(|&s| s <= byte) as u32
     };
+    // Pieces with the same text on the same lines so far (a long line cut into identical pieces).
+    let mut seen: HashMap<String, u32> = HashMap::new();
     pieces
         .into_iter()
         .enumerate()
@@ -33,8 +37,16 @@ pub fn assemble(
             let end_line = line_of(piece.end_byte.saturating_sub(1).max(piece.start_byte));
             let mut metadata = piece.metadata;
             metadata.span_hash = ids::span_hash(path, start_line, end_line);
+            let base = ids::chunk_id(body, path, start_line, end_line);
+            let repeat = seen.entry(base.clone()).or_insert(0);
+            let id = if *repeat == 0 {
+                base
+            } else {
+                ids::repeated_chunk_id(body, path, start_line, end_line, *repeat)
+            };
+            *repeat += 1;
             Chunk {
-                id: ids::chunk_id(body, path, start_line, end_line),
+                id,
                 text_hash: ids::text_hash(body),
                 path: path.to_string(),
                 language,
@@ -60,4 +72,25 @@ pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::chunk::{chunk_text, invariants, ChunkConfig};
+
+    #[test]
+    fn identical_pieces_of_one_long_line_get_distinct_ids() {
+        // A line with no break opportunity is cut by size into pieces with the same text on the
+        // same line; found by the `chunk_text` fuzz target.
+        let text = "ab".repeat(400);
+        let config = ChunkConfig::default().with_max_tokens(10);
+        let chunks = chunk_text("min.txt", &text, &config);
+        assert!(chunks.len() > 2 && chunks.iter().all(|c| c.text == chunks[0].text), "identical pieces");
+        let mut ids: Vec<&str> = chunks.iter().map(|c| c.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), chunks.len());
+        invariants::check(&text, &chunks, &config).expect("invariants");
+        assert_eq!(chunks, chunk_text("min.txt", &text, &config), "the ids are stable");
+    }
 }

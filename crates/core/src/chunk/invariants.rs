@@ -13,7 +13,9 @@
 //! 6. **overlap** — a chunk repeats bytes of the previous chunk only as whole lines, exactly
 //!    `metadata.overlap_lines` of them, never more than `overlap_lines`, never in the first chunk;
 //!    a chunk that repeats nothing has `overlap_lines` 0;
-//! 7. **ids** — `id`, `text_hash`, `span_hash` follow [`crate::ids`]; ≤ 20 unique keywords.
+//! 7. **ids** — `id`, `text_hash`, `span_hash` follow [`crate::ids`] (a repeat of the same text on
+//!    the same lines takes [`crate::ids::repeated_chunk_id`]), so no two chunks share an id;
+//!    ≤ 20 unique keywords.
 use super::{Chunk, ChunkConfig};
 use crate::ids;
 
@@ -23,6 +25,7 @@ pub fn check(text: &str, chunks: &[Chunk], config: &ChunkConfig) -> Result<(), S
     let newlines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
     let line_of = |byte: usize| 1 + newlines.partition_point(|&nl| nl < byte) as u32;
     let mut covered_to = bom;
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (i, c) in chunks.iter().enumerate() {
         let at = |msg: String| format!("chunk {i} ({}..{}): {msg}", c.start_byte, c.end_byte);
         if c.chunk_index as usize != i {
@@ -93,9 +96,11 @@ pub fn check(text: &str, chunks: &[Chunk], config: &ChunkConfig) -> Result<(), S
             }
         }
         covered_to = covered_to.max(c.end_byte);
-        if c.id != ids::chunk_id(slice, &c.path, start_line, end_line) {
+        let repeat = seen.entry(ids::chunk_id(slice, &c.path, start_line, end_line)).or_insert(0);
+        if c.id != ids::repeated_chunk_id(slice, &c.path, start_line, end_line, *repeat) {
             return Err(at("id does not follow ids::chunk_id".into()));
         }
+        *repeat += 1;
         if c.text_hash != ids::text_hash(slice) {
             return Err(at("text_hash does not follow ids::text_hash".into()));
         }
