@@ -2,10 +2,10 @@
 # The one test command: installs what is missing, then runs the test steps (scripts/test.d/*.sh).
 #
 #   scripts/test.sh              every step, in order (CI: .ci/run)
-#   scripts/test.sh rust e2e     only these steps: rust, wasm, embed, e2e, preview
+#   scripts/test.sh rust e2e     only these steps: rust, fuzz, wasm, embed, e2e, preview
 #
-# Each step prints its duration; a summary of all of them ends the run. When both run, the e2e and
-# preview steps run side by side (EDGERAG_SERIAL_STEPS=1: one after the other).
+# Each step prints its duration; a summary of all of them ends the run. The preview and fuzz steps
+# run beside the e2e step when it is chosen (EDGERAG_SERIAL_STEPS=1: every step in order).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
@@ -46,14 +46,22 @@ is_chosen() {
   return 1
 }
 
-# The browser test (preview) runs alongside the e2e step when both are chosen: both spend most of
-# their time waiting on workerd (queues, timers, the page), so on 2 cores the pair takes little more
-# than the e2e step alone. They share one worker build, made first, so neither rebuilds it while the
-# other runs from it. Each line is prefixed with its step; the step's own exit status decides.
-alongside=
-if is_chosen e2e && is_chosen preview && [ "${EDGERAG_SERIAL_STEPS:-0}" != 1 ]; then
-  alongside=preview
+# Side steps: when the e2e step runs, the preview step (browser test) and the fuzz step run beside
+# it, one after the other, from the same worker build (made first, so nothing rebuilds it while
+# the e2e tests run from it). The e2e tests mostly wait on workerd (queues, timers), so on 2 cores
+# the side steps' builds and runs fit in that waiting. Each side line is prefixed with its step; a
+# side step's own exit status decides. EDGERAG_SERIAL_STEPS=1 runs every step in order instead.
+side_steps=()
+if is_chosen e2e && [ "${EDGERAG_SERIAL_STEPS:-0}" != 1 ]; then
+  for name in preview fuzz; do
+    is_chosen "$name" && side_steps+=("$name")
+  done
 fi
+is_side() {
+  local n
+  for n in ${side_steps[@]+"${side_steps[@]}"}; do [ "$n" = "$1" ] && return 0; done
+  return 1
+}
 
 run_step() {
   local name="$1" t=$SECONDS
@@ -76,20 +84,25 @@ bash "$EDGERAG_ROOT/scripts/setup.sh"
 summary="setup $((SECONDS - started)) s"
 log "setup: $((SECONDS - started)) s"
 for name in "${chosen[@]}"; do
-  [ "$name" = "$alongside" ] && continue
+  is_side "$name" && continue
   t=$SECONDS
-  if [ "$name" = e2e ] && [ -n "$alongside" ]; then
+  if [ "$name" = e2e ] && [ ${#side_steps[@]} -gt 0 ]; then
     bash "$EDGERAG_ROOT/scripts/build-worker.sh" --fast --test-hooks --if-stale
-    ( set -o pipefail; run_step "$alongside" 2>&1 | sed -u "s/^/[$alongside] /" ) &
+    (
+      set -o pipefail
+      for s in "${side_steps[@]}"; do
+        run_step "$s" 2>&1 | sed -u "s/^/[$s] /"
+      done
+    ) &
     side=$!
     run_step e2e
     if ! wait "$side"; then
       side=
-      log "test step $alongside failed (it ran alongside e2e)"
+      log "a side step failed (${side_steps[*]}, beside e2e)"
       exit 1
     fi
     side=
-    summary+=", e2e + $alongside side by side $((SECONDS - t)) s"
+    summary+=", e2e with ${side_steps[*]} beside it $((SECONDS - t)) s"
     continue
   fi
   run_step "$name"
