@@ -46,6 +46,8 @@ async function startWorker(dir, vars) {
       try {
         r = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       } catch (e) {
+        // The whole log, for a worker that dropped the connection without logging an error.
+        writeFileSync(join(tmpdir(), 'edgerag-bench-worker.log'), log);
         throw new Error(`${e.message} (${e.cause?.message ?? ''}); worker log:\n${log.slice(-4000)}`);
       }
       const text = await r.text();

@@ -27,7 +27,7 @@ use crate::ports::{
     NamespaceCatalog, Reranker, ScoredKey,
 };
 use crate::profile::{NeighborStrategy, ProfileRegistry};
-use crate::query::{fts5_expression, keyword_terms, TermOptions};
+use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
 use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
     augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug,
@@ -348,10 +348,25 @@ impl<'a> SearchPipeline<'a> {
         let vector_searches = join_all(query_vectors.iter().flatten().filter_map(|values| {
             vector_ports.map(|(_, index)| self.vector_search(values, index, &input, limit))
         }));
-        let keyword_searches =
-            join_all(sub_queries.iter().map(|sq| self.keyword_search(sq, &input, term_options, limit)));
-        let (vector_results, keyword_results) =
+        // Sub-queries often reduce to the same keyword terms (the content-words variant drops
+        // only stopwords, which the terms drop too): each distinct term list is searched once.
+        // Every keyword statement ranks all of its matches, so a repeat costs as much as the first.
+        let terms: Vec<Vec<QueryTerm>> =
+            sub_queries.iter().map(|sq| keyword_terms(sq, term_options)).collect();
+        let mut distinct: Vec<&Vec<QueryTerm>> = Vec::new();
+        let slots: Vec<usize> = terms
+            .iter()
+            .map(|t| {
+                distinct.iter().position(|d| *d == t).unwrap_or_else(|| {
+                    distinct.push(t);
+                    distinct.len() - 1
+                })
+            })
+            .collect();
+        let keyword_searches = join_all(distinct.iter().map(|t| self.keyword_search(t, &input, limit)));
+        let (vector_results, distinct_keyword_results) =
             futures_util::future::join(vector_searches, keyword_searches).await;
+        let keyword_results: Vec<_> = slots.iter().map(|&i| distinct_keyword_results[i].clone()).collect();
         let retrievals: Vec<Retrieved> = keyword_results
             .into_iter()
             .enumerate()
@@ -495,9 +510,8 @@ impl<'a> SearchPipeline<'a> {
     /// BM25 for one sub-query; `None` when the profile gives keywords no weight.
     async fn keyword_search(
         &self,
-        sub_query: &str,
+        terms: &[QueryTerm],
         input: &ExecuteInput<'_>,
-        term_options: TermOptions,
         limit: usize,
     ) -> Option<(Result<Vec<ScoredKey>, PortError>, f64)> {
         let s = &self.services;
@@ -507,7 +521,7 @@ impl<'a> SearchPipeline<'a> {
         let t0 = s.clock.now_ms();
         let query = KeywordQuery {
             namespaces: input.namespaces.clone(),
-            terms: keyword_terms(sub_query, term_options),
+            terms: terms.to_vec(),
             filters: input.filters.clone(),
             limit,
         };

@@ -675,3 +675,40 @@ fn call_graph_without_a_graph_uses_linear_and_says_so() {
         r.warnings
     );
 }
+
+/// Counts the keyword statements the pipeline issues and the term lists they carry.
+struct CountingKeywords<'a>(&'a MemoryStore, RefCell<Vec<Vec<String>>>);
+
+#[async_trait::async_trait(?Send)]
+impl KeywordIndex for CountingKeywords<'_> {
+    async fn search(&self, q: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+        self.1
+            .borrow_mut()
+            .push(q.terms.iter().map(|t| format!("{}{}", t.text, if t.prefix { "*" } else { "" })).collect());
+        self.0.search(q).await
+    }
+}
+
+#[test]
+fn sub_queries_with_the_same_keyword_terms_share_one_keyword_search() {
+    let w = world();
+    let events = Events::default();
+    let counting = CountingKeywords(&w.store, RefCell::new(Vec::new()));
+    let mut s = services(&w, &events);
+    s.keyword = &counting;
+    // "how is the session refreshed" has a content-words variant ("session refreshed") whose
+    // keyword terms equal the question's: the stopwords are dropped either way.
+    let body = json!({"rawQuery": "how is the session refreshed?", "debug": true});
+    let r = search_with(s, &ProfileRegistry::default(), SearchMode::Repo, body.clone());
+    assert!(r.applied_modules.contains(&"retrieval.multi-query".to_string()), "{:?}", r.applied_modules);
+    let sub_queries = r.debug.as_ref().unwrap().sub_queries.clone();
+    assert!(sub_queries.len() > 1, "{sub_queries:?}");
+    let issued = counting.1.borrow().clone();
+    assert!(issued.len() < sub_queries.len(), "{} statements for {sub_queries:?}: {issued:?}", issued.len());
+    let mut distinct = issued.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), issued.len(), "a term list was searched twice: {issued:?}");
+    // And the search still answers.
+    assert!(!r.matches.is_empty());
+}

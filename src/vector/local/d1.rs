@@ -68,18 +68,20 @@ impl D1Vectors {
         ids: &[String],
     ) -> Result<Vec<VectorRecord>, VectorError> {
         let mut found = std::collections::HashMap::new();
+        // One round trip for all groups (a query re-scores its candidates through here).
+        let mut statements = Vec::new();
         for group in ids.chunks(IDS_PER_STATEMENT) {
             let sql = format!(
                 "SELECT id, hex(vector) AS v, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
                 numbered_placeholders(2, group.len())
             );
-            let args = with_ids(namespace, group);
-            let rows: Vec<FullRow> = self.db.all(&sql, &args).await.map_err(|e| d1("get", e))?;
-            for row in rows {
-                let values = decode_f32_hex(&row.v)?;
-                let metadata = parse_metadata(&row.id, &row.metadata)?;
-                found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
-            }
+            statements.push(self.db.stmt(&sql, &with_ids(namespace, group)).map_err(|e| d1("bind", e))?);
+        }
+        let groups: Vec<Vec<FullRow>> = self.db.batch_rows(statements).await.map_err(|e| d1("get", e))?;
+        for row in groups.into_iter().flatten() {
+            let values = decode_f32_hex(&row.v)?;
+            let metadata = parse_metadata(&row.id, &row.metadata)?;
+            found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
         }
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }
@@ -300,17 +302,19 @@ impl D1Vectors {
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, VectorMetadata>, VectorError> {
         let mut out = std::collections::HashMap::new();
+        let mut statements = Vec::new();
         for group in ids.chunks(IDS_PER_STATEMENT) {
             let sql = format!(
                 "SELECT id, metadata FROM local_vectors WHERE namespace = ?1 AND id IN ({})",
                 numbered_placeholders(2, group.len())
             );
-            let rows: Vec<MetaRow> =
-                self.db.all(&sql, &with_ids(namespace, group)).await.map_err(|e| d1("metadata", e))?;
-            for row in rows {
-                let m = parse_metadata(&row.id, &row.metadata)?;
-                out.insert(row.id, m);
-            }
+            statements.push(self.db.stmt(&sql, &with_ids(namespace, group)).map_err(|e| d1("bind", e))?);
+        }
+        let groups: Vec<Vec<MetaRow>> =
+            self.db.batch_rows(statements).await.map_err(|e| d1("metadata", e))?;
+        for row in groups.into_iter().flatten() {
+            let m = parse_metadata(&row.id, &row.metadata)?;
+            out.insert(row.id, m);
         }
         Ok(out)
     }
