@@ -68,15 +68,24 @@ pub async fn try_complete(
     if completed {
         crate::log::info("job_succeeded", &[("job", job_id), ("namespace", namespace)]);
         // Once per job, after every file is indexed: edges across files (also those that pointed
-        // into changed or deleted files) are resolved again from the stored per-file graphs.
-        if let Err(e) = graph::resolve_namespace(db, namespace).await {
-            crate::log::warn(
-                "graph_resolution_failed",
-                &[("job", job_id), ("namespace", namespace), ("error", &e.0)],
-            );
+        // into changed or deleted files) are resolved again from the stored per-file graphs —
+        // unless the job changed no file (a no-change re-index), which leaves the graph as it was.
+        let job = jobs::get(db, job_id).await?;
+        if job.as_ref().is_none_or(changed_files) {
+            if let Err(e) = graph::resolve_namespace(db, namespace).await {
+                crate::log::warn(
+                    "graph_resolution_failed",
+                    &[("job", job_id), ("namespace", namespace), ("error", &e.0)],
+                );
+            }
         }
     }
     Ok(completed)
+}
+
+/// Whether a finished job added, changed or deleted any file (its counters are final).
+fn changed_files(job: &jobs::JobRow) -> bool {
+    job.files_added + job.files_changed + job.files_deleted > 0
 }
 
 /// Fail the job (if still active) with `error` kept as `last_error`. Returns true only for the
