@@ -316,7 +316,16 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function listen(handler) {
   return new Promise((resolveListen) => {
-    const server = createServer(handler);
+    // A client that goes away mid-request (the worker killed, a request timed out) rejects the
+    // handler's body read with ECONNRESET: answer or drop that one request, never crash the test
+    // process.
+    const server = createServer((req, res) => {
+      Promise.resolve(handler(req, res)).catch(() => {
+        if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
+        else res.destroy();
+      });
+    });
+    server.on('clientError', (_err, socket) => socket.destroy());
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
       resolveListen({
