@@ -675,6 +675,64 @@ fn in_degrees(texts: &BTreeMap<String, String>) -> HashMap<String, u32> {
         .collect()
 }
 
+/// edgerag's chunks plus one per-node plan chunk per code-graph node (`symbol-plan`), as a
+/// per-node plan run with edge relations writes them: the rendered doc (kind, fqn, signature, doc
+/// comment) or the code snippet, then "uses / used by" from the resolved `CALLS` edges; no
+/// generator, so code plans carry no summary.
+fn chunks_with_plans(texts: &BTreeMap<String, String>) -> Vec<Chunk> {
+    use edgerag_core::graph::plan::{self, Link, PlanSource};
+    use edgerag_core::graph::{chunk_with_graph, resolve, EdgeKind};
+    let config = ChunkConfig::default();
+    let mut out = Vec::new();
+    let mut graphs = Vec::new();
+    for (path, text) in texts {
+        let (chunks, graph) = chunk_with_graph(path, text, &config);
+        out.extend(chunks);
+        graphs.extend(graph);
+    }
+    resolve(&mut graphs);
+    let fqn: HashMap<&str, &str> =
+        graphs.iter().flat_map(|g| &g.nodes).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+    let mut used_by: HashMap<&str, Vec<Link>> = HashMap::new();
+    let calls: Vec<&edgerag_core::graph::Edge> =
+        graphs.iter().flat_map(|g| &g.edges).filter(|e| e.kind == EdgeKind::Calls).collect();
+    for e in &calls {
+        if let (Some(dst), Some(src)) = (e.dst.as_deref(), fqn.get(e.src.as_str())) {
+            used_by.entry(dst).or_default().push(Link {
+                name: src.to_string(),
+                confidence: e.confidence,
+                external: false,
+            });
+        }
+    }
+    for g in &graphs {
+        let Some(text) = texts.get(&g.path) else { continue };
+        for node in &g.nodes {
+            let p = plan::build_plan(node, &g.edges);
+            let body = match p.source {
+                PlanSource::Doc => plan::render_doc(node),
+                PlanSource::Code => plan::extract_snippet(text, node.start_line, node.end_line),
+            };
+            let uses: Vec<Link> = calls
+                .iter()
+                .filter(|e| e.src == node.id)
+                .map(|e| Link {
+                    name: e
+                        .dst
+                        .as_deref()
+                        .and_then(|d| fqn.get(d))
+                        .map_or(e.dst_name.clone(), |f| f.to_string()),
+                    confidence: e.confidence,
+                    external: e.dst.is_none(),
+                })
+                .collect();
+            let by = used_by.get(node.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            out.push(plan::plan_chunk(&p, &body, None, &plan::link_text(&uses, by)));
+        }
+    }
+    out
+}
+
 /// The centrality prior: candidates re-ordered by `score × (1 + w · ln(1 + in-degree))`.
 fn apply_prior(candidates: &mut [Candidate], degrees: &HashMap<String, u32>, w: f32) {
     let boosted = |c: &Candidate| {
@@ -927,21 +985,26 @@ fn main() {
 
     let mut report = Vec::new();
     let mut rows_json = Vec::new();
-    for chunker in ["lines-100", "edgerag"] {
+    for chunker in ["lines-100", "edgerag", "edgerag + plan chunks"] {
         let t = Instant::now();
         let store = MemoryStore::new();
         let vectors = InMemoryVectorIndex::new(o.dims);
         let ns = "repo:bench/corpus";
         let mut n_chunks = 0;
         let mut all_chunks = Vec::new();
-        for (path, text) in &texts {
-            let chunks = if chunker == "lines-100" {
-                windows(path, text)
-            } else {
-                chunk_text(path, text, &ChunkConfig::default())
-            };
-            n_chunks += chunks.len();
-            all_chunks.extend(chunks);
+        if chunker == "edgerag + plan chunks" {
+            all_chunks = chunks_with_plans(&texts);
+            n_chunks = all_chunks.len();
+        } else {
+            for (path, text) in &texts {
+                let chunks = if chunker == "lines-100" {
+                    windows(path, text)
+                } else {
+                    chunk_text(path, text, &ChunkConfig::default())
+                };
+                n_chunks += chunks.len();
+                all_chunks.extend(chunks);
+            }
         }
         let vec_ports = embedder
             .as_ref()
