@@ -40,11 +40,14 @@ else
   done
 fi
 
-is_chosen() {
-  local n
-  for n in "${chosen[@]}"; do [ "$n" = "$1" ] && return 0; done
+# in_list WORD [ITEM...]: whether WORD is one of the items.
+in_list() {
+  local word="$1" n
+  shift
+  for n in "$@"; do [ "$n" = "$word" ] && return 0; done
   return 1
 }
+is_chosen() { in_list "$1" "${chosen[@]}"; }
 
 # Side steps: when the e2e step runs, the preview step (browser test) and the fuzz step run beside
 # it, one after the other, from the same worker build (made first, so nothing rebuilds it while
@@ -57,11 +60,7 @@ if is_chosen e2e && [ "${EDGERAG_SERIAL_STEPS:-0}" != 1 ]; then
     is_chosen "$name" && side_steps+=("$name")
   done
 fi
-is_side() {
-  local n
-  for n in ${side_steps[@]+"${side_steps[@]}"}; do [ "$n" = "$1" ] && return 0; done
-  return 1
-}
+is_side() { in_list "$1" ${side_steps[@]+"${side_steps[@]}"}; }
 
 run_step() {
   local name="$1" t=$SECONDS

@@ -129,7 +129,7 @@ pub fn stage_vector_deletes_statements(
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     ids.chunks(VECTOR_DELETE_GROUP)
         .map(|group| {
-            let list = serde_json::to_string(group).unwrap_or_else(|_| "[]".into());
+            let list = super::json_array(group)?;
             db.stmt(
                 "INSERT OR IGNORE INTO pending_vector_deletes (namespace, id, job_id) \
                  SELECT ?1, value, ?2 FROM json_each(?3)",
@@ -161,7 +161,7 @@ pub async fn pending_vector_deletes(db: &Db, namespace: &str) -> StoreResult<(Ve
 /// Forget staged vector deletes once their vectors are gone (or live again).
 pub async fn clear_vector_deletes(db: &Db, namespace: &str, ids: &[String]) -> StoreResult<()> {
     for group in ids.chunks(VECTOR_DELETE_GROUP) {
-        let list = serde_json::to_string(group).unwrap_or_else(|_| "[]".into());
+        let list = super::json_array(group)?;
         db.run(
             "DELETE FROM pending_vector_deletes WHERE namespace = ?1 AND id IN (SELECT value FROM json_each(?2))",
             &args![namespace, list.as_str()],

@@ -28,8 +28,8 @@ pub struct NewKey<'a> {
 }
 
 pub async fn insert(db: &Db, key: &NewKey<'_>, now: &str) -> StoreResult<()> {
-    let scopes = serde_json::to_string(key.scopes).unwrap_or_else(|_| "[]".into());
-    let namespaces = serde_json::to_string(key.namespaces).unwrap_or_else(|_| "[]".into());
+    let scopes = super::json_array(key.scopes)?;
+    let namespaces = super::json_array(key.namespaces)?;
     db.run(
         "INSERT INTO api_keys (id, name, secret_hash, scopes, namespaces, created_at, created_by) \
          VALUES (?, ?, ?, ?, ?, ?, ?)",

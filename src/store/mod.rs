@@ -27,6 +27,12 @@ use worker::{D1Database, D1PreparedStatement};
 /// D1's limit on bound parameters per statement.
 pub const MAX_PARAMS: usize = 100;
 
+/// A list as one JSON array text (a column value, or a parameter read back with `json_each`). A
+/// value that cannot be written as JSON is an error, never an empty list.
+pub fn json_array<T: serde::Serialize>(items: &[T]) -> StoreResult<String> {
+    serde_json::to_string(items).map_err(|e| StoreError(format!("JSON list: {e}")))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("D1: {0}")]
 pub struct StoreError(pub String);

@@ -60,8 +60,8 @@ pub struct NewRun<'a> {
 }
 
 pub async fn insert_run(db: &Db, run: &NewRun<'_>) -> StoreResult<()> {
-    let kinds = run.include_kinds.map(|k| serde_json::to_string(k).unwrap_or_else(|_| "[]".into()));
-    let warnings = serde_json::to_string(run.warnings).unwrap_or_else(|_| "[]".into());
+    let kinds = run.include_kinds.map(super::json_array).transpose()?;
+    let warnings = super::json_array(run.warnings)?;
     db.run(
         "INSERT INTO plan_runs (id, namespace, strategy, status, dry_run, page_size, limit_nodes, include_kinds, \
            with_edges, warnings, created_at) VALUES (?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?)",
@@ -200,7 +200,7 @@ pub async fn node_page(
     cursor: Option<(i64, &str)>,
     limit: u32,
 ) -> StoreResult<Vec<PageNode>> {
-    let kinds_json = kinds.map(|k| serde_json::to_string(k).unwrap_or_else(|_| "[]".into()));
+    let kinds_json = kinds.map(super::json_array).transpose()?;
     let (cp, cid) = match cursor {
         Some((p, id)) => (Some(p), Some(id)),
         None => (None, None),
@@ -264,7 +264,7 @@ pub async fn page_edges(db: &Db, namespace: &str, ids: &[String]) -> StoreResult
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    let ids_json = super::json_array(ids)?;
     db.all(
         // Two index lookups per page node (by src, by dst) instead of an `OR`, which would scan
         // every edge of the namespace for each page; CROSS JOIN keeps the page as the outer loop.

@@ -693,10 +693,16 @@ fn chunks_with_plans(texts: &BTreeMap<String, String>) -> Vec<Chunk> {
     resolve(&mut graphs);
     let fqn: HashMap<&str, &str> =
         graphs.iter().flat_map(|g| &g.nodes).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+    // Both directions of every `CALLS` edge (resolved or external), keyed by node id.
+    let mut uses: HashMap<&str, Vec<Link>> = HashMap::new();
     let mut used_by: HashMap<&str, Vec<Link>> = HashMap::new();
-    let calls: Vec<&edgerag_core::graph::Edge> =
-        graphs.iter().flat_map(|g| &g.edges).filter(|e| e.kind == EdgeKind::Calls).collect();
-    for e in &calls {
+    for e in graphs.iter().flat_map(|g| &g.edges).filter(|e| e.kind == EdgeKind::Calls) {
+        let callee = e.dst.as_deref().and_then(|d| fqn.get(d)).map_or(e.dst_name.clone(), |f| f.to_string());
+        uses.entry(e.src.as_str()).or_default().push(Link {
+            name: callee,
+            confidence: e.confidence,
+            external: e.dst.is_none(),
+        });
         if let (Some(dst), Some(src)) = (e.dst.as_deref(), fqn.get(e.src.as_str())) {
             used_by.entry(dst).or_default().push(Link {
                 name: src.to_string(),
@@ -713,21 +719,8 @@ fn chunks_with_plans(texts: &BTreeMap<String, String>) -> Vec<Chunk> {
                 PlanSource::Doc => plan::render_doc(node),
                 PlanSource::Code => plan::extract_snippet(text, node.start_line, node.end_line),
             };
-            let uses: Vec<Link> = calls
-                .iter()
-                .filter(|e| e.src == node.id)
-                .map(|e| Link {
-                    name: e
-                        .dst
-                        .as_deref()
-                        .and_then(|d| fqn.get(d))
-                        .map_or(e.dst_name.clone(), |f| f.to_string()),
-                    confidence: e.confidence,
-                    external: e.dst.is_none(),
-                })
-                .collect();
-            let by = used_by.get(node.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            out.push(plan::plan_chunk(&p, &body, None, &plan::link_text(&uses, by)));
+            let links = |m: &HashMap<&str, Vec<Link>>| m.get(node.id.as_str()).cloned().unwrap_or_default();
+            out.push(plan::plan_chunk(&p, &body, None, &plan::link_text(&links(&uses), &links(&used_by))));
         }
     }
     out
