@@ -22,6 +22,7 @@
 //! `vector` / `ingest` → `api` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
 //! pure crates.
 
+pub mod admission;
 pub mod api;
 pub mod auth;
 pub mod bindings;
@@ -93,6 +94,7 @@ mod layering {
         ("ingest", 2),
         ("model_clients", 2),
         ("ratelimit", 2),
+        ("admission", 1),
         ("api", 1),
         ("auth", 1),
         ("webhooks", 1),

@@ -22,6 +22,7 @@ use edgerag_search::{
 use serde_json::Value;
 use worker::Env;
 
+use crate::admission;
 use crate::auth::Access;
 use crate::bindings;
 use crate::error::ApiError;
@@ -68,11 +69,18 @@ pub async fn run(
     body: &Value,
     access: &Access,
 ) -> Result<SearchResponse, SearchError> {
+    let (limit, limit_warning) =
+        match admission::search_limit(bindings::var(env, "SEARCH_CONCURRENCY").as_deref()) {
+            Ok(n) => (n, None),
+            Err(warning) => (admission::DEFAULT_SEARCH_CONCURRENCY, Some(warning)),
+        };
+    let _permit = admission::search_permit(limit).await;
     let stores =
         Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
     let store = d1::D1Search::new(stores, access.clone());
     let (profiles, mut config_warnings) =
         ProfileRegistry::from_config(bindings::var(env, "SEARCH_PROFILES").as_deref());
+    config_warnings.extend(limit_warning);
 
     let embedder: Option<Box<dyn Embedder>> = match crate::embed::embedder_from_env(env) {
         Ok(e) => Some(e),
