@@ -74,7 +74,8 @@ pub async fn run(
             Ok(n) => (n, None),
             Err(warning) => (admission::DEFAULT_SEARCH_CONCURRENCY, Some(warning)),
         };
-    let _permit = admission::search_permit(limit).await;
+    let _permit =
+        admission::search_permit(limit, |ms| worker::Delay::from(std::time::Duration::from_millis(ms))).await;
     let stores =
         Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
     let store = d1::D1Search::new(stores, access.clone());
