@@ -163,6 +163,21 @@ describe('repo.rag_search', () => {
     assert.match(res.debug.keywordQuery, /"format"/);
   });
 
+  test('a burst of concurrent searches all answer, each as it would alone', async () => {
+    // More searches than the isolate's search slots (default 2): the rest wait their turn.
+    const queries = ['RetryWithBackoff', 'session token', 'evict_oldest', 'discount', 'invoice total', 'cache'];
+    const alone = [];
+    for (const q of queries) alone.push(await search({ owner: 'acme', name: 'shop', rawQuery: q }));
+    const burst = await Promise.all(
+      [...queries, ...queries].map((q) => search({ owner: 'acme', name: 'shop', rawQuery: q })),
+    );
+    burst.forEach((res, i) => {
+      const want = alone[i % queries.length];
+      assert.ok(want.matches.length > 0, `${queries[i % queries.length]} finds something`);
+      assert.deepEqual(res.matches.map((m) => m.metadata.chunkId), want.matches.map((m) => m.metadata.chunkId), queries[i % queries.length]);
+    });
+  });
+
   test('a repository without an index answers INDEX_NOT_READY', async () => {
     const res = await search({ owner: 'nobody', name: 'nothing', rawQuery: 'retry' });
     assert.equal(res.noResults, true);
@@ -334,6 +349,7 @@ describe('configured profiles', () => {
       persistDir: dir,
       vars: {
         OPENAI_BASE_URL: embed.url,
+        SEARCH_CONCURRENCY: 'many',
         SEARCH_PROFILES: JSON.stringify({
           profiles: {
             balanced: { retrieval: { topK: 100 }, postProcessing: { maxContextTokens: 9000, neighbor: { strategy: 'CALL_GRAPH' } } },
@@ -348,6 +364,8 @@ describe('configured profiles', () => {
     // The repository is code with a graph: CALL_GRAPH runs as configured, without a fallback.
     assert.ok(!res.warnings.some((w) => w.includes('CALL_GRAPH')), JSON.stringify(res.warnings));
     assert.ok(res.appliedModules.includes('guard.clamp'));
+    // An unusable search-slot count is reported and the default used (the search still answers).
+    assert.ok(res.warnings.some((w) => w.startsWith('SEARCH_CONCURRENCY must be')), JSON.stringify(res.warnings));
     assert.ok(res.appliedModules.includes('post.neighbor-expand:CALL_GRAPH'), JSON.stringify(res.appliedModules));
     assert.match(er.logs(), /"event":"rag_parameter_guard"/);
     const docs = await search({ owner: 'acme', name: 'shop', rawQuery: 'invoice total', profile: 'docs' });
