@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn the_index_is_recorded_after_it_is_filled_and_its_triggers_exist() {
         let sql = ensure_sql("repo:a/b");
-        let pos = |needle: &str| sql.iter().position(|s| s.contains(needle)).unwrap();
+        let pos = |needle: &str| sql.iter().position(|s| s.contains(needle)).expect(needle);
         assert!(pos("CREATE VIRTUAL TABLE") < pos("INSERT INTO kw_"));
         assert!(pos("INSERT INTO kw_") < pos("INSERT INTO keyword_indexes"));
         assert!(pos("_upd AFTER UPDATE") < pos("INSERT INTO keyword_indexes"));
