@@ -11,6 +11,8 @@
 #
 #   scripts/bench/retrieval-latency.sh            sizes "50000 200000", 60 queries per request kind
 #   BENCH_SIZES="50000" BENCH_QUERIES=30 scripts/bench/retrieval-latency.sh
+#   BENCH_KEYWORD_INDEX=shared scripts/bench/retrieval-latency.sh   rows loaded as before namespaces had
+#                                                           their own keyword index (the previous design)
 #   BENCH_BUILD=deploy scripts/bench/retrieval-latency.sh   the deploy build (wasm-opt) instead of
 #                                                           the one scripts/dev.sh runs
 set -euo pipefail

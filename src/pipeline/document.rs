@@ -180,7 +180,8 @@ async fn chunk_and_write(
         Some(e) => (Some(format!("{}|{}", e.provider, e.model)), Some(e.dims as i64)),
         None => (None, None),
     };
-    let mut statements = chunks::delete_chunks_statements(db, ns, &stale)?;
+    let mut statements = crate::store::keyword::ensure_statements(db, ns)?;
+    statements.extend(chunks::delete_chunks_statements(db, ns, &stale)?);
     statements.extend(chunks::upsert_chunks_statements(db, ns, &now, &rows)?);
     statements.push(documents::delete_parents_statement(db, ns, path)?);
     for parent in &pc.parents {

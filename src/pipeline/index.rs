@@ -85,7 +85,9 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         // 2: D1, one transaction for the whole range (each file's rows change together).
         let now = crate::time::now_iso();
         let key = job.index_key.clone().unwrap_or_else(|| super::index_key(&ctx.env));
-        let mut statements = chunks::delete_chunks_statements(&ctx.db, ns, &stale)?;
+        // The namespace's keyword index first: the chunk writes below fire its triggers.
+        let mut statements = crate::store::keyword::ensure_statements(&ctx.db, ns)?;
+        statements.extend(chunks::delete_chunks_statements(&ctx.db, ns, &stale)?);
         statements.extend(chunks::stage_vector_deletes_statements(&ctx.db, ns, &job.id, &stale)?);
         for file in &files {
             if file.change == "deleted" {

@@ -374,7 +374,7 @@ async fn write_plans(
     timings.lap("vectorsMs");
 
     let now = crate::time::now_iso();
-    let mut statements = Vec::new();
+    let mut statements = crate::store::keyword::ensure_statements(&ctx.db, ns)?;
     for (group_plans, group_chunks) in plans.chunks(WRITE_BATCH).zip(chunks_out.chunks(WRITE_BATCH)) {
         let rows: Vec<ChunkRow> = group_plans
             .iter()

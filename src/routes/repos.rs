@@ -339,21 +339,26 @@ pub async fn delete_repo(env: &Env, owner: &str, name: &str) -> ApiResult<Respon
     deleted.files = n(db.first(&count("files", "namespace"), &crate::args![ns]).await?);
     deleted.chunks = n(db.first(&count("chunks", "namespace"), &crate::args![ns]).await?);
     deleted.jobs = n(db.first(&count("repo_rag_index_job", "namespace"), &crate::args![ns]).await?);
-    let statements = [
-        "DELETE FROM job_chunks WHERE job_id IN (SELECT id FROM repo_rag_index_job WHERE namespace = ?1)",
-        "DELETE FROM job_files WHERE namespace = ?1",
-        "DELETE FROM chunks WHERE namespace = ?1",
-        "DELETE FROM documents WHERE namespace = ?1",
-        "DELETE FROM document_parents WHERE namespace = ?1",
-        "DELETE FROM files WHERE namespace = ?1",
-        "DELETE FROM index_runs WHERE namespace = ?1",
-        "DELETE FROM repo_rag_index_job WHERE namespace = ?1",
-        "DELETE FROM pending_fetches WHERE namespace = ?1",
-        "DELETE FROM namespaces WHERE id = ?1",
-    ]
-    .iter()
-    .map(|sql| db.stmt(sql, &crate::args![ns]))
-    .collect::<Result<Vec<_>, _>>()?;
+    // The namespace's keyword index goes before its chunks (see `keyword::drop_sql`).
+    let mut statements = crate::store::keyword::drop_statements(db, ns)?;
+    statements.extend(
+        [
+            "DELETE FROM job_chunks WHERE job_id IN (SELECT id FROM repo_rag_index_job WHERE namespace = ?1)",
+            "DELETE FROM job_files WHERE namespace = ?1",
+            "DELETE FROM chunks WHERE namespace = ?1",
+            crate::store::keyword::FORGET_SQL,
+            "DELETE FROM documents WHERE namespace = ?1",
+            "DELETE FROM document_parents WHERE namespace = ?1",
+            "DELETE FROM files WHERE namespace = ?1",
+            "DELETE FROM index_runs WHERE namespace = ?1",
+            "DELETE FROM repo_rag_index_job WHERE namespace = ?1",
+            "DELETE FROM pending_fetches WHERE namespace = ?1",
+            "DELETE FROM namespaces WHERE id = ?1",
+        ]
+        .iter()
+        .map(|sql| db.stmt(sql, &crate::args![ns]))
+        .collect::<Result<Vec<_>, _>>()?,
+    );
     db.batch(statements).await?;
     github::unregister(ctx.stores.catalog(), ns).await?;
     ctx.stores.forget(ns).await?;

@@ -52,6 +52,29 @@ impl D1Search {
     }
 }
 
+impl D1Search {
+    /// Which of `namespaces` (all in `db`) have their own keyword index.
+    async fn own_indexes(
+        &self,
+        db: &Db,
+        namespaces: &[&String],
+    ) -> Result<std::collections::HashSet<String>, PortError> {
+        #[derive(Deserialize)]
+        struct Registered {
+            namespace: String,
+        }
+        let mut statements = Vec::new();
+        for group in namespaces.chunks(MAX_PARAMS) {
+            let names: Vec<&str> = group.iter().map(|n| n.as_str()).collect();
+            statements.push(
+                crate::store::keyword::registered_statement(db, &names).map_err(port("keyword-index"))?,
+            );
+        }
+        let rows: Vec<Vec<Registered>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
+        Ok(rows.into_iter().flatten().map(|r| r.namespace).collect())
+    }
+}
+
 fn port(backend: &str) -> impl Fn(StoreError) -> PortError + '_ {
     move |e| PortError::new(backend, e.to_string())
 }
@@ -77,40 +100,79 @@ impl KeywordIndex for D1Search {
             q.filters.tags.iter().take(20).map(|t| edgerag_core::tags::column_needle(t)).collect();
         let [w0, w1, w2] = BM25_WEIGHTS;
         let mut hits: Vec<ScoredKey> = Vec::new();
+        // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
+        let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
+        let filtered = !languages.is_empty() || !globs.is_empty() || !tags.is_empty();
+        // The filters as one SQL condition on `c` (the chunk row), and their parameters.
+        let mut filter_sql = String::new();
+        let mut filter_params: Vec<Arg> = Vec::new();
+        if !languages.is_empty() {
+            filter_sql.push_str(&format!(" AND c.language IN ({})", placeholders(languages.len())));
+            filter_params.extend(languages.iter().map(|l| Arg::Text(l)));
+        }
+        if !globs.is_empty() {
+            let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
+            filter_sql.push_str(&format!(" AND ({ors})"));
+            filter_params.extend(globs.iter().map(|g| Arg::Text(g)));
+        }
+        if !tags.is_empty() {
+            let ors = vec!["instr(c.tags, ?) > 0"; tags.len()].join(" OR ");
+            filter_sql.push_str(&format!(" AND ({ors})"));
+            filter_params.extend(tags.iter().map(|t| Arg::Text(t)));
+        }
+        let weights = format!("{w0:.1}, {w1:.1}, {w2:.1}");
         for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
+            let own = self.own_indexes(&db, &namespaces).await?;
             let mut statements = Vec::new();
+            // A namespace with its own index: one statement over its postings alone.
+            for ns in namespaces.iter().filter(|n| own.contains(n.as_str())) {
+                let t = crate::store::keyword::table(ns);
+                let mut params: Vec<Arg> = vec![Arg::Text(&expr), Arg::Text(ns.as_str())];
+                let sql = if filtered {
+                    // The filters read the chunk row of every match; only the rows they keep are
+                    // scored. FTS5 drives (CROSS JOIN, see below).
+                    params.extend(filter_params.iter().copied());
+                    format!(
+                        "SELECT c.namespace AS namespace, c.id AS id, bm25({t}, {weights}) AS score \
+                         FROM {t} CROSS JOIN chunks c ON c.rowid = {t}.rowid \
+                         WHERE {t} MATCH ?1 AND c.namespace = ?2{filter_sql} ORDER BY score, c.id LIMIT ?"
+                    )
+                } else {
+                    // Score every match once (materialized), then read chunk rows only for the
+                    // matches that can be in the top `limit`: those scoring at most the
+                    // `limit`-th best score (ties included, so the (score, id) order stays exact).
+                    format!(
+                        "WITH k AS MATERIALIZED (SELECT rowid, bm25({t}, {weights}) AS score FROM {t} WHERE {t} MATCH ?1) \
+                         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
+                         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
+                         WHERE c.namespace = ?2 \
+                           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?3 - 1), k.score) \
+                         ORDER BY k.score, c.id LIMIT ?3"
+                    )
+                };
+                params.push(Arg::Int(limit as i64));
+                debug_assert!(params.len() <= MAX_PARAMS);
+                statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
+            }
+            // Namespaces written before they had their own index: the shared one.
+            let shared: Vec<&String> =
+                namespaces.iter().copied().filter(|n| !own.contains(n.as_str())).collect();
             // CROSS JOIN pins the plan to "FTS5 drives, chunks looked up by rowid". Left free,
             // SQLite may walk the namespace's rows through the (namespace, id) index and probe
             // the full-text query once per row instead: at 5,000 rows a namespace that is ~2,000×
             // slower (minutes, not milliseconds), and which plan it picks depends on statistics.
             // Namespaces per statement: what the query, filters and limit leave of the 100 parameters.
-            let per_statement = MAX_PARAMS - 2 - languages.len() - globs.len() - tags.len();
-            for group in namespaces.chunks(per_statement) {
-                let mut sql = format!(
-                "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {w0:.1}, {w1:.1}, {w2:.1}) AS score \
-                 FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
-                 WHERE chunks_fts MATCH ? AND c.namespace IN ({})",
-                placeholders(group.len())
-            );
+            let per_statement = MAX_PARAMS - 2 - filter_params.len();
+            for group in shared.chunks(per_statement) {
+                let sql = format!(
+                    "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
+                     FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
+                     WHERE chunks_fts MATCH ? AND c.namespace IN ({}){filter_sql} ORDER BY score, c.id LIMIT ?",
+                    placeholders(group.len())
+                );
                 let mut params: Vec<Arg> = vec![Arg::Text(&expr)];
                 params.extend(group.iter().map(|n| Arg::Text(n.as_str())));
-                if !languages.is_empty() {
-                    sql.push_str(&format!(" AND c.language IN ({})", placeholders(languages.len())));
-                    params.extend(languages.iter().map(|l| Arg::Text(l)));
-                }
-                if !globs.is_empty() {
-                    let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
-                    sql.push_str(&format!(" AND ({ors})"));
-                    params.extend(globs.iter().map(|g| Arg::Text(g)));
-                }
-                if !tags.is_empty() {
-                    let ors = vec!["instr(c.tags, ?) > 0"; tags.len()].join(" OR ");
-                    sql.push_str(&format!(" AND ({ors})"));
-                    params.extend(tags.iter().map(|t| Arg::Text(t)));
-                }
-                // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
-                let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
-                sql.push_str(" ORDER BY score, c.id LIMIT ?");
+                params.extend(filter_params.iter().copied());
                 params.push(Arg::Int(limit as i64));
                 debug_assert!(params.len() <= MAX_PARAMS);
                 statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);

@@ -31,8 +31,10 @@ impl SearchStores for D1Stores {
         let db = self.stores.assign(namespace).await.map_err(port)?;
         let tags = edgerag_core::tags::to_column(tags);
         let rows: Vec<ChunkRow> = chunks.iter().map(|c| ChunkRow::new(c).with_tags(&tags)).collect();
-        let statements =
-            chunks::upsert_chunks_statements(&db, namespace, &crate::time::now_iso(), &rows).map_err(port)?;
+        let mut statements = crate::store::keyword::ensure_statements(&db, namespace).map_err(port)?;
+        statements.extend(
+            chunks::upsert_chunks_statements(&db, namespace, &crate::time::now_iso(), &rows).map_err(port)?,
+        );
         db.batch(statements).await.map_err(port)?;
         Ok(())
     }
@@ -76,10 +78,13 @@ impl SearchStores for D1Stores {
 
     async fn clear(&self, namespace: &str) -> Result<(), PortError> {
         let db = self.stores.for_namespace(namespace).await.map_err(port)?;
-        let mut statements = vec![
+        // The namespace's keyword index goes before its chunks (see `keyword::drop_sql`).
+        let mut statements = crate::store::keyword::drop_statements(&db, namespace).map_err(port)?;
+        statements.extend([
             db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
+            crate::store::keyword::forget_statement(&db, namespace).map_err(port)?,
             db.stmt("DELETE FROM namespaces WHERE id = ?", &crate::args![namespace]).map_err(port)?,
-        ];
+        ]);
         statements.extend(graph::delete_namespace_statements(&db, namespace).map_err(port)?);
         db.batch(statements).await.map_err(port)?;
         Ok(())

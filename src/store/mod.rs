@@ -11,6 +11,7 @@ pub mod github;
 pub mod graph;
 pub mod jobs;
 pub mod keys;
+pub mod keyword;
 pub mod namespaces;
 pub mod plans;
 mod router;
@@ -52,6 +53,7 @@ impl From<StoreError> for crate::error::ApiError {
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// A value bound to a statement parameter.
+#[derive(Clone, Copy)]
 pub enum Arg<'a> {
     Null,
     Text(&'a str),

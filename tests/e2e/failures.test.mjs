@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { assertSchema, startEdgerag, startFaultProxy, startHashEmbedder } from './harness.mjs';
+import { assertSchema, keywordMatches, startEdgerag, startFaultProxy, startHashEmbedder } from './harness.mjs';
 
 let embed;
 let proxy;
@@ -62,7 +62,7 @@ test('always failing → FAILED after 5 attempts, dead-lettered, nothing half-wr
     chunks: await er.d1('SELECT id, path, text, updated_at FROM chunks WHERE namespace = ? ORDER BY id', 'repo:acme/broken'),
     files: await er.d1('SELECT path, content_hash, chunk_count FROM files WHERE namespace = ? ORDER BY path', 'repo:acme/broken'),
     vectors: await er.d1('SELECT id FROM local_vectors WHERE namespace = ? ORDER BY id', 'repo:acme/broken'),
-    fts: await er.d1("SELECT COUNT(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'version'"),
+    fts: await keywordMatches(er, 'repo:acme/broken', 'version'),
   });
   const before = await snapshot();
 

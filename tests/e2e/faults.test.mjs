@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { applyMigrations, coreChunks, makeTarGz, sleep, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { applyMigrations, coreChunks, keywordIndexIds, keywordIndexTotal, makeTarGz, sleep, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const summary = { injected: 0, completed: 0, lost: 0, duplicated: 0, checked: 0 };
 
@@ -93,8 +93,7 @@ async function checkExact(ns, files) {
   assert.ok(expected.size > 0, 'the files give chunks');
   const chunks = await ids('SELECT id FROM chunks WHERE namespace = ?', ns);
   const vectors = await ids('SELECT id FROM local_vectors WHERE namespace = ?', ns);
-  const [{ n: fts }] = await er.d1(
-    'SELECT COUNT(*) AS n FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid WHERE c.namespace = ?', ns);
+  const fts = (await keywordIndexIds(er, ns)).length;
   let lost = 0;
   let duplicated = 0;
   for (const rows of [chunks, vectors]) {
@@ -197,7 +196,7 @@ test('a D1 batch failing mid-batch in the index stage: retried, and meanwhile se
   const snapshot = async () => ({
     chunks: await er.d1('SELECT id, path, text, updated_at FROM chunks WHERE namespace = ? ORDER BY id', ns),
     files: await er.d1('SELECT path, content_hash, chunk_count FROM files WHERE namespace = ? ORDER BY path', ns),
-    fts: await er.d1('SELECT c.id FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid WHERE c.namespace = ? ORDER BY c.id', ns),
+    fts: await keywordIndexIds(er, ns),
   });
   const old = await snapshot();
   const arm = async (failures) => {
@@ -317,7 +316,7 @@ test('files that cannot be chunked are skipped with a reason and the job succeed
 });
 
 test('summary: every fault injected, no chunk lost or duplicated', async () => {
-  const [{ n: fts }] = await er.d1('SELECT COUNT(*) AS n FROM chunks_fts');
+  const fts = await keywordIndexTotal(er);
   const [{ n: all }] = await er.d1('SELECT COUNT(*) AS n FROM chunks');
   assert.equal(fts, all, 'one FTS row per chunk in the whole database');
   console.log(`faults: injected ${summary.injected}, jobs completed ${summary.completed}, chunks lost ${summary.lost}, duplicated ${summary.duplicated} (${summary.checked} chunks checked)`);

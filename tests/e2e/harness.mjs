@@ -312,6 +312,38 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
   return er;
 }
 
+/** The FTS5 table of a namespace's own keyword index (`table` in src/store/keyword.rs). */
+export const keywordTable = (namespace) => `kw_${Buffer.from(namespace, 'utf8').toString('hex')}`;
+
+/**
+ * The chunk ids in a namespace's own keyword index, one per indexed row (its `_docsize` rows; an
+ * external-content FTS5 table read without MATCH would read `chunks` instead). An indexed row
+ * whose chunk is gone or belongs to another namespace shows as null.
+ */
+export async function keywordIndexIds(er, namespace) {
+  const [{ n }] = await er.d1('SELECT COUNT(*) AS n FROM keyword_indexes WHERE namespace = ?', namespace);
+  if (!n) return [];
+  const rows = await er.d1(
+    `SELECT CASE WHEN c.namespace = ? THEN c.id END AS id FROM ${keywordTable(namespace)}_docsize d LEFT JOIN chunks c ON c.rowid = d.id ORDER BY id`,
+    namespace,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Rows in every keyword index of the database: each namespace's own plus the shared one. */
+export async function keywordIndexTotal(er) {
+  const namespaces = await er.d1('SELECT namespace FROM keyword_indexes');
+  let total = (await er.d1('SELECT COUNT(*) AS n FROM chunks_fts_docsize'))[0].n;
+  for (const { namespace } of namespaces) total += (await er.d1(`SELECT COUNT(*) AS n FROM ${keywordTable(namespace)}_docsize`))[0].n;
+  return total;
+}
+
+/** Paths of a namespace's chunks matching an FTS5 query in its own keyword index. */
+export async function keywordMatches(er, namespace, query) {
+  const t = keywordTable(namespace);
+  return (await er.d1(`SELECT c.path FROM ${t} CROSS JOIN chunks c ON c.rowid = ${t}.rowid WHERE ${t} MATCH ? ORDER BY c.path`, query)).map((r) => r.path);
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function listen(handler) {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { assertSchema, coreChunks, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { assertSchema, coreChunks, keywordIndexIds, keywordIndexTotal, keywordMatches, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const FILES = [
   {
@@ -52,12 +52,8 @@ async function assertConsistent(repo) {
   const ids = chunks.map((c) => c.id).sort();
   const vectors = (await er.d1('SELECT id, dims FROM local_vectors WHERE namespace = ? ORDER BY id', ns(repo))).map((v) => v.id);
   assert.deepEqual(vectors, ids, 'exactly one vector per stored chunk');
-  const fts = await er.d1(
-    'SELECT c.id FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid WHERE c.namespace = ? ORDER BY c.id',
-    ns(repo),
-  );
-  assert.deepEqual(fts.map((r) => r.id), ids, 'exactly one FTS row per stored chunk');
-  const [{ n: ftsTotal }] = await er.d1('SELECT COUNT(*) AS n FROM chunks_fts');
+  assert.deepEqual(await keywordIndexIds(er, ns(repo)), ids, 'exactly one FTS row per stored chunk, in its namespace\'s index');
+  const ftsTotal = await keywordIndexTotal(er);
   const [{ n: chunkTotal }] = await er.d1('SELECT COUNT(*) AS n FROM chunks');
   assert.equal(ftsTotal, chunkTotal, 'FTS has no orphan rows');
   const files = await er.d1('SELECT path, chunk_count FROM files WHERE namespace = ? ORDER BY path', ns(repo));
@@ -117,7 +113,7 @@ describe('upload → SUCCEEDED → D1 matches the core', () => {
 
     // FTS finds words, split identifiers and path words.
     const match = async (q) =>
-      (await er.d1('SELECT c.path FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? ORDER BY c.path', q)).map((r) => r.path);
+      keywordMatches(er, ns('acme/demo'), q);
     assert.deepEqual(await match('capacitor'), ['README.md']);
     assert.ok((await match('"user data"')).includes('src/user_service.ts'), 'getUserData is split into user data');
     assert.ok((await match('zebra')).every((p) => p === 'src/user_service.ts'));

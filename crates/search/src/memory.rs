@@ -34,7 +34,9 @@ struct Inner {
     /// term → (doc, per-column term frequency).
     postings: BTreeMap<String, Vec<(usize, [u32; 3])>>,
     live_docs: usize,
-    total_tokens: u64,
+    /// Per namespace: live docs and their tokens. BM25 statistics are a namespace's own (as each
+    /// namespace's FTS5 index in D1): another namespace's rows never move a score.
+    namespaces: HashMap<String, (usize, u64)>,
 }
 
 /// Chunks in memory with an FTS5-equivalent BM25 index over
@@ -59,6 +61,7 @@ impl MemoryStore {
 
     pub fn upsert_record(&self, record: ChunkRecord) {
         let key = ChunkKey::new(&record.namespace, &record.chunk.id);
+        let namespace = record.namespace.clone();
         self.remove(&key);
         let mut inner = self.inner.borrow_mut();
         let doc_id = inner.docs.len();
@@ -81,7 +84,9 @@ impl MemoryStore {
         inner.docs.push(Doc { record, len, live: true });
         inner.by_key.insert(key, doc_id);
         inner.live_docs += 1;
-        inner.total_tokens += u64::from(len);
+        let stats = inner.namespaces.entry(namespace).or_default();
+        stats.0 += 1;
+        stats.1 += u64::from(len);
     }
 
     /// Remove one chunk (postings are dropped lazily: dead docs are skipped).
@@ -91,7 +96,10 @@ impl MemoryStore {
         let len = inner.docs[doc_id].len;
         inner.docs[doc_id].live = false;
         inner.live_docs -= 1;
-        inner.total_tokens -= u64::from(len);
+        if let Some(stats) = inner.namespaces.get_mut(&key.namespace) {
+            stats.0 -= 1;
+            stats.1 -= u64::from(len);
+        }
         true
     }
 
@@ -134,41 +142,54 @@ impl KeywordIndex for MemoryStore {
         if query.terms.is_empty() || inner.live_docs == 0 || query.limit == 0 {
             return Ok(Vec::new());
         }
-        let n_rows = inner.live_docs as f64;
-        let avgdl = inner.total_tokens as f64 / n_rows;
         let mut scores: HashMap<usize, f64> = HashMap::new();
-        for term in &query.terms {
-            // Per phrase: weighted frequency in each doc (all matching tokens for a prefix).
-            let mut freq: HashMap<usize, f64> = HashMap::new();
-            let mut add = |postings: &Vec<(usize, [u32; 3])>| {
-                for (doc, tf) in postings {
-                    if inner.docs[*doc].live {
-                        let f: f64 = tf.iter().zip(BM25_WEIGHTS).map(|(t, w)| f64::from(*t) * w).sum();
-                        *freq.entry(*doc).or_default() += f;
-                    }
-                }
-            };
-            if term.prefix {
-                for (_, postings) in
-                    inner.postings.range(term.text.clone()..).take_while(|(k, _)| k.starts_with(&term.text))
-                {
-                    add(postings);
-                }
-            } else if let Some(postings) = inner.postings.get(&term.text) {
-                add(postings);
-            }
-            let hits = freq.len() as f64;
-            if hits == 0.0 {
+        let mut namespaces: Vec<&String> = query.namespaces.iter().collect();
+        namespaces.sort();
+        namespaces.dedup();
+        for namespace in namespaces {
+            let Some(&(docs, tokens)) = inner.namespaces.get(namespace) else { continue };
+            if docs == 0 {
                 continue;
             }
-            let mut idf = ((n_rows - hits + 0.5) / (hits + 0.5)).ln();
-            if idf <= 0.0 {
-                idf = 1e-6;
-            }
-            for (doc, f) in freq {
-                let d = f64::from(inner.docs[doc].len);
-                let s = idf * (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * d / avgdl));
-                *scores.entry(doc).or_default() += s;
+            let n_rows = docs as f64;
+            let avgdl = tokens as f64 / n_rows;
+            let in_namespace =
+                |doc: usize| inner.docs[doc].live && inner.docs[doc].record.namespace == *namespace;
+            for term in &query.terms {
+                // Per phrase: weighted frequency in each doc (all matching tokens for a prefix).
+                let mut freq: HashMap<usize, f64> = HashMap::new();
+                let mut add = |postings: &Vec<(usize, [u32; 3])>| {
+                    for (doc, tf) in postings {
+                        if in_namespace(*doc) {
+                            let f: f64 = tf.iter().zip(BM25_WEIGHTS).map(|(t, w)| f64::from(*t) * w).sum();
+                            *freq.entry(*doc).or_default() += f;
+                        }
+                    }
+                };
+                if term.prefix {
+                    for (_, postings) in inner
+                        .postings
+                        .range(term.text.clone()..)
+                        .take_while(|(k, _)| k.starts_with(&term.text))
+                    {
+                        add(postings);
+                    }
+                } else if let Some(postings) = inner.postings.get(&term.text) {
+                    add(postings);
+                }
+                let hits = freq.len() as f64;
+                if hits == 0.0 {
+                    continue;
+                }
+                let mut idf = ((n_rows - hits + 0.5) / (hits + 0.5)).ln();
+                if idf <= 0.0 {
+                    idf = 1e-6;
+                }
+                for (doc, f) in freq {
+                    let d = f64::from(inner.docs[doc].len);
+                    let s = idf * (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * d / avgdl));
+                    *scores.entry(doc).or_default() += s;
+                }
             }
         }
         let matcher = query.filters.matcher();
