@@ -5,6 +5,13 @@
 //! tarball must not be downloaded again for every batch. Each stage acts on the rows of its range
 //! that are in the status it consumes and moves them on in one D1 transaction, so a redelivered or
 //! duplicated message finds nothing left to do. The job finishes exactly once ([`finish`]).
+//!
+//! A message's D1 work is a few round trips whatever its size: its reads in one `batch`, its
+//! writes in one transaction, many rows per statement (JSON arrays read back with `json_each`,
+//! under D1's 100 bound parameters and 1,000 statements per invocation). Vectors travel to D1 as
+//! hex text made BLOBs by `unhex`: a BLOB parameter crosses the D1 binding as a JSON array of byte
+//! numbers. Locally every stage, the upload requests and D1 share one workerd thread, so a stage's
+//! `stage_done` parts (see [`Ctx::lap`]) include waiting for the others.
 pub mod chunk;
 pub mod consumer;
 pub mod document;
