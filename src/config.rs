@@ -12,7 +12,7 @@
 //! | `MAX_TARBALL_BYTES` | 64 MiB | largest GitHub tarball (compressed) |
 //! | `MAX_ARCHIVE_BYTES` | 512 MiB | most bytes unpacked from one archive (gzip-bomb guard) |
 //! | `MAX_FILE_BYTES` | 1 MiB | larger files are skipped (`FILE_TOO_LARGE`) |
-//! | `FILES_PER_MESSAGE` | `25` | files per chunk/embed/index message |
+//! | `FILES_PER_MESSAGE` | `50` | files per chunk/embed/index message (also capped at 2 MB of files) |
 //! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
 //! | `JOB_RESUME_SECONDS` | `120` | an active job quiet for this long gets its unfinished work re-sent (by a joining request or the scheduled run) |
 //! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
@@ -51,7 +51,7 @@ impl Default for Config {
             max_tarball_bytes: 64 * 1024 * 1024,
             max_archive_bytes: 512 * 1024 * 1024,
             max_file_bytes: 1024 * 1024,
-            files_per_message: 25,
+            files_per_message: 50,
             job_stall_seconds: 1800,
             job_resume_seconds: 120,
             deliver_twice: false,

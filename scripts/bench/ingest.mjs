@@ -6,7 +6,8 @@
 //
 //   node scripts/bench/ingest.mjs [--tree DIR] [--embedder real|hash] [--batch-bytes N]
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { ROOT, startEdgerag, startEmbedServer, startHashEmbedder } from '../../tests/e2e/harness.mjs';
@@ -34,6 +35,7 @@ function walk(dir, out = []) {
 const files = walk(tree).map((p) => ({ path: relative(tree, p), content: readFileSync(p) }));
 const textFiles = files.filter((f) => !f.content.includes(0)).map((f) => ({ path: f.path, content: f.content.toString('utf8') }));
 const totalBytes = textFiles.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
+console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} cores)`);
 console.log(`tree: ${tree}\n  ${files.length} files, ${textFiles.length} text files, ${(totalBytes / 1048576).toFixed(1)} MiB of text`);
 
 const embed = embedderKind === 'hash' ? await startHashEmbedder() : await startEmbedServer();
@@ -76,9 +78,14 @@ function stageTimes(logs) {
     if (i < 0 || !line.includes('"stage_done"')) continue;
     let e;
     try { e = JSON.parse(line.slice(i)); } catch { continue; }
-    const t = (out[e.stage] ??= { n: 0, ms: 0 });
+    const t = (out[e.stage] ??= { n: 0, ms: 0, parts: {} });
     t.n += 1;
     t.ms += Number(e.ms);
+    // `parts`: "read=12 embed=340 …", the stage's own split of its wall time.
+    for (const pair of String(e.parts ?? '').split(' ').filter(Boolean)) {
+      const [name, ms] = pair.split('=');
+      t.parts[name] = (t.parts[name] ?? 0) + Number(ms);
+    }
   }
   return out;
 }
@@ -96,6 +103,9 @@ try {
   const chunks = status.repo.chunkCount;
   const skipped = results.reduce((n, j) => n + j.files.skipped, 0);
   const firstStages = stageTimes(er.logs());
+  // BENCH_LOG=file keeps the worker's log of the first index (per-message `stage_done` lines).
+  if (process.env.BENCH_LOG) writeFileSync(process.env.BENCH_LOG, er.logs());
+  const embedderMs = embed.stats?.ms;
 
   t0 = performance.now();
   const again = await waitAll(await uploadAll());
@@ -128,7 +138,11 @@ try {
   console.log('  where the first index spent its time (stage_done logs: messages, summed wall ms per stage; stages overlap):');
   for (const [stage, t] of Object.entries(firstStages)) {
     console.log(`    ${stage.padEnd(6)} ${String(t.n).padStart(5)} messages  ${s(t.ms).padStart(7)} s  (${(t.ms / t.n).toFixed(0)} ms each)`);
+    const parts = Object.entries(t.parts);
+    if (parts.length) console.log(`           ${parts.map(([name, ms]) => `${name} ${s(ms)} s`).join(', ')}`);
   }
+  if (embedderMs !== undefined) console.log(`  the test embedder itself (in this process): ${embed.stats.requests} requests, ${s(embedderMs)} s`);
+  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   if (cliMs !== null) console.log(`no-change re-index with the CLI (client-side hash diff): ${s(cliMs)} s = ${((cliMs / firstMs) * 100).toFixed(1)}%`);
 } finally {
   await er.stop();

@@ -46,11 +46,16 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         return Ok(());
     }
     ctx.mark_running(&job.id, "chunk").await?;
+    ctx.lap("job");
     let config = pipeline_config(ctx);
     let files = staging::pending_files(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
+    ctx.lap("read");
     let mut statements = Vec::new();
     let mode = settings::chunking(&ctx.db, &job.namespace).await?;
     let mut prose: Option<ProseChunker> = None;
+    // Per file: its staged chunk JSON and its graph; written together after the loop.
+    let mut per_file: Vec<(i64, Vec<edgerag_core::Chunk>, Vec<String>)> = Vec::with_capacity(files.len());
+    let mut graphs = Vec::with_capacity(files.len());
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
         // One parse gives the chunks and the file's graph.
@@ -95,22 +100,34 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             .map(|(c, meta)| staged_json(c, meta.as_deref()))
             .collect::<Result<Vec<String>, _>>()
             .map_err(|e| StageError::permanent("CHUNK_SERIALIZATION", format!("{}: {e}", file.path)))?;
-        let staged: Vec<StagedChunk> = chunks
-            .iter()
-            .zip(&json)
-            .map(|(c, j)| StagedChunk { chunk_index: c.chunk_index, chunk_json: j, text_hash: &c.text_hash })
-            .collect();
-        statements.extend(staging::chunked_statements(&ctx.db, &job.id, file.seq, &staged)?);
-        statements.extend(graph::replace_file_statements(
-            &ctx.db,
-            &job.namespace,
-            &file.path,
-            file_graph.as_ref(),
-        )?);
+        per_file.push((file.seq, chunks, json));
+        graphs.push(file_graph);
     }
+    ctx.lap("chunk");
+    let staged: Vec<(i64, Vec<StagedChunk>)> = per_file
+        .iter()
+        .map(|(seq, chunks, json)| {
+            let rows = chunks
+                .iter()
+                .zip(json)
+                .map(|(c, j)| StagedChunk {
+                    chunk_index: c.chunk_index,
+                    chunk_json: j,
+                    text_hash: &c.text_hash,
+                })
+                .collect();
+            (*seq, rows)
+        })
+        .collect();
+    statements.extend(staging::chunked_statements(&ctx.db, &job.id, &staged)?);
+    let file_graphs: Vec<(&str, Option<&edgerag_core::graph::FileGraph>)> =
+        files.iter().zip(&graphs).map(|(f, g)| (f.path.as_str(), g.as_ref())).collect();
+    statements.extend(graph::replace_files_statements(&ctx.db, &job.namespace, &file_graphs)?);
     ctx.db.batch(statements).await?;
+    ctx.lap("write");
     // Always forward: a replay must still reach the next stage if the first send was lost.
     let next = StageMessage::range(Stage::Embed, &job.id, msg.from_seq, msg.to_seq);
     producer::send(&ctx.env, &[next], ctx.cfg.deliver_twice).await?;
+    ctx.lap("send");
     Ok(())
 }

@@ -124,7 +124,13 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
             let outcome = if result.is_ok() { "ok" } else { "error" };
             crate::log::info(
                 "stage_done",
-                &[("stage", msg.stage().as_str()), ("job", msg.job_id()), ("ms", &ms), ("outcome", outcome)],
+                &[
+                    ("stage", msg.stage().as_str()),
+                    ("job", msg.job_id()),
+                    ("ms", &ms),
+                    ("parts", &ctx.laps()),
+                    ("outcome", outcome),
+                ],
             );
             (Some(msg.job_id().to_string()), msg.stage().as_str(), result)
         }

@@ -18,7 +18,7 @@ use edgerag_core::Chunk;
 use super::messages::SeqRange;
 use super::{Ctx, StageError};
 use crate::store::chunks::{self, ChunkRow, FileRecord};
-use crate::store::{jobs, staging};
+use crate::store::{jobs, rows, staging};
 
 /// A staged chunk, its vector and — for a parent/child child — its `chunks.metadata` JSON.
 type StagedRow = (Chunk, Vec<f32>, Option<String>);
@@ -32,10 +32,22 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         return Ok(());
     }
     ctx.mark_running(&job.id, "index").await?;
+    ctx.lap("job");
     let ns = job.namespace.as_str();
-    let files = staging::files_to_index(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
+    // Everything the stage reads, in one round trip: the files, their staged chunks + vectors,
+    // and the ids of the chunks stored for those paths now.
+    let reads = ctx
+        .db
+        .batch_results(vec![
+            staging::files_to_index_statement(&ctx.db, &job.id, msg.from_seq, msg.to_seq)?,
+            staging::chunks_with_vectors_statement(&ctx.db, &job.id, msg.from_seq, msg.to_seq)?,
+            staging::stored_chunk_ids_statement(&ctx.db, &job.id, ns, msg.from_seq, msg.to_seq)?,
+        ])
+        .await?;
+    let files: Vec<staging::FileToIndex> = rows(reads.first())?;
+    ctx.lap("read");
     if !files.is_empty() {
-        let staged = staging::chunks_with_vectors(&ctx.db, &job.id, msg.from_seq, msg.to_seq).await?;
+        let staged: Vec<staging::ChunkWithVector> = rows(reads.get(1))?;
         let mut by_seq: HashMap<i64, Vec<StagedRow>> = HashMap::new();
         for row in staged {
             let raw: serde_json::Value = serde_json::from_str(&row.chunk)
@@ -45,17 +57,16 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                 raw.get("metadata").filter(|m| m.get("parentId").is_some()).map(|m| m.to_string());
             let chunk: Chunk = serde_json::from_value(raw)
                 .map_err(|e| StageError::permanent("CORRUPT_STAGING", format!("staged chunk: {e}")))?;
-            let vector: Vec<f32> =
-                row.vector.as_deref().and_then(|v| serde_json::from_str(v).ok()).ok_or_else(|| {
-                    StageError::retryable("MISSING_VECTOR", format!("chunk {} has no vector yet", chunk.id))
-                })?;
+            let vector: Vec<f32> = row.vector().ok_or_else(|| {
+                StageError::retryable("MISSING_VECTOR", format!("chunk {} has no vector yet", chunk.id))
+            })?;
             by_seq.entry(row.seq).or_default().push((chunk, vector, link_metadata));
         }
-        let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
         let mut existing: HashMap<String, Vec<String>> = HashMap::new();
-        for pid in chunks::chunk_ids_for_paths(&ctx.db, ns, &paths).await? {
+        for pid in rows::<chunks::PathId>(reads.get(2))? {
             existing.entry(pid.path).or_default().push(pid.id);
         }
+        ctx.lap("parse");
 
         // 1: the new vectors.
         let index = crate::vector::vector_index_from_env(&ctx.env)?;
@@ -71,6 +82,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         for group in records.chunks(UPSERT_BATCH) {
             index.upsert(ns, group).await?;
         }
+        ctx.lap("vectors");
         let mut stale: Vec<String> = Vec::new();
         for file in &files {
             let keep: HashSet<&str> = by_seq
@@ -89,6 +101,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         let mut statements = crate::store::keyword::ensure_statements(&ctx.db, ns)?;
         statements.extend(chunks::delete_chunks_statements(&ctx.db, ns, &stale)?);
         statements.extend(chunks::stage_vector_deletes_statements(&ctx.db, ns, &job.id, &stale)?);
+        let mut records = Vec::with_capacity(files.len());
+        let mut rows_out: Vec<ChunkRow> = Vec::new();
         for file in &files {
             if file.change == "deleted" {
                 statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
@@ -96,45 +110,41 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                 statements.push(crate::store::documents::delete_parents_statement(&ctx.db, ns, &file.path)?);
             } else {
                 let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
-                let rows: Vec<ChunkRow> = file_chunks
-                    .iter()
-                    .map(|(c, _, link)| {
-                        let mut row = ChunkRow::new(c).with_tags(&file.tags);
-                        if let Some(meta) = link {
-                            row.metadata = meta.clone();
-                        }
-                        row
-                    })
-                    .collect();
-                statements.extend(chunks::upsert_chunks_statements(&ctx.db, ns, &now, &rows)?);
-                statements.push(chunks::upsert_file_statement(
-                    &ctx.db,
-                    ns,
-                    &job.id,
-                    &now,
-                    &FileRecord {
-                        path: &file.path,
-                        content_hash: file.content_hash.as_deref().unwrap_or(""),
-                        size: file.size,
-                        language: file.language.as_deref().unwrap_or("text"),
-                        chunk_count: file_chunks.len() as i64,
-                        index_key: &key,
-                        tags: &file.tags,
-                    },
-                )?);
+                rows_out.extend(file_chunks.iter().map(|(c, _, link)| {
+                    let mut row = ChunkRow::new(c).with_tags(&file.tags);
+                    if let Some(meta) = link {
+                        row.metadata = meta.clone();
+                    }
+                    row
+                }));
+                records.push(FileRecord {
+                    path: &file.path,
+                    content_hash: file.content_hash.as_deref().unwrap_or(""),
+                    size: file.size,
+                    language: file.language.as_deref().unwrap_or("text"),
+                    chunk_count: file_chunks.len() as i64,
+                    index_key: &key,
+                    tags: &file.tags,
+                });
             }
-            statements.push(staging::mark_done_statement(&ctx.db, &job.id, file.seq)?);
         }
+        statements.extend(chunks::upsert_chunks_statements(&ctx.db, ns, &now, &rows_out)?);
+        statements.extend(chunks::upsert_files_statements(&ctx.db, ns, &job.id, &now, &records)?);
+        let seqs: Vec<i64> = files.iter().map(|f| f.seq).collect();
+        statements.push(staging::mark_done_statement(&ctx.db, &job.id, &seqs)?);
         #[cfg(feature = "test-hooks")]
         super::faults::index_batch(&ctx.db, ns, &mut statements)?;
         ctx.db.batch(statements).await?;
+        ctx.lap("write");
     }
     // 3: also when the range was already indexed (a redelivery after the batch committed).
     delete_staged_vectors(ctx, ns).await?;
-    jobs::refresh_counters(&ctx.db, &job.id).await?;
-    if super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
-        .await?
-    {
+    // `try_complete` refreshes the job's counters in the same batch that may complete it.
+    let completed =
+        super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
+            .await?;
+    ctx.lap("finish");
+    if completed {
         super::sync::after_job(ctx, ns).await;
     }
     Ok(())

@@ -5,6 +5,13 @@
 //! tarball must not be downloaded again for every batch. Each stage acts on the rows of its range
 //! that are in the status it consumes and moves them on in one D1 transaction, so a redelivered or
 //! duplicated message finds nothing left to do. The job finishes exactly once ([`finish`]).
+//!
+//! A message's D1 work is a few round trips whatever its size: its reads in one `batch`, its
+//! writes in one transaction, many rows per statement (JSON arrays read back with `json_each`,
+//! under D1's 100 bound parameters and 1,000 statements per invocation). Vectors travel to D1 as
+//! hex text made BLOBs by `unhex`: a BLOB parameter crosses the D1 binding as a JSON array of byte
+//! numbers. Locally every stage, the upload requests and D1 share one workerd thread, so a stage's
+//! `stage_done` parts (see [`Ctx::lap`]) include waiting for the others.
 pub mod chunk;
 pub mod consumer;
 pub mod document;
@@ -38,6 +45,9 @@ pub struct Ctx {
     pub cfg: Config,
     /// Delivery attempt of the message being handled (1-based; recorded on the job).
     pub attempt: std::cell::Cell<u32>,
+    /// Wall time of the parts of the message being handled (see [`Ctx::lap`]).
+    timings: std::cell::RefCell<Vec<(&'static str, f64)>>,
+    lap_at: std::cell::Cell<f64>,
 }
 
 impl Ctx {
@@ -50,6 +60,8 @@ impl Ctx {
             stores,
             cfg: Config::from_env(env),
             attempt: std::cell::Cell::new(1),
+            timings: Default::default(),
+            lap_at: std::cell::Cell::new(crate::time::now_ms()),
         })
     }
 
@@ -61,7 +73,27 @@ impl Ctx {
             db,
             cfg: self.cfg.clone(),
             attempt: std::cell::Cell::new(self.attempt.get()),
+            timings: Default::default(),
+            lap_at: std::cell::Cell::new(crate::time::now_ms()),
         }
+    }
+
+    /// Close the part `part` of the message being handled: the wall time since the previous lap
+    /// (or since this context was made) is added to it. `stage_done` logs the parts, so the
+    /// ingestion benchmark can tell where a stage's time goes.
+    pub fn lap(&self, part: &'static str) {
+        let now = crate::time::now_ms();
+        let ms = now - self.lap_at.replace(now);
+        let mut timings = self.timings.borrow_mut();
+        match timings.iter_mut().find(|(p, _)| *p == part) {
+            Some((_, total)) => *total += ms,
+            None => timings.push((part, ms)),
+        }
+    }
+
+    /// The parts recorded by [`Ctx::lap`], as `part=ms` pairs (`read=12 embed=340`).
+    pub fn laps(&self) -> String {
+        self.timings.borrow().iter().map(|(p, ms)| format!("{p}={ms:.0}")).collect::<Vec<_>>().join(" ")
     }
 
     /// A context on `namespace`'s database; `assign` picks one when the namespace is new (a

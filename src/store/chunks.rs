@@ -221,64 +221,60 @@ const CHUNK_COLUMNS: &[&str] = &[
     "tags",
 ];
 
-/// Upsert chunks (namespace, updated_at and `embedded = 1` are shared parameters).
+/// Upsert chunks (namespace, updated_at and `embedded = 1` are shared parameters; the rows travel
+/// as JSON arrays in column order, a few hundred rows per statement instead of 4).
 pub fn upsert_chunks_statements(
     db: &Db,
     namespace: &str,
     now: &str,
     rows: &[ChunkRow<'_>],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
-    let per_row = CHUNK_COLUMNS.len();
-    let mut out = Vec::new();
-    for group in rows.chunks((MAX_PARAMS - 2) / per_row) {
-        let mut params: Vec<Arg> = args![namespace, now].into();
-        let mut values = Vec::new();
-        for row in group {
-            let b = params.len();
-            let slots: Vec<String> = (1..=per_row).map(|i| format!("?{}", b + i)).collect();
-            values.push(format!("(?1, {}, ?2, 1)", slots.join(", ")));
-            let c = row.chunk;
-            params.extend(args![
-                &c.id,
-                &c.path,
-                c.chunk_index,
-                c.language.as_str(),
-                c.chunk_type.as_str(),
-                &c.text,
-                &c.text_hash,
-                c.start_line,
-                c.end_line,
-                c.start_byte,
-                c.end_byte,
-                c.token_count,
-                &row.keywords,
-                &row.metadata,
-                c.metadata.symbol_name.as_deref(),
-                c.metadata.parent_symbol.as_deref(),
-                &c.metadata.span_hash,
-                &row.search_text,
-                c.version,
-                &row.tags
-            ]);
-        }
-        let updates: Vec<String> = CHUNK_COLUMNS
-            .iter()
-            .filter(|c| **c != "id")
-            .map(|c| format!("{c} = excluded.{c}"))
-            .chain(["updated_at = excluded.updated_at".into(), "embedded = 1".into()])
-            .collect();
-        out.push(db.stmt(
-            &format!(
-                "INSERT INTO chunks (namespace, {}, updated_at, embedded) VALUES {} \
-                 ON CONFLICT(namespace, id) DO UPDATE SET {}",
-                CHUNK_COLUMNS.join(", "),
-                values.join(", "),
-                updates.join(", ")
-            ),
-            &params,
-        )?);
-    }
-    Ok(out)
+    let values = rows.iter().map(|row| {
+        let c = row.chunk;
+        serde_json::json!([
+            c.id,
+            c.path,
+            c.chunk_index,
+            c.language.as_str(),
+            c.chunk_type.as_str(),
+            c.text,
+            c.text_hash,
+            c.start_line,
+            c.end_line,
+            c.start_byte,
+            c.end_byte,
+            c.token_count,
+            row.keywords,
+            row.metadata,
+            c.metadata.symbol_name,
+            c.metadata.parent_symbol,
+            c.metadata.span_hash,
+            row.search_text,
+            c.version,
+            row.tags
+        ])
+    });
+    let columns: Vec<String> =
+        (0..CHUNK_COLUMNS.len()).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
+    let updates: Vec<String> = CHUNK_COLUMNS
+        .iter()
+        .filter(|c| **c != "id")
+        .map(|c| format!("{c} = excluded.{c}"))
+        .chain(["updated_at = excluded.updated_at".into(), "embedded = 1".into()])
+        .collect();
+    // `WHERE true`: SQLite needs it to parse `INSERT … SELECT … ON CONFLICT`.
+    let sql = format!(
+        "INSERT INTO chunks (namespace, {}, updated_at, embedded) \
+         SELECT ?1, {}, ?2, 1 FROM json_each(?3) WHERE true \
+         ON CONFLICT(namespace, id) DO UPDATE SET {}",
+        CHUNK_COLUMNS.join(", "),
+        columns.join(", "),
+        updates.join(", ")
+    );
+    super::json_batches(values, super::JSON_BATCH_BYTES)
+        .iter()
+        .map(|batch| db.stmt(&sql, &args![namespace, now, batch.as_str()]))
+        .collect()
 }
 
 pub struct FileRecord<'a> {
@@ -299,26 +295,37 @@ pub fn upsert_file_statement(
     now: &str,
     f: &FileRecord<'_>,
 ) -> StoreResult<D1PreparedStatement> {
-    db.stmt(
-        "INSERT INTO files (namespace, path, content_hash, size, language, chunk_count, job_id, updated_at, \
-           index_key, tags) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
-         ON CONFLICT(namespace, path) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size, \
-           language = excluded.language, chunk_count = excluded.chunk_count, job_id = excluded.job_id, \
-           updated_at = excluded.updated_at, index_key = excluded.index_key, tags = excluded.tags",
-        &args![
-            namespace,
-            f.path,
-            f.content_hash,
-            f.size,
-            f.language,
-            f.chunk_count,
-            job_id,
-            now,
-            f.index_key,
-            f.tags
-        ],
-    )
+    let mut statements = upsert_files_statements(db, namespace, job_id, now, std::slice::from_ref(f))?;
+    statements.pop().ok_or_else(|| super::StoreError("no file to upsert".into()))
+}
+
+/// Upsert many `files` rows (JSON arrays in column order, as for chunks).
+pub fn upsert_files_statements(
+    db: &Db,
+    namespace: &str,
+    job_id: &str,
+    now: &str,
+    files: &[FileRecord<'_>],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let values = files.iter().map(|f| {
+        serde_json::json!([f.path, f.content_hash, f.size, f.language, f.chunk_count, f.index_key, f.tags])
+    });
+    super::json_batches(values, super::JSON_BATCH_BYTES)
+        .iter()
+        .map(|batch| {
+            db.stmt(
+                "INSERT INTO files (namespace, path, content_hash, size, language, chunk_count, job_id, updated_at, \
+                   index_key, tags) \
+                 SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
+                   json_extract(value, '$[3]'), json_extract(value, '$[4]'), ?2, ?3, json_extract(value, '$[5]'), \
+                   json_extract(value, '$[6]') FROM json_each(?4) WHERE true \
+                 ON CONFLICT(namespace, path) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size, \
+                   language = excluded.language, chunk_count = excluded.chunk_count, job_id = excluded.job_id, \
+                   updated_at = excluded.updated_at, index_key = excluded.index_key, tags = excluded.tags",
+                &args![namespace, job_id, now, batch.as_str()],
+            )
+        })
+        .collect()
 }
 
 pub fn delete_file_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {

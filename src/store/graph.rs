@@ -5,37 +5,8 @@ use edgerag_core::graph::{Edge, FileGraph, Node};
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
-use super::{Db, StoreError, StoreResult};
+use super::{json_batches, Db, StoreError, StoreResult, JSON_BATCH_BYTES};
 use crate::args;
-
-/// Bytes of rows bound to one statement as a JSON array. The rows of a file (or of a whole
-/// namespace at resolution) go out in a few such statements instead of one per ~10 rows: D1
-/// counts every statement of a batch against its 1,000 queries per invocation, and a large file
-/// has thousands of nodes and edges. Well under D1's 2 MB limit for a bound string.
-const JSON_BATCH_BYTES: usize = 512 * 1024;
-
-/// `rows` packed into JSON arrays of at most `max_bytes` each, in order (a row larger than
-/// `max_bytes` goes alone).
-fn json_batches(rows: impl IntoIterator<Item = serde_json::Value>, max_bytes: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::from("[");
-    for row in rows {
-        let row = row.to_string();
-        if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
-            current.push(']');
-            out.push(std::mem::replace(&mut current, String::from("[")));
-        }
-        if current.len() > 1 {
-            current.push(',');
-        }
-        current.push_str(&row);
-    }
-    if current.len() > 1 {
-        current.push(']');
-        out.push(current);
-    }
-    out
-}
 
 /// `graph_nodes` rows (after the namespace) as JSON arrays, in column order.
 fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {
@@ -142,6 +113,50 @@ pub fn replace_file_statements(
     )?);
     out.extend(node_statements(db, namespace, &graph.nodes)?);
     let local: Vec<&Edge> = graph.edges.iter().filter(|e| e.hint.is_none()).collect();
+    out.extend(edge_statements(db, namespace, &local)?);
+    Ok(out)
+}
+
+/// [`replace_file_statements`] for many files at once: the old rows of every path go in one
+/// statement per table and the new rows travel as JSON arrays, so a message's files cost a few
+/// statements instead of a few per file.
+pub fn replace_files_statements(
+    db: &Db,
+    namespace: &str,
+    files: &[(&str, Option<&FileGraph>)],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let paths = super::json_array(&files.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
+    let mut out = ["graph_nodes", "graph_edges", "graph_files"]
+        .iter()
+        .map(|t| {
+            db.stmt(
+                &format!(
+                    "DELETE FROM {t} WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))"
+                ),
+                &args![namespace, paths.as_str()],
+            )
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    let graphs: Vec<(&str, &FileGraph)> = files.iter().filter_map(|(p, g)| g.map(|g| (*p, g))).collect();
+    let mut stored = Vec::with_capacity(graphs.len());
+    for (path, graph) in &graphs {
+        let json = serde_json::to_string(graph).map_err(|e| StoreError(format!("{path}: {e}")))?;
+        stored.push(serde_json::json!([path, json]));
+    }
+    for rows in json_batches(stored, JSON_BATCH_BYTES) {
+        out.push(db.stmt(
+            "INSERT INTO graph_files (namespace, path, graph) \
+             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?2)",
+            &args![namespace, rows.as_str()],
+        )?);
+    }
+    let nodes: Vec<Node> = graphs.iter().flat_map(|(_, g)| g.nodes.iter().cloned()).collect();
+    out.extend(node_statements(db, namespace, &nodes)?);
+    let local: Vec<&Edge> =
+        graphs.iter().flat_map(|(_, g)| g.edges.iter().filter(|e| e.hint.is_none())).collect();
     out.extend(edge_statements(db, namespace, &local)?);
     Ok(out)
 }

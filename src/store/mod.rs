@@ -23,7 +23,7 @@ pub use router::{pick_database, Stores};
 
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement};
+use worker::{D1Database, D1PreparedStatement, D1Result};
 
 /// D1's limit on bound parameters per statement.
 pub const MAX_PARAMS: usize = 100;
@@ -32,6 +32,35 @@ pub const MAX_PARAMS: usize = 100;
 /// value that cannot be written as JSON is an error, never an empty list.
 pub fn json_array<T: serde::Serialize>(items: &[T]) -> StoreResult<String> {
     serde_json::to_string(items).map_err(|e| StoreError(format!("JSON list: {e}")))
+}
+
+/// Bytes of rows bound to one statement as a JSON array (read back with `json_each`). Many rows
+/// (a file's graph, a message's chunks) go out in a few such statements instead of one per ~10 rows: D1
+/// counts every statement of a batch against its 1,000 queries per invocation, and a large file
+/// has thousands of nodes and edges. Well under D1's 2 MB limit for a bound string.
+pub const JSON_BATCH_BYTES: usize = 512 * 1024;
+
+/// `rows` packed into JSON arrays of at most `max_bytes` each, in order (a row larger than
+/// `max_bytes` goes alone).
+pub fn json_batches(rows: impl IntoIterator<Item = serde_json::Value>, max_bytes: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::from("[");
+    for row in rows {
+        let row = row.to_string();
+        if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
+            current.push(']');
+            out.push(std::mem::replace(&mut current, String::from("[")));
+        }
+        if current.len() > 1 {
+            current.push(',');
+        }
+        current.push_str(&row);
+    }
+    if current.len() > 1 {
+        current.push(']');
+        out.push(current);
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -181,6 +210,15 @@ impl Db {
         results.iter().map(|r| Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0))).collect()
     }
 
+    /// Run statements as one transaction in one round trip and return each statement's result,
+    /// for batches whose statements read rows of different shapes (see [`rows`]).
+    pub async fn batch_results(&self, statements: Vec<D1PreparedStatement>) -> StoreResult<Vec<D1Result>> {
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.0.batch(statements).await?)
+    }
+
     /// Like [`Db::batch`] but returns the rows of each statement (for `RETURNING` / `SELECT`).
     pub async fn batch_rows<T: DeserializeOwned>(
         &self,
@@ -191,6 +229,14 @@ impl Db {
         }
         let results = self.0.batch(statements).await?;
         results.iter().map(|r| Ok(r.results::<T>()?)).collect()
+    }
+}
+
+/// The rows of one result of [`Db::batch_results`] (none when the batch had no such statement).
+pub fn rows<T: DeserializeOwned>(result: Option<&D1Result>) -> StoreResult<Vec<T>> {
+    match result {
+        Some(r) => Ok(r.results::<T>()?),
+        None => Ok(Vec::new()),
     }
 }
 

@@ -4,6 +4,8 @@
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
+use edgerag_core::vector::codec::encode_f32_hex;
+
 use super::{Arg, Db, StoreResult, MAX_PARAMS};
 use crate::args;
 
@@ -127,46 +129,51 @@ pub struct StagedChunk<'a> {
     pub text_hash: &'a str,
 }
 
-/// Replace the staged chunks of file `seq` and move it pending → chunked (one transaction with
-/// the other files of the message, via the caller's batch).
+/// `json_each` over `?2` as `seq` values, limited to the job's files still `pending`.
+const STILL_PENDING_SEQS: &str = "SELECT seq FROM job_files WHERE job_id = ?1 AND status = 'pending' \
+     AND seq IN (SELECT value FROM json_each(?2))";
+
+/// Replace the staged chunks of the files `(seq, chunks)` and move them pending → chunked: a
+/// handful of statements for the whole message (the rows travel as JSON arrays), one transaction
+/// with the rest of the message via the caller's batch.
 pub fn chunked_statements(
     db: &Db,
     job_id: &str,
-    seq: i64,
-    chunks: &[StagedChunk<'_>],
+    files: &[(i64, Vec<StagedChunk<'_>>)],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
     // Every statement re-checks that the file is still pending: a duplicate delivery that read the
     // file before another copy of the message finished must not clobber later stages' work.
-    const STILL_PENDING: &str =
-        "EXISTS (SELECT 1 FROM job_files WHERE job_id = ?1 AND seq = ?2 AND status = 'pending')";
+    let seqs = super::json_array(&files.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())?;
     let mut out = vec![db.stmt(
-        &format!("DELETE FROM job_chunks WHERE job_id = ?1 AND seq = ?2 AND {STILL_PENDING}"),
-        &args![job_id, seq],
+        &format!("DELETE FROM job_chunks WHERE job_id = ?1 AND seq IN ({STILL_PENDING_SEQS})"),
+        &args![job_id, seqs.as_str()],
     )?];
-    for group in chunks.chunks((MAX_PARAMS - 2) / 3) {
-        let mut params: Vec<Arg> = args![job_id, seq].into();
-        let mut values = Vec::new();
-        for c in group {
-            let b = params.len();
-            values.push(format!("(?1, ?2, ?{}, ?{}, ?{})", b + 1, b + 2, b + 3));
-            params.extend(args![c.chunk_index, c.chunk_json, c.text_hash]);
-        }
+    let rows = files.iter().flat_map(|(seq, chunks)| {
+        chunks.iter().map(move |c| serde_json::json!([seq, c.chunk_index, c.chunk_json, c.text_hash]))
+    });
+    for rows in super::json_batches(rows, super::JSON_BATCH_BYTES) {
         out.push(db.stmt(
-            &format!(
-                "INSERT INTO job_chunks (job_id, seq, chunk_index, chunk, text_hash) \
-                 SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES {}) AS v \
-                 WHERE {STILL_PENDING} \
-                 ON CONFLICT(job_id, seq, chunk_index) DO UPDATE SET chunk = excluded.chunk, \
-                 text_hash = excluded.text_hash, vector = NULL",
-                values.join(", ")
-            ),
-            &params,
+            "INSERT INTO job_chunks (job_id, seq, chunk_index, chunk, text_hash) \
+             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
+               json_extract(value, '$[3]') FROM json_each(?2) AS j \
+             WHERE EXISTS (SELECT 1 FROM job_files f WHERE f.job_id = ?1 \
+                           AND f.seq = json_extract(j.value, '$[0]') AND f.status = 'pending') \
+             ON CONFLICT(job_id, seq, chunk_index) DO UPDATE SET chunk = excluded.chunk, \
+               text_hash = excluded.text_hash, vector = NULL",
+            &args![job_id, rows.as_str()],
         )?);
     }
+    let counts = super::json_array(
+        &files.iter().map(|(seq, chunks)| [*seq, chunks.len() as i64]).collect::<Vec<_>>(),
+    )?;
     out.push(db.stmt(
-        "UPDATE job_files SET status = 'chunked', chunk_count = ?, content = NULL \
-         WHERE job_id = ? AND seq = ? AND status = 'pending'",
-        &args![chunks.len(), job_id, seq],
+        "UPDATE job_files SET status = 'chunked', chunk_count = v.n, content = NULL \
+         FROM (SELECT json_extract(value, '$[0]') AS seq, json_extract(value, '$[1]') AS n FROM json_each(?2)) AS v \
+         WHERE job_files.job_id = ?1 AND job_files.seq = v.seq AND job_files.status = 'pending'",
+        &args![job_id, counts.as_str()],
     )?);
     Ok(out)
 }
@@ -190,34 +197,31 @@ pub async fn chunks_to_embed(db: &Db, job_id: &str, from: i64, to: i64) -> Store
     .await
 }
 
-/// Store vectors `(seq, chunk_index, json)` and move every chunked file of `[from, to]` whose
-/// chunks all have vectors to `embedded`.
+/// A staged vector: `(seq, chunk_index, values)`.
+pub type StagedVector = (i64, i64, Vec<f32>);
+
+/// Store vectors as f32 little-endian BLOBs (read back by [`chunks_with_vectors_statement`]) and
+/// move every chunked file of `[from, to]` whose chunks all have vectors to `embedded`. The
+/// vectors travel as hex text in JSON arrays and become BLOBs through `unhex` in SQL (a BLOB
+/// parameter crosses the D1 binding as a JSON array of byte numbers).
 pub fn embedded_statements(
     db: &Db,
     job_id: &str,
     from: i64,
     to: i64,
-    vectors: &[(i64, i64, String)],
+    vectors: &[StagedVector],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     let mut out = Vec::new();
-    for group in vectors.chunks((MAX_PARAMS - 1) / 3) {
-        let mut params: Vec<Arg> = args![job_id].into();
-        let mut values = Vec::new();
-        for (seq, idx, json) in group {
-            let b = params.len();
-            values.push(format!("(?{}, ?{}, ?{})", b + 1, b + 2, b + 3));
-            params.extend(args![*seq, *idx, json]);
-        }
+    let rows = vectors.iter().map(|(seq, idx, v)| serde_json::json!([seq, idx, encode_f32_hex(v)]));
+    for rows in super::json_batches(rows, super::JSON_BATCH_BYTES) {
         out.push(db.stmt(
-            &format!(
-                "UPDATE job_chunks SET vector = v.column3 FROM (VALUES {}) AS v \
-                 WHERE job_chunks.job_id = ?1 AND job_chunks.seq = v.column1 \
-                   AND job_chunks.chunk_index = v.column2 \
-                   AND EXISTS (SELECT 1 FROM job_files f \
-                               WHERE f.job_id = ?1 AND f.seq = v.column1 AND f.status = 'chunked')",
-                values.join(", ")
-            ),
-            &params,
+            "UPDATE job_chunks SET vector = unhex(v.hex) \
+             FROM (SELECT json_extract(value, '$[0]') AS seq, json_extract(value, '$[1]') AS idx, \
+                     json_extract(value, '$[2]') AS hex FROM json_each(?2)) AS v \
+             WHERE job_chunks.job_id = ?1 AND job_chunks.seq = v.seq AND job_chunks.chunk_index = v.idx \
+               AND EXISTS (SELECT 1 FROM job_files f \
+                           WHERE f.job_id = ?1 AND f.seq = v.seq AND f.status = 'chunked')",
+            &args![job_id, rows.as_str()],
         )?);
     }
     out.push(db.stmt(
@@ -242,44 +246,84 @@ pub struct FileToIndex {
     pub tags: String,
 }
 
-/// Files of `[from, to]` waiting for the index stage.
-pub async fn files_to_index(db: &Db, job_id: &str, from: i64, to: i64) -> StoreResult<Vec<FileToIndex>> {
-    db.all(
+/// Files of `[from, to]` waiting for the index stage (rows: [`FileToIndex`]).
+pub fn files_to_index_statement(
+    db: &Db,
+    job_id: &str,
+    from: i64,
+    to: i64,
+) -> StoreResult<D1PreparedStatement> {
+    db.stmt(
         "SELECT seq, path, change, content_hash, size, language, chunk_count, tags FROM job_files \
          WHERE job_id = ? AND seq BETWEEN ? AND ? AND status = 'embedded' ORDER BY seq",
         &args![job_id, from, to],
     )
-    .await
 }
 
+/// A staged chunk of an embedded file with its vector: `vector_hex` for a BLOB, `vector_json`
+/// for a row staged as JSON text by an earlier version (still read while such jobs drain).
 #[derive(Debug, Clone, Deserialize)]
 pub struct ChunkWithVector {
     pub seq: i64,
     pub chunk_index: i64,
     pub chunk: String,
-    pub vector: Option<String>,
+    pub vector_hex: Option<String>,
+    pub vector_json: Option<String>,
 }
 
-pub async fn chunks_with_vectors(
+impl ChunkWithVector {
+    /// The staged vector, `None` when there is none (or it cannot be read).
+    pub fn vector(&self) -> Option<Vec<f32>> {
+        match (&self.vector_hex, &self.vector_json) {
+            (Some(hex), _) => edgerag_core::vector::codec::decode_f32_hex(hex).ok(),
+            (None, Some(json)) => serde_json::from_str(json).ok(),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The staged chunks of the embedded files of `[from, to]` (rows: [`ChunkWithVector`]).
+pub fn chunks_with_vectors_statement(
     db: &Db,
     job_id: &str,
     from: i64,
     to: i64,
-) -> StoreResult<Vec<ChunkWithVector>> {
-    db.all(
-        "SELECT c.seq, c.chunk_index, c.chunk, c.vector FROM job_chunks c \
+) -> StoreResult<D1PreparedStatement> {
+    db.stmt(
+        "SELECT c.seq, c.chunk_index, c.chunk, \
+           CASE WHEN typeof(c.vector) = 'blob' THEN hex(c.vector) END AS vector_hex, \
+           CASE WHEN typeof(c.vector) = 'text' THEN c.vector END AS vector_json \
+         FROM job_chunks c \
          JOIN job_files f ON f.job_id = c.job_id AND f.seq = c.seq \
          WHERE c.job_id = ? AND c.seq BETWEEN ? AND ? AND f.status = 'embedded' \
          ORDER BY c.seq, c.chunk_index",
         &args![job_id, from, to],
     )
-    .await
 }
 
-pub fn mark_done_statement(db: &Db, job_id: &str, seq: i64) -> StoreResult<D1PreparedStatement> {
+/// The ids of the chunks stored now for the paths of the embedded files of `[from, to]` (rows:
+/// [`super::chunks::PathId`]): what the index stage compares the new chunks with.
+pub fn stored_chunk_ids_statement(
+    db: &Db,
+    job_id: &str,
+    namespace: &str,
+    from: i64,
+    to: i64,
+) -> StoreResult<D1PreparedStatement> {
     db.stmt(
-        "UPDATE job_files SET status = 'done' WHERE job_id = ? AND seq = ? AND status = 'embedded'",
-        &args![job_id, seq],
+        "SELECT path, id FROM chunks WHERE namespace = ?2 AND path IN \
+           (SELECT path FROM job_files WHERE job_id = ?1 AND seq BETWEEN ?3 AND ?4 AND status = 'embedded')",
+        &args![job_id, namespace, from, to],
+    )
+}
+
+/// Move the files `seqs` embedded → done (one statement for a message's files).
+pub fn mark_done_statement(db: &Db, job_id: &str, seqs: &[i64]) -> StoreResult<D1PreparedStatement> {
+    let list = super::json_array(seqs)?;
+    db.stmt(
+        "UPDATE job_files SET status = 'done' \
+         WHERE job_id = ?1 AND status = 'embedded' AND seq IN (SELECT value FROM json_each(?2))",
+        &args![job_id, list.as_str()],
     )
 }
 
@@ -312,4 +356,41 @@ pub fn cleanup_statements(
             &args![job_id, finish_token, namespace],
         )?,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn row(hex: Option<&str>, json: Option<&str>) -> ChunkWithVector {
+        ChunkWithVector {
+            seq: 1,
+            chunk_index: 0,
+            chunk: "{}".into(),
+            vector_hex: hex.map(String::from),
+            vector_json: json.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_staged_blob_reads_back_as_the_vector_that_was_staged() {
+        let v = vec![1.0f32, -0.5, 0.0, 3.25e-7];
+        let hex = encode_f32_hex(&v);
+        assert_eq!(row(Some(&hex), None).vector(), Some(v.clone()));
+        // SQLite's hex() is upper case; lower case reads the same.
+        assert_eq!(row(Some(&hex.to_lowercase()), None).vector(), Some(v));
+    }
+
+    #[test]
+    fn a_vector_staged_as_json_text_by_an_earlier_version_is_still_read() {
+        assert_eq!(row(None, Some("[1.0,-0.5,0.25]")).vector(), Some(vec![1.0, -0.5, 0.25]));
+    }
+
+    #[test]
+    fn a_missing_or_unreadable_vector_is_none() {
+        assert_eq!(row(None, None).vector(), None);
+        assert_eq!(row(Some("0000803"), None).vector(), None);
+        assert_eq!(row(None, Some("not json")).vector(), None);
+    }
 }

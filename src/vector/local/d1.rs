@@ -2,7 +2,7 @@
 //! the scan that builds a namespace's in-memory copy.
 use std::collections::HashMap;
 
-use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_le};
+use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
 use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
@@ -13,9 +13,9 @@ use serde::Deserialize;
 use super::sql::{
     check_page_hex, filter_sql, parse_metadata, BuildPageRow, FullRow, GenerationRow, MetaRow, PageRow,
 };
-use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, ROWS_PER_BATCH};
+use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT};
 use crate::args;
-use crate::store::{numbered_placeholders, Arg, Db};
+use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
 
 /// The local index in one D1 database.
 pub(super) struct D1Vectors {
@@ -34,31 +34,34 @@ fn with_ids<'a>(namespace: &'a str, ids: &'a [String]) -> Vec<Arg<'a>> {
 
 impl D1Vectors {
     pub(super) async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
+        let records = dedup_last_wins(records);
+        let mut rows = Vec::with_capacity(records.len());
+        for r in &records {
+            let metadata = serde_json::to_string(&r.metadata).map_err(|e| d1("metadata", e))?;
+            rows.push(serde_json::json!([
+                r.id,
+                encode_f32_hex(&r.values),
+                metadata,
+                r.metadata.path,
+                r.metadata.language,
+                edgerag_core::tags::to_column(&r.metadata.tags)
+            ]));
+        }
+        // The rows travel as JSON arrays, the vectors as hex text made BLOBs by `unhex` (a BLOB
+        // parameter crosses the D1 binding as a JSON array of byte numbers).
         let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             SELECT ?1, json_extract(value, '$[0]'), ?2, unhex(json_extract(value, '$[1]')), \
+               json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), \
+               json_extract(value, '$[5]') FROM json_each(?3) WHERE true \
              ON CONFLICT(namespace, id) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
              metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags";
-        let records = dedup_last_wins(records);
-        for group in records.chunks(ROWS_PER_BATCH) {
-            let mut statements = Vec::with_capacity(group.len());
-            for r in group {
-                let metadata = serde_json::to_string(&r.metadata).map_err(|e| d1("metadata", e))?;
-                let (vector, tags) =
-                    (encode_f32_le(&r.values), edgerag_core::tags::to_column(&r.metadata.tags));
-                let args = args![
-                    namespace,
-                    &r.id,
-                    self.dims,
-                    Arg::Blob(&vector),
-                    &metadata,
-                    &r.metadata.path,
-                    &r.metadata.language,
-                    &tags
-                ];
-                statements.push(self.db.stmt(sql, &args).map_err(|e| d1("bind", e))?);
-            }
-            self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
-        }
+        let statements = json_batches(rows, JSON_BATCH_BYTES)
+            .iter()
+            .map(|batch| {
+                self.db.stmt(sql, &args![namespace, self.dims, batch.as_str()]).map_err(|e| d1("bind", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
         Ok(())
     }
 

@@ -42,8 +42,7 @@ use d1::D1Vectors;
 pub const PAGE_ROWS: usize = 1000;
 /// Ids per `IN (…)`: D1 allows 100 bound parameters per statement.
 pub(super) const IDS_PER_STATEMENT: usize = 90;
-/// Statements per D1 `batch()` on upsert.
-pub(super) const ROWS_PER_BATCH: usize = 100;
+
 /// Default memory for the in-memory copies of all namespaces together.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 

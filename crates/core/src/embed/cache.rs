@@ -49,9 +49,16 @@ impl EmbedStats {
     }
 }
 
+/// Embedder batches in flight at once: a message's misses go out as a few concurrent requests
+/// instead of one round trip after another.
+pub const EMBED_CONCURRENCY: usize = 4;
+
 /// One vector per text, in order, sending only cache misses (each distinct text once) to the
-/// embedder, in batches of `info().max_batch`, and storing the new vectors in the cache.
-/// A cached vector of another dimension (model reconfigured) counts as a miss and is replaced.
+/// embedder, in batches of `info().max_batch` with up to [`EMBED_CONCURRENCY`] in flight, and
+/// storing the new vectors in the cache with one `put_many`. When a batch fails, the vectors the
+/// other batches produced are still stored before the error is returned, so a retry only pays
+/// for what failed. A cached vector of another dimension (model reconfigured) counts as a miss
+/// and is replaced.
 pub async fn embed_cached<E, C>(
     embedder: &E,
     cache: &C,
@@ -89,21 +96,54 @@ where
     stats.cache_hits = distinct.len() - misses.len();
     stats.embedded = misses.len();
 
-    for batch in misses.chunks(info.max_batch.max(1)) {
-        let inputs: Vec<String> = batch
-            .iter()
-            .map(|&i| {
-                let (text, cut) = truncate_chars(&texts[i], info.max_input_chars);
-                stats.truncated += usize::from(cut);
-                text.to_string()
-            })
-            .collect();
-        let vectors = embedder.embed(&inputs).await?;
-        check_vectors(&vectors, inputs.len(), info.dims)?;
-        let entries: Vec<(String, Vec<f32>)> = batch.iter().map(|&i| keys[i].clone()).zip(vectors).collect();
-        cache.put_many(&info.model, &entries).await?;
-        found.extend(entries);
+    let batches: Vec<Vec<String>> = misses
+        .chunks(info.max_batch.max(1))
+        .map(|batch| {
+            batch
+                .iter()
+                .map(|&i| {
+                    let (text, cut) = truncate_chars(&texts[i], info.max_input_chars);
+                    stats.truncated += usize::from(cut);
+                    text.to_string()
+                })
+                .collect()
+        })
+        .collect();
+    let mut fresh: Vec<(String, Vec<f32>)> = Vec::with_capacity(misses.len());
+    let mut failure = None;
+    let mut next = misses.iter();
+    for wave in batches.chunks(EMBED_CONCURRENCY) {
+        let results = futures_util::future::join_all(wave.iter().map(|inputs| async move {
+            let vectors = embedder.embed(inputs).await?;
+            check_vectors(&vectors, inputs.len(), info.dims)?;
+            Ok::<_, EmbedError>(vectors)
+        }))
+        .await;
+        for (inputs, result) in wave.iter().zip(results) {
+            let batch_keys: Vec<String> =
+                next.by_ref().take(inputs.len()).map(|&i| keys[i].clone()).collect();
+            match result {
+                Ok(vectors) => fresh.extend(batch_keys.into_iter().zip(vectors)),
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        if failure.is_some() {
+            break;
+        }
     }
+    if !fresh.is_empty() {
+        let stored = cache.put_many(&info.model, &fresh).await;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        stored?;
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    found.extend(fresh);
 
     let mut out = Vec::with_capacity(texts.len());
     for k in &keys {
@@ -284,5 +324,68 @@ mod tests {
         let err = block_on(embed_cached(&WrongDims, &cache, &texts(&["x"]))).unwrap_err();
         assert_eq!(err, EmbedError::WrongDimension { expected: 4, got: 3 });
         assert!(cache.is_empty());
+    }
+    /// Counts `put_many` calls and fails the embedding of any batch containing "boom".
+    #[derive(Default)]
+    struct CountingCache {
+        inner: InMemoryEmbeddingCache,
+        puts: RefCell<usize>,
+    }
+
+    #[async_trait::async_trait(?Send)]
+    impl EmbeddingCache for CountingCache {
+        async fn get_many(
+            &self,
+            model: &str,
+            keys: &[String],
+        ) -> Result<HashMap<String, Vec<f32>>, EmbedError> {
+            self.inner.get_many(model, keys).await
+        }
+        async fn put_many(&self, model: &str, entries: &[(String, Vec<f32>)]) -> Result<(), EmbedError> {
+            *self.puts.borrow_mut() += 1;
+            self.inner.put_many(model, entries).await
+        }
+    }
+
+    struct FailsOn(HashingEmbedder, &'static str);
+    #[async_trait::async_trait(?Send)]
+    impl Embedder for FailsOn {
+        fn info(&self) -> EmbedderInfo {
+            self.0.info()
+        }
+        async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            if texts.iter().any(|t| t == self.1) {
+                return Err(EmbedError::Timeout);
+            }
+            self.0.embed(texts).await
+        }
+    }
+
+    #[test]
+    fn the_misses_of_many_batches_are_stored_with_one_put() {
+        let e = HashingEmbedder::new(8).with_max_batch(2);
+        let cache = CountingCache::default();
+        let input: Vec<String> = (0..11).map(|i| format!("text {i}")).collect();
+        let (v, s) = block_on(embed_cached(&e, &cache, &input)).unwrap();
+        assert_eq!(v.len(), 11);
+        assert_eq!(v[7], e.vector("text 7"));
+        assert_eq!((s.embedded, e.calls()), (11, 6), "11 misses in 6 batches of at most 2");
+        assert_eq!(*cache.puts.borrow(), 1);
+        assert_eq!(cache.inner.len(), 11);
+    }
+
+    #[test]
+    fn a_failing_batch_keeps_the_vectors_of_the_others_cached() {
+        // Batches of 2: ["a","b"], ["boom","c"], ["d","e"], ... — only the second fails.
+        let e = FailsOn(HashingEmbedder::new(8).with_max_batch(2), "boom");
+        let cache = CountingCache::default();
+        let input = texts(&["a", "b", "boom", "c", "d", "e"]);
+        let err = block_on(embed_cached(&e, &cache, &input)).unwrap_err();
+        assert_eq!(err, EmbedError::Timeout);
+        assert_eq!(cache.inner.len(), 4, "a, b, d, e were stored; boom and c were not");
+        // The retry sends only what failed.
+        let ok = HashingEmbedder::new(8).with_max_batch(2);
+        let (_, s) = block_on(embed_cached(&ok, &cache, &input)).unwrap();
+        assert_eq!((s.cache_hits, s.embedded, ok.texts_embedded()), (4, 2, 2));
     }
 }
