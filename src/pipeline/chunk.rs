@@ -1,6 +1,6 @@
 //! Chunk stage: the core's chunker over the pending files of a range; chunks staged in
 //! `job_chunks`, files moved pending → chunked in one transaction, then the embed message.
-use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig};
+use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig, ParentChunk};
 use edgerag_core::{ChunkConfig, Language};
 
 use super::messages::{SeqRange, Stage, StageMessage};
@@ -56,6 +56,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     // Per file: its staged chunk JSON and its graph; written together after the loop.
     let mut per_file: Vec<(i64, Vec<edgerag_core::Chunk>, Vec<String>)> = Vec::with_capacity(files.len());
     let mut graphs = Vec::with_capacity(files.len());
+    // Markdown / text paths with their new parents (none when chunked flat).
+    let mut parents: Vec<(&str, Vec<ParentChunk>)> = Vec::new();
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
         // One parse gives the chunks and the file's graph.
@@ -63,8 +65,9 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         let language = Language::detect(&file.path);
         let mut metadata: Vec<Option<String>> = vec![None; chunks.len()];
         if matches!(language, Language::Markdown | Language::Text) {
-            // Parents of an earlier parent/child run of this path go; new ones replace them.
-            statements.push(documents::delete_parents_statement(&ctx.db, &job.namespace, &file.path)?);
+            // Parents of an earlier parent/child run of this path go; new ones (if any) replace them.
+            let parents_of_file = parents.len();
+            parents.push((file.path.as_str(), Vec::new()));
             if mode == ChunkingMode::ParentChild && !chunks.is_empty() {
                 let chunker = match prose.as_mut() {
                     Some(p) => p,
@@ -83,14 +86,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                     .into_iter()
                     .map(|(c, m)| (c, Some(m)))
                     .unzip();
-                for parent in &pc.parents {
-                    statements.push(documents::insert_parent_statement(
-                        &ctx.db,
-                        &job.namespace,
-                        &file.path,
-                        parent,
-                    )?);
-                }
+                parents[parents_of_file].1 = pc.parents;
             }
         }
         // A chunk that cannot be serialized fails the message: staging it empty would lose it.
@@ -119,6 +115,8 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
             (*seq, rows)
         })
         .collect();
+    let parents: Vec<(&str, &[ParentChunk])> = parents.iter().map(|(p, ps)| (*p, ps.as_slice())).collect();
+    statements.extend(documents::replace_parents_statements(&ctx.db, &job.namespace, &parents)?);
     statements.extend(staging::chunked_statements(&ctx.db, &job.id, &staged)?);
     let file_graphs: Vec<(&str, Option<&edgerag_core::graph::FileGraph>)> =
         files.iter().zip(&graphs).map(|(f, g)| (f.path.as_str(), g.as_ref())).collect();

@@ -183,10 +183,7 @@ async fn chunk_and_write(
     let mut statements = crate::store::keyword::ensure_statements(db, ns)?;
     statements.extend(chunks::delete_chunks_statements(db, ns, &stale)?);
     statements.extend(chunks::upsert_chunks_statements(db, ns, &now, &rows)?);
-    statements.push(documents::delete_parents_statement(db, ns, path)?);
-    for parent in &pc.parents {
-        statements.push(documents::insert_parent_statement(db, ns, path, parent)?);
-    }
+    statements.extend(documents::replace_parents_statements(db, ns, &[(path, &pc.parents)])?);
     statements.push(chunks::upsert_file_statement(
         db,
         ns,

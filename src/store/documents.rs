@@ -4,7 +4,7 @@ use edgerag_core::chunk::parent_child::ParentChunk;
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
-use super::{Db, StoreResult};
+use super::{json_batches, Db, StoreError, StoreResult, JSON_BATCH_BYTES};
 use crate::args;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -111,39 +111,61 @@ pub fn delete_statements(db: &Db, namespace: &str, path: &str) -> StoreResult<Ve
     ])
 }
 
-pub fn delete_parents_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
-    db.stmt("DELETE FROM document_parents WHERE namespace = ? AND path = ?", &args![namespace, path])
-}
-
-pub fn insert_parent_statement(
+/// Replaces the stored parents of each `(path, parents)` in a few statements however many files and
+/// parents there are (one delete per batch of paths, the parents as JSON rows): a chunk message of
+/// many Markdown files stays far under D1's 1,000 statements per invocation.
+pub fn replace_parents_statements(
     db: &Db,
     namespace: &str,
-    path: &str,
-    p: &ParentChunk,
-) -> StoreResult<D1PreparedStatement> {
-    let headings = serde_json::to_string(&p.heading_path).unwrap_or_else(|_| "[]".into());
-    db.stmt(
-        "INSERT INTO document_parents (namespace, path, id, ord, chapter, heading_path, text, start_char, \
-         end_char, start_line, end_line, child_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
-         ON CONFLICT(namespace, path, id) DO UPDATE SET ord = excluded.ord, chapter = excluded.chapter, \
-           heading_path = excluded.heading_path, text = excluded.text, start_char = excluded.start_char, \
-           end_char = excluded.end_char, start_line = excluded.start_line, end_line = excluded.end_line, \
-           child_count = excluded.child_count",
-        &args![
-            namespace,
-            path,
-            &p.id,
-            p.order,
-            p.chapter,
-            &headings,
-            &p.text,
-            p.start_char,
-            p.end_char,
-            p.start_line,
-            p.end_line,
-            p.child_count
-        ],
-    )
+    files: &[(&str, &[ParentChunk])],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let mut out = Vec::new();
+    for paths in json_batches(files.iter().map(|(path, _)| serde_json::json!(path)), JSON_BATCH_BYTES) {
+        out.push(db.stmt(
+            "DELETE FROM document_parents WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))",
+            &args![namespace, paths.as_str()],
+        )?);
+    }
+    let mut rows = Vec::new();
+    for (path, parents) in files {
+        for p in parents.iter() {
+            let headings =
+                serde_json::to_string(&p.heading_path).map_err(|e| StoreError(format!("{path}: {e}")))?;
+            rows.push(serde_json::json!([
+                path,
+                p.id,
+                p.order,
+                p.chapter,
+                headings,
+                p.text,
+                p.start_char,
+                p.end_char,
+                p.start_line,
+                p.end_line,
+                p.child_count
+            ]));
+        }
+    }
+    let columns: Vec<String> = (0..11).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
+    for batch in json_batches(rows, JSON_BATCH_BYTES) {
+        out.push(db.stmt(
+            &format!(
+                "INSERT INTO document_parents (namespace, path, id, ord, chapter, heading_path, text, start_char, \
+                 end_char, start_line, end_line, child_count) SELECT ?1, {} FROM json_each(?2) WHERE true \
+                 ON CONFLICT(namespace, path, id) DO UPDATE SET ord = excluded.ord, chapter = excluded.chapter, \
+                   heading_path = excluded.heading_path, text = excluded.text, start_char = excluded.start_char, \
+                   end_char = excluded.end_char, start_line = excluded.start_line, end_line = excluded.end_line, \
+                   child_count = excluded.child_count",
+                columns.join(", ")
+            ),
+            &args![namespace, batch.as_str()],
+        )?);
+    }
+    Ok(out)
+}
+
+pub fn delete_parents_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
+    db.stmt("DELETE FROM document_parents WHERE namespace = ? AND path = ?", &args![namespace, path])
 }
 
 #[derive(Debug, Clone, Deserialize)]
