@@ -2,6 +2,10 @@
 
 /// `Foo<T>` → `Foo`, `a.b.C<X, Y>` → `a.b.C`.
 pub(crate) fn strip_generics(s: &str) -> String {
+    // Most names have no generics and no spaces: nothing to drop.
+    if s.is_ascii() && !s.bytes().any(|b| b == b'<' || b == b'[' || char::from(b).is_whitespace()) {
+        return s.trim_start_matches("::").to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut depth = 0usize;
     for c in s.chars() {
@@ -66,6 +70,8 @@ pub(crate) fn split_path(written: &str) -> (String, Option<String>) {
                 .all(|p| p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'));
             let qualifier = if qual.is_empty() {
                 None
+            } else if simple && !qual.contains([':', '-', '\\']) {
+                Some(qual.trim_matches('.').to_string())
             } else if simple {
                 Some(
                     qual.replace("::", ".")
@@ -159,9 +165,24 @@ mod tests {
     }
 
     #[test]
-    fn generics_and_a_leading_path_separator_are_dropped() {
+    fn generics_spaces_and_a_leading_path_separator_are_dropped() {
         assert_eq!(strip_generics("::std::Vec<T>"), "std::Vec");
         assert_eq!(strip_generics("a.b.C<X, Y>"), "a.b.C");
         assert_eq!(strip_generics("::::A"), "A");
+        assert_eq!(strip_generics("::a::B"), "a::B");
+        assert_eq!(strip_generics("a .\u{b}b"), "a.b");
+        assert_eq!(strip_generics("a\u{a0}b"), "ab");
+        assert_eq!(strip_generics("<T>"), "<T>");
+        assert_eq!(strip_generics("a>b]"), "a>b]");
+    }
+
+    #[test]
+    fn qualifiers_are_dotted_paths() {
+        let q = |s: &str| split_path(s).1;
+        assert_eq!(q("a.b.c"), Some("a.b".into()));
+        assert_eq!(q("a::b::c"), Some("a.b".into()));
+        assert_eq!(q("\\App\\Models\\User"), Some("App.Models".into()));
+        assert_eq!(q("foo().bar"), Some("?".into()));
+        assert_eq!(q("bar"), None);
     }
 }
