@@ -1,7 +1,8 @@
 //! `REFERENCES` edges (type uses) in the languages the fixture projects do not cover, on small
 //! two-file projects: parameter, return, field, property and variable types, `new X` / constructor
-//! calls and generic arguments point at the project's types; built-in types make no edge; a name
-//! no file defines stays external with the type as written.
+//! calls, generic arguments, `instanceof`, static calls on a class and (Ruby) classes used as call
+//! receivers or rescued point at the project's types; built-in types make no edge; a name no file
+//! defines stays external with the type as written.
 #![allow(clippy::unwrap_used)]
 use std::collections::{BTreeSet, HashMap};
 
@@ -88,4 +89,52 @@ fn python_hints_reference_classes_through_imports_and_builtins_make_no_edge() {
         pairs(&[("app.repo.load", "app.models.User"), ("app.repo.store", "app.models.User")])
     );
     assert_eq!(external, pairs(&[("app.repo.load", "Optional")]));
+}
+
+#[test]
+fn php_type_declarations_new_instanceof_and_static_calls_reference_the_project_classes() {
+    let model =
+        "<?php\nnamespace Shop\\Model;\n\nclass Item {\n    public string $name;\n\n    public static \
+                 function make(): static {\n        return new static();\n    }\n}\n";
+    let service = "<?php\nnamespace Shop\\Service;\n\nuse Shop\\Model\\Item;\n\nclass ItemService {\n    \
+                   private ?Item $last = null;\n\n    public function add(string $name): Item {\n        $item = \
+                   new Item();\n        $this->last = $item;\n        return $item;\n    }\n\n    public function \
+                   isItem($value): bool {\n        return $value instanceof Item;\n    }\n\n    public function \
+                   copy(): void {\n        $eol = PHP_EOL;\n        $item = Item::make();\n        \
+                   self::check($item . $eol);\n    }\n\n    public function log(Logger $logger, int $level): \
+                   void {\n    }\n\n    private static function check(string $s): void {\n    }\n}\n";
+    let (resolved, external) = references(&[
+        ("src/Model/Item.php", model, Language::Php),
+        ("src/Service/ItemService.php", service, Language::Php),
+    ]);
+    assert_eq!(
+        resolved,
+        pairs(&[
+            // The property's type is written on its declaration, around the property itself.
+            ("Shop.Service.ItemService", "Shop.Model.Item"),
+            ("Shop.Service.ItemService.add", "Shop.Model.Item"),
+            ("Shop.Service.ItemService.isItem", "Shop.Model.Item"),
+            ("Shop.Service.ItemService.copy", "Shop.Model.Item"),
+        ])
+    );
+    assert_eq!(external, pairs(&[("Shop.Service.ItemService.log", "Logger")]));
+}
+
+#[test]
+fn ruby_classes_used_as_receivers_or_rescued_reference_the_project_classes() {
+    let item = "module Shop\n  class Item\n    def self.build(name)\n      new\n    end\n  end\nend\n";
+    let service = "require_relative \"item\"\n\nmodule Shop\n  class Service\n    LIMIT = 10\n\n    def \
+                   add(name)\n      item = Item.new\n      item\n    end\n\n    def load(id)\n      \
+                   Shop::Item.build(id)\n    rescue NotFoundError\n      nil\n    end\n\n    def log(line)\n      \
+                   Logger.new(line)\n      LIMIT.times { line }\n    end\n  end\nend\n";
+    let (resolved, external) = references(&[
+        ("lib/shop/item.rb", item, Language::Ruby),
+        ("lib/shop/service.rb", service, Language::Ruby),
+    ]);
+    assert_eq!(resolved, pairs(&[("Shop.Service.add", "Shop.Item"), ("Shop.Service.load", "Shop.Item")]));
+    assert_eq!(
+        external,
+        pairs(&[("Shop.Service.load", "NotFoundError"), ("Shop.Service.log", "Logger")]),
+        "a constant used as a value (`LIMIT.times`) is no reference"
+    );
 }

@@ -4,6 +4,7 @@
 //! `app/**/route.ts` exporting `GET`, `POST`, …).
 use tree_sitter::Node;
 
+use super::lang::field;
 use crate::chunk::code::grammar::text;
 
 const VERBS: &[&str] = &["get", "post", "put", "delete", "patch", "head", "options"];
@@ -82,7 +83,7 @@ pub(crate) fn next_route(path: &str, name: &str) -> Option<(String, String)> {
 
 /// The argument nodes of a call, unwrapping `argument` wrappers.
 fn arguments<'t>(call: Node<'t>) -> Vec<Node<'t>> {
-    let args = call.child_by_field_name("arguments").or_else(|| {
+    let args = field(call, "arguments").or_else(|| {
         let mut cursor = call.walk();
         let found = call
             .named_children(&mut cursor)
@@ -201,7 +202,7 @@ fn handler_names(node: Node<'_>, src: &str, depth: usize, out: &mut Vec<String>)
             handler_names(arg, src, depth + 1, out);
         }
         // `get(list).post(create)`: the receiver chain holds more calls.
-        if let Some(f) = node.child_by_field_name("function") {
+        if let Some(f) = field(node, "function") {
             let mut cursor = f.walk();
             for c in f.named_children(&mut cursor) {
                 if c.kind().contains("call") {

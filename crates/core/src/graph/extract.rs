@@ -6,6 +6,8 @@
 //! alone allows — an enclosing scope, a `self`/`this`/receiver member, a type of the same file —
 //! and the rest keep a [`Hint`] for [`super::resolve`].
 use std::collections::HashMap;
+use std::num::NonZeroU16 as FieldId;
+use std::sync::{Arc, Mutex};
 
 use tree_sitter::{Node as TsNode, Tree};
 
@@ -82,25 +84,102 @@ struct Extractor<'a> {
     runs: Vec<Vec<TsNode<'a>>>,
     /// [`KindFlags`] per grammar symbol, filled on first sight: `kind()` converts a C string
     /// (length + UTF-8 check) on every call, and the walk asks about every node.
-    kind_flags: Vec<u8>,
+    kind_flags: Arc<[u16]>,
+    /// Field ids of `name` and of [`super::lang::TypeRefs::fields`]: comparing ids spares the
+    /// field name's C string conversion on every candidate type name.
+    name_field: Option<FieldId>,
+    type_fields: Vec<FieldId>,
+    callee_fields: CalleeFields,
+    /// Each node's parent index (`Node::parent` holds its id).
+    parents: Vec<Option<usize>>,
+}
+
+/// [`KindFlags`] per grammar symbol of `language`, computed once per process: `kind()` converts
+/// a C string (length + UTF-8 check) on every call, and the walk asks about every node.
+fn kind_table(language: Language, ts: &tree_sitter::Language, lang: &GraphLang) -> Arc<[u16]> {
+    static TABLES: Mutex<Vec<(Language, Arc<[u16]>)>> = Mutex::new(Vec::new());
+    let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, table)) = tables.iter().find(|(l, _)| *l == language) {
+        return table.clone();
+    }
+    let count = u16::try_from(ts.node_kind_count()).unwrap_or(u16::MAX - 2);
+    let table: Arc<[u16]> = (0..count)
+        .map(|id| kind_flags(ts.node_kind_for_id(id).unwrap_or(""), ts.node_kind_is_named(id), lang))
+        .collect();
+    tables.push((language, table.clone()));
+    table
+}
+
+fn kind_flags(kind: &str, named: bool, lang: &GraphLang) -> u16 {
+    let mut f = KindFlags::KNOWN;
+    if named {
+        f |= KindFlags::NAMED;
+    }
+    if lang.decl_kinds.contains(&kind) {
+        f |= KindFlags::DECL;
+    }
+    if lang.import_kinds.contains(&kind) {
+        f |= KindFlags::IMPORT;
+    }
+    if ANNOTATION_KINDS.contains(&kind) {
+        f |= KindFlags::ANNOTATION;
+    }
+    if kind == "modifiers" || kind == "modifier" {
+        f |= KindFlags::MODIFIERS;
+    }
+    if lang.wrappers.contains(&kind) {
+        f |= KindFlags::WRAPPER;
+    }
+    if kind.contains("comment") {
+        f |= KindFlags::COMMENT;
+    }
+    if is_doc_or_annotation(kind) {
+        f |= KindFlags::DOC_OR_ANNOTATION;
+    }
+    if lang.call_kinds.contains(&kind) {
+        f |= KindFlags::CALL;
+    }
+    let types = &lang.types;
+    if types.names.contains(&kind) {
+        f |= KindFlags::TYPE_NAME;
+    }
+    if types.candidates.contains(&kind) {
+        f |= KindFlags::TYPE_CANDIDATE;
+    }
+    if types.parents.contains(&kind) {
+        f |= KindFlags::TYPE_PARENT;
+    }
+    if types.unions.contains(&kind) {
+        f |= KindFlags::TYPE_UNION;
+    }
+    f
 }
 
 /// What the walk needs to know about a node kind (bits of `kind_flags`).
 struct KindFlags;
 
 impl KindFlags {
-    const KNOWN: u8 = 1;
-    const COMMENT: u8 = 2;
-    const DOC_OR_ANNOTATION: u8 = 4;
-    const CALL: u8 = 8;
+    const KNOWN: u16 = 1;
+    const COMMENT: u16 = 2;
+    const DOC_OR_ANNOTATION: u16 = 4;
+    const CALL: u16 = 8;
     /// Always a type name ([`super::lang::TypeRefs::names`]).
-    const TYPE_NAME: u8 = 16;
+    const TYPE_NAME: u16 = 16;
     /// A type name in a type position ([`super::lang::TypeRefs::candidates`]).
-    const TYPE_CANDIDATE: u8 = 32;
+    const TYPE_CANDIDATE: u16 = 32;
     /// Its children in candidate kinds are type names ([`super::lang::TypeRefs::parents`]).
-    const TYPE_PARENT: u8 = 64;
+    const TYPE_PARENT: u16 = 64;
     /// Passes a type position on to its children ([`super::lang::TypeRefs::unions`]).
-    const TYPE_UNION: u8 = 128;
+    const TYPE_UNION: u16 = 128;
+    const NAMED: u16 = 256;
+    /// May be a definition ([`GraphLang::decl_kinds`]).
+    const DECL: u16 = 512;
+    /// May be an import ([`GraphLang::import_kinds`]).
+    const IMPORT: u16 = 1024;
+    const ANNOTATION: u16 = 2048;
+    const WRAPPER: u16 = 4096;
+    /// `modifiers` / `modifier`: annotations may sit inside.
+    const MODIFIERS: u16 = 8192;
 }
 
 /// Extracts `path`'s graph from its parse `tree`.
@@ -138,7 +217,11 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         route_prefix: Vec::new(),
         ancestors: Vec::new(),
         runs: Vec::new(),
-        kind_flags: Vec::new(),
+        kind_flags: kind_table(language, &tree.language(), lang),
+        name_field: tree.language().field_id_for_name("name"),
+        type_fields: lang.types.fields.iter().filter_map(|f| tree.language().field_id_for_name(f)).collect(),
+        parents: Vec::new(),
+        callee_fields: CalleeFields::of(&tree.language()),
     };
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
     let last_line = src.lines().count().max(1) as u32;
@@ -172,6 +255,7 @@ impl<'a> Extractor<'a> {
         let id = node_id(self.path, kind, &fqn, ordinal);
         let parent_id = parent.map(|p| self.nodes[p].id.clone());
         let index = self.nodes.len();
+        self.parents.push(parent);
         if let Some(p) = parent {
             self.children[p].push(index);
             self.edges.push(Edge {
@@ -230,17 +314,19 @@ impl<'a> Extractor<'a> {
         self.runs.push(Vec::new());
         loop {
             let node = cursor.node();
-            let descend = !node.is_named() || self.visit(node, &cursor);
+            let flags = self.flags(node);
+            let descend = flags & KindFlags::NAMED == 0 || self.visit(node, flags, &cursor);
             if descend && cursor.goto_first_child() {
                 self.ancestors.push(node);
                 self.runs.push(Vec::new());
                 continue;
             }
+            // Going back up, the nodes left are `node`, then the ancestors: no `cursor.node()`.
+            let (mut done, mut done_flags) = (node, flags);
             loop {
-                let done = cursor.node();
                 self.leave(done.id());
-                if done.is_named() {
-                    let doc = self.flags(done) & KindFlags::DOC_OR_ANNOTATION != 0;
+                if done_flags & KindFlags::NAMED != 0 {
+                    let doc = done_flags & KindFlags::DOC_OR_ANNOTATION != 0;
                     if let Some(run) = self.runs.last_mut() {
                         if doc {
                             run.push(done);
@@ -255,11 +341,13 @@ impl<'a> Extractor<'a> {
                 if !cursor.goto_parent() {
                     return;
                 }
-                self.ancestors.pop();
                 self.runs.pop();
-                if cursor.node().id() == root.id() {
+                let Some(parent) = self.ancestors.pop() else { return };
+                if parent.id() == root.id() {
                     return;
                 }
+                done = parent;
+                done_flags = self.flags(parent);
             }
         }
     }
@@ -277,44 +365,16 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn flags(&mut self, node: TsNode<'_>) -> u8 {
-        let id = usize::from(node.kind_id());
-        if id >= self.kind_flags.len() {
-            self.kind_flags.resize(id + 1, 0);
+    fn flags(&self, node: TsNode<'_>) -> u16 {
+        match self.kind_flags.get(usize::from(node.kind_id())) {
+            Some(&f) => f,
+            // `ERROR` sits outside the symbol table.
+            None => kind_flags(node.kind(), node.is_named(), self.lang),
         }
-        if self.kind_flags[id] == 0 {
-            let kind = node.kind();
-            let mut f = KindFlags::KNOWN;
-            if kind.contains("comment") {
-                f |= KindFlags::COMMENT;
-            }
-            if is_doc_or_annotation(kind) {
-                f |= KindFlags::DOC_OR_ANNOTATION;
-            }
-            if self.lang.call_kinds.contains(&kind) {
-                f |= KindFlags::CALL;
-            }
-            let types = &self.lang.types;
-            if types.names.contains(&kind) {
-                f |= KindFlags::TYPE_NAME;
-            }
-            if types.candidates.contains(&kind) {
-                f |= KindFlags::TYPE_CANDIDATE;
-            }
-            if types.parents.contains(&kind) {
-                f |= KindFlags::TYPE_PARENT;
-            }
-            if types.unions.contains(&kind) {
-                f |= KindFlags::TYPE_UNION;
-            }
-            self.kind_flags[id] = f;
-        }
-        self.kind_flags[id]
     }
 
     /// Handles one named node; returns whether to walk into it.
-    fn visit(&mut self, node: TsNode<'a>, cursor: &tree_sitter::TreeCursor<'a>) -> bool {
-        let flags = self.flags(node);
+    fn visit(&mut self, node: TsNode<'a>, flags: u16, cursor: &tree_sitter::TreeCursor<'a>) -> bool {
         if flags & KindFlags::COMMENT != 0 {
             return false;
         }
@@ -323,13 +383,19 @@ impl<'a> Extractor<'a> {
                 return descend;
             }
         }
-        let line = node.start_position().row as u32 + 1;
-        if (self.lang.imports)(node, self.src, line, &mut self.imports) {
-            return false;
+        #[cfg(debug_assertions)]
+        self.check_dispatch(node, flags);
+        if flags & KindFlags::IMPORT != 0 {
+            let line = node.start_position().row as u32 + 1;
+            if (self.lang.imports)(node, self.src, line, &mut self.imports) {
+                return false;
+            }
         }
-        if let Some(decl) = (self.lang.classify)(node, self.src) {
-            self.definition(node, decl);
-            return true;
+        if flags & KindFlags::DECL != 0 {
+            if let Some(decl) = (self.lang.classify)(node, self.src, &self.ancestors) {
+                self.definition(node, decl);
+                return true;
+            }
         }
         if flags & KindFlags::CALL != 0 {
             self.call(node);
@@ -337,12 +403,32 @@ impl<'a> Extractor<'a> {
         true
     }
 
+    /// The kind lists the walk dispatches on hold every kind `classify` / `imports` accept.
+    #[cfg(debug_assertions)]
+    fn check_dispatch(&self, node: TsNode<'a>, flags: u16) {
+        if flags & KindFlags::IMPORT == 0 {
+            let mut scratch = Vec::new();
+            assert!(
+                !(self.lang.imports)(node, self.src, 0, &mut scratch),
+                "`imports` accepts `{}`, missing from `import_kinds`",
+                node.kind()
+            );
+        }
+        if flags & KindFlags::DECL == 0 {
+            assert!(
+                (self.lang.classify)(node, self.src, &self.ancestors).is_none(),
+                "`classify` accepts `{}`, missing from `decl_kinds`",
+                node.kind()
+            );
+        }
+    }
+
     /// Records a type name at `node` when it is in a type position; returns whether to walk into
     /// it, or `None` when it is not a type name here (the node is then visited as usual).
     fn type_ref(
         &mut self,
         node: TsNode<'a>,
-        flags: u8,
+        flags: u16,
         cursor: &tree_sitter::TreeCursor<'a>,
     ) -> Option<bool> {
         let lang: &'a GraphLang = self.lang;
@@ -350,7 +436,7 @@ impl<'a> Extractor<'a> {
         let always = flags & KindFlags::TYPE_NAME != 0;
         if always {
             // The name of the type being defined (`struct Foo`, `type Foo = …`).
-            if cursor.field_name() == Some("name") {
+            if self.name_field.is_some() && cursor.field_id() == self.name_field {
                 return Some(false);
             }
         } else {
@@ -364,8 +450,10 @@ impl<'a> Extractor<'a> {
                 }
             }
             let slot = parent_flags & KindFlags::TYPE_PARENT != 0
-                || (!types.fields.is_empty()
-                    && cursor.field_name().is_some_and(|f| types.fields.contains(&f)));
+                || (!self.type_fields.is_empty()
+                    && cursor.field_id().is_some_and(|f| self.type_fields.contains(&f)))
+                || (!types.keywords.is_empty()
+                    && node.prev_sibling().is_some_and(|p| types.keywords.contains(&p.kind())));
             if !slot {
                 return None;
             }
@@ -376,6 +464,7 @@ impl<'a> Extractor<'a> {
         let keep = name.chars().nth(1).is_some()
             && written.len() <= 200
             && !types.builtins.contains(&name.as_str())
+            && !(types.screaming_values && is_screaming(&name))
             && !lang.self_names.contains(&name.as_str());
         if keep {
             let owner = self.enclosing_type().and_then(|s| s.owner.clone());
@@ -399,9 +488,10 @@ impl<'a> Extractor<'a> {
         let mut span = node;
         // The siblings before `span`: those of the node, or of the wrapper it is in.
         let mut level = self.runs.len().saturating_sub(1);
-        for (i, parent) in self.ancestors.iter().enumerate().rev() {
-            if self.lang.wrappers.contains(&parent.kind()) && i > 0 {
-                span = *parent;
+        for i in (0..self.ancestors.len()).rev() {
+            let parent = self.ancestors[i];
+            if self.flags(parent) & KindFlags::WRAPPER != 0 && i > 0 {
+                span = parent;
                 level = i - 1;
             } else {
                 break;
@@ -450,7 +540,7 @@ impl<'a> Extractor<'a> {
         let fqn = self.fqn_of(&decl.name);
         let signature = signature(node, decl.body, self.src);
         let doc = doc_of(span, &before, decl.body, self.src);
-        let annotations = annotations(span, &before, node, self.src);
+        let annotations = self.annotations(span, &before, node);
         let mut route = annotations.iter().find_map(|a| annotation_route(a));
         if route.is_none() && kind.is_body() {
             route = next_route(self.path, &decl.name);
@@ -519,6 +609,37 @@ impl<'a> Extractor<'a> {
         self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed });
     }
 
+    /// Decorator / annotation / attribute texts attached to a definition.
+    fn annotations(&self, span: TsNode<'_>, before: &[TsNode<'_>], node: TsNode<'_>) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let collect = |n: TsNode<'_>, out: &mut Vec<&'a str>| {
+            let mut cursor = n.walk();
+            for c in n.named_children(&mut cursor) {
+                let flags = self.flags(c);
+                if flags & KindFlags::ANNOTATION != 0 {
+                    out.push(text(c, self.src));
+                } else if flags & KindFlags::MODIFIERS != 0 {
+                    let mut inner = c.walk();
+                    for m in c.named_children(&mut inner) {
+                        if self.flags(m) & KindFlags::ANNOTATION != 0 {
+                            out.push(text(m, self.src));
+                        }
+                    }
+                }
+            }
+        };
+        collect(span, &mut out);
+        if node.id() != span.id() {
+            collect(node, &mut out);
+        }
+        for p in before.iter().rev() {
+            if self.flags(*p) & KindFlags::ANNOTATION != 0 {
+                out.push(text(*p, self.src));
+            }
+        }
+        out
+    }
+
     fn base_edge(&mut self, src: usize, kind: EdgeKind, base: &str, line: u32) {
         let clean = strip_generics(base);
         let (name, qualifier) = split_path(&clean);
@@ -548,9 +669,12 @@ impl<'a> Extractor<'a> {
     }
 
     fn call(&mut self, node: TsNode<'a>) {
-        let Some((name, qualifier, written)) = callee(node, self.src) else { return };
+        let Some((name, qualifier, written)) = callee(node, self.src, &self.callee_fields) else { return };
         let line = line_of(node);
-        let in_annotation = self.ancestors.last().is_some_and(|p| ANNOTATION_KINDS.contains(&p.kind()));
+        let in_annotation = match self.ancestors.last() {
+            Some(&p) => self.flags(p) & KindFlags::ANNOTATION != 0,
+            None => false,
+        };
         let route = if in_annotation { None } else { call_route(node, &name, self.src) };
         if let Some((method, route, handlers)) = route {
             let caller = self.caller();
@@ -610,10 +734,11 @@ impl<'a> Extractor<'a> {
         for (i, n) in self.nodes.iter().enumerate() {
             by_fqn.entry(n.fqn.as_str()).or_insert(i);
         }
+        let types = types_by_name(&self.nodes);
         let calls = std::mem::take(&mut self.calls);
         let mut edges = Vec::with_capacity(calls.len());
         for call in calls {
-            let found = self.resolve_local(&call, &by_fqn);
+            let found = self.resolve_local(&call, &by_fqn, &types);
             let (dst, resolution) = match found {
                 Some((i, r)) => (Some(self.nodes[i].id.clone()), r),
                 None => (None, Resolution::External),
@@ -641,7 +766,7 @@ impl<'a> Extractor<'a> {
             }
             let Some(hint) = &edge.hint else { continue };
             if hint.qualifier.is_none() {
-                if let Some(n) = self.nodes.iter().find(|n| n.kind.is_type() && n.name == hint.name) {
+                if let Some(n) = types.get(hint.name.as_str()).map(|&i| &self.nodes[i]) {
                     edge.dst = Some(n.id.clone());
                     edge.resolution = Resolution::SameFile;
                     edge.confidence = Resolution::SameFile.confidence();
@@ -649,6 +774,7 @@ impl<'a> Extractor<'a> {
                 }
             }
         }
+        drop(types);
         self.edges.extend(edges);
         self.references();
         let module_id = self.nodes[0].id.clone();
@@ -695,6 +821,7 @@ impl<'a> Extractor<'a> {
             .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
             .map(|e| (e.src.clone(), e.dst_name.clone()))
             .collect();
+        let types = types_by_name(&self.nodes);
         for r in refs {
             if !seen.insert((r.src, r.dst_name.clone())) {
                 continue;
@@ -703,11 +830,7 @@ impl<'a> Extractor<'a> {
             if bases.contains(&(src.clone(), r.dst_name.clone())) {
                 continue;
             }
-            let local = if r.qualifier.is_none() {
-                self.nodes.iter().position(|n| n.kind.is_type() && n.name == r.name)
-            } else {
-                None
-            };
+            let local = if r.qualifier.is_none() { types.get(r.name.as_str()).copied() } else { None };
             if local == Some(r.src) {
                 continue;
             }
@@ -737,6 +860,7 @@ impl<'a> Extractor<'a> {
         &self,
         call: &PendingCall,
         by_fqn: &HashMap<&str, usize>,
+        types: &HashMap<&str, usize>,
     ) -> Option<(usize, Resolution)> {
         let callable = |i: &usize| self.nodes[*i].kind.is_callable();
         match call.qualifier.as_deref() {
@@ -775,7 +899,7 @@ impl<'a> Extractor<'a> {
             }
             Some(q) => {
                 // `Type.member()` / `Type::new()` for a type of this file.
-                let ty = self.nodes.iter().position(|n| n.kind.is_type() && n.name == q)?;
+                let ty = *types.get(q)?;
                 let fqn = format!("{}.{}", self.nodes[ty].fqn, call.name);
                 by_fqn.get(fqn.as_str()).filter(|i| callable(i)).map(|&i| (i, Resolution::SameFile))
             }
@@ -783,10 +907,22 @@ impl<'a> Extractor<'a> {
     }
 
     fn parent_index(&self, i: usize) -> Option<usize> {
-        let parent = self.nodes[i].parent.as_ref()?;
-        // Parents precede their children.
-        self.nodes[..i].iter().rposition(|n| &n.id == parent)
+        self.parents.get(i).copied().flatten()
     }
+}
+
+/// `MAX_SIZE`, `PLANS`: upper case, digits and underscores only.
+fn is_screaming(name: &str) -> bool {
+    name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The first type node of each name.
+fn types_by_name(nodes: &[Node]) -> HashMap<&str, usize> {
+    let mut types = HashMap::new();
+    for (i, n) in nodes.iter().enumerate().filter(|(_, n)| n.kind.is_type()) {
+        types.entry(n.name.as_str()).or_insert(i);
+    }
+    types
 }
 
 /// Qualifiers that reach the base type's members.
@@ -850,17 +986,23 @@ fn signature(node: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<St
     };
     let raw = src.get(start..end)?;
     // Comment lines between the header and the body are not part of the declaration.
-    let code: Vec<&str> = raw
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("//")
-                || t.starts_with("/*")
-                || t.starts_with('*')
-                || (t.starts_with('#') && !t.starts_with("#[")))
-        })
-        .collect();
-    let sig = collapse(strip_annotations(&code.join("\n")), MAX_SIGNATURE);
+    let is_code = |l: &&str| {
+        let t = l.trim_start();
+        !(t.starts_with("//")
+            || t.starts_with("/*")
+            || t.starts_with('*')
+            || (t.starts_with('#') && !t.starts_with("#[")))
+    };
+    let joined;
+    let code = if raw.contains('\n') {
+        joined = raw.lines().filter(is_code).collect::<Vec<_>>().join("\n");
+        joined.as_str()
+    } else if is_code(&raw) {
+        raw
+    } else {
+        ""
+    };
+    let sig = collapse(strip_annotations(code), MAX_SIGNATURE);
     let sig = sig.trim_end_matches(['{', ':', '=', ' ']).trim_end().to_string();
     (!sig.is_empty()).then_some(sig)
 }
@@ -964,36 +1106,6 @@ fn clean_doc(raw: &str) -> Option<String> {
     Some(doc)
 }
 
-/// Decorator / annotation / attribute texts attached to a definition.
-fn annotations<'s>(span: TsNode<'_>, before: &[TsNode<'_>], node: TsNode<'_>, src: &'s str) -> Vec<&'s str> {
-    let mut out = Vec::new();
-    let collect = |n: TsNode<'_>, out: &mut Vec<&'s str>| {
-        let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            if ANNOTATION_KINDS.contains(&c.kind()) {
-                out.push(text(c, src));
-            } else if c.kind() == "modifiers" || c.kind() == "modifier" {
-                let mut inner = c.walk();
-                for m in c.named_children(&mut inner) {
-                    if ANNOTATION_KINDS.contains(&m.kind()) {
-                        out.push(text(m, src));
-                    }
-                }
-            }
-        }
-    };
-    collect(span, &mut out);
-    if node.id() != span.id() {
-        collect(node, &mut out);
-    }
-    for p in before.iter().rev() {
-        if ANNOTATION_KINDS.contains(&p.kind()) {
-            out.push(text(*p, src));
-        }
-    }
-    out
-}
-
 fn join_route(prefix: &str, route: &str) -> String {
     if route.is_empty() {
         return prefix.to_string();
@@ -1001,20 +1113,50 @@ fn join_route(prefix: &str, route: &str) -> String {
     format!("{}/{}", prefix.trim_end_matches('/'), route.trim_start_matches('/'))
 }
 
+/// The ids of the fields [`callee`] reads: `child_by_field_name` looks the name up among all the
+/// grammar's fields on every call.
+struct CalleeFields {
+    function: Option<FieldId>,
+    constructor: Option<FieldId>,
+    type_: Option<FieldId>,
+    name: Option<FieldId>,
+    method: Option<FieldId>,
+    object: Option<FieldId>,
+    receiver: Option<FieldId>,
+    scope: Option<FieldId>,
+}
+
+impl CalleeFields {
+    fn of(ts: &tree_sitter::Language) -> Self {
+        let id = |name: &str| ts.field_id_for_name(name);
+        CalleeFields {
+            function: id("function"),
+            constructor: id("constructor"),
+            type_: id("type"),
+            name: id("name"),
+            method: id("method"),
+            object: id("object"),
+            receiver: id("receiver"),
+            scope: id("scope"),
+        }
+    }
+}
+
+fn field(node: TsNode<'_>, id: Option<FieldId>) -> Option<TsNode<'_>> {
+    node.child_by_field_id(id?.get())
+}
+
 /// The callee of a call node: its simple name, qualifier, and the callee text as written.
-fn callee(node: TsNode<'_>, src: &str) -> Option<(String, Option<String>, String)> {
-    let written = if let Some(f) = node
-        .child_by_field_name("function")
-        .or_else(|| node.child_by_field_name("constructor"))
-        .or_else(|| node.child_by_field_name("type"))
+fn callee(node: TsNode<'_>, src: &str, fields: &CalleeFields) -> Option<(String, Option<String>, String)> {
+    let written = if let Some(f) = field(node, fields.function)
+        .or_else(|| field(node, fields.constructor))
+        .or_else(|| field(node, fields.type_))
     {
         text(f, src).to_string()
-    } else if let Some(name) = node.child_by_field_name("name").or_else(|| node.child_by_field_name("method"))
-    {
-        let qualifier = node
-            .child_by_field_name("object")
-            .or_else(|| node.child_by_field_name("receiver"))
-            .or_else(|| node.child_by_field_name("scope"));
+    } else if let Some(name) = field(node, fields.name).or_else(|| field(node, fields.method)) {
+        let qualifier = field(node, fields.object)
+            .or_else(|| field(node, fields.receiver))
+            .or_else(|| field(node, fields.scope));
         match qualifier {
             Some(q) => format!("{}.{}", text(q, src), text(name, src)),
             None => text(name, src).to_string(),

@@ -248,6 +248,12 @@ impl Index {
         self.unique(name, &methods).map(|at| (at, Resolution::UniqueName))
     }
 
+    fn by_fqn_unique(&self, fqn: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<(At, Resolution)> {
+        let mut found = self.by_fqn.get(fqn)?.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
+        let first = found.next()?;
+        found.next().is_none().then_some((first, Resolution::UniqueName))
+    }
+
     fn unique(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
         let all = self.by_name.get(name)?;
         let mut found = all.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
@@ -329,7 +335,13 @@ impl Index {
                 .as_deref()
                 .and_then(|owner| self.through_field(fi, file, owner, &q[5..], name, want))
                 .or_else(|| self.unique_method(name)),
-            Some(q) => self.qualified(fi, file, q, name, hint.owner.as_deref(), want),
+            Some(q) => self.qualified(fi, file, q, name, hint.owner.as_deref(), want).or_else(|| {
+                // A type written with its namespace (`Shop::Item`, `\\Shop\\Item`) and no import
+                // binding the head: the one type with that fqn.
+                (edge.kind != EdgeKind::Calls)
+                    .then(|| self.by_fqn_unique(&format!("{q}.{name}"), want))
+                    .flatten()
+            }),
         };
         found.map(|(at, r)| (self.id(at), r))
     }

@@ -2,14 +2,25 @@
 //! unions (C++ bases → `EXTENDS`), enums, typedefs, namespaces, fields; `#include "…"`.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
-use crate::chunk::code::grammar::{child_of_kind, field_text, text};
+use super::{decl, field, field_text, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
+use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static C_FAMILY: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "function_definition",
+        "struct_specifier",
+        "class_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "type_definition",
+        "namespace_definition",
+        "field_declaration",
+    ],
     call_kinds: &["call_expression", "new_expression"],
     imports,
+    import_kinds: &["preproc_include"],
     package: no_package,
     self_names: &["this"],
     implicit_members: true,
@@ -20,6 +31,8 @@ pub(crate) static C_FAMILY: GraphLang = GraphLang {
         candidates: &[],
         fields: &[],
         parents: &[],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &[],
     },
@@ -33,25 +46,25 @@ fn declarator_name(mut node: Node<'_>, src: &str) -> Option<(String, Option<Stri
                 return Some((text(node, src).to_string(), None));
             }
             "qualified_identifier" => {
-                let scope = node.child_by_field_name("scope").map(|s| text(s, src).to_string());
-                let (name, _) = declarator_name(node.child_by_field_name("name")?, src)?;
+                let scope = field(node, "scope").map(|s| text(s, src).to_string());
+                let (name, _) = declarator_name(field(node, "name")?, src)?;
                 return Some((name, scope));
             }
-            _ => node = node.child_by_field_name("declarator")?,
+            _ => node = field(node, "declarator")?,
         }
     }
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "function_definition" => {
-            let (name, owner) = declarator_name(node.child_by_field_name("declarator")?, src)?;
-            let mut d = decl(NodeKind::Function, name, node.child_by_field_name("body"));
+            let (name, owner) = declarator_name(field(node, "declarator")?, src)?;
+            let mut d = decl(NodeKind::Function, name, field(node, "body"));
             d.owner = owner.map(|o| o.replace("::", "."));
             Some(d)
         }
         "struct_specifier" | "class_specifier" | "union_specifier" => {
-            node.child_by_field_name("body")?;
+            field(node, "body")?;
             let kind = if node.kind() == "class_specifier" { NodeKind::Class } else { NodeKind::Struct };
             let mut d = named(kind, node, src)?;
             if let Some(bases) = child_of_kind(node, "base_class_clause") {
@@ -65,16 +78,16 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
             Some(d)
         }
         "enum_specifier" => {
-            node.child_by_field_name("body")?;
+            field(node, "body")?;
             named(NodeKind::Enum, node, src)
         }
         "type_definition" => {
-            let (name, _) = declarator_name(node.child_by_field_name("declarator")?, src)?;
+            let (name, _) = declarator_name(field(node, "declarator")?, src)?;
             Some(decl(NodeKind::Type, name, None))
         }
         "namespace_definition" => named(NodeKind::Module, node, src),
         "field_declaration" => {
-            let declarator = node.child_by_field_name("declarator")?;
+            let declarator = field(node, "declarator")?;
             let (name, _) = declarator_name(declarator, src)?;
             let kind =
                 if declarator.kind() == "function_declarator" { NodeKind::Method } else { NodeKind::Field };

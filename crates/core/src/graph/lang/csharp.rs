@@ -2,14 +2,29 @@
 //! properties and fields; base lists (→ `EXTENDS`); `using` (every type of the namespace).
 use tree_sitter::Node;
 
-use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
-use crate::chunk::code::grammar::{child_of_kind, field_text, text};
+use super::{child_texts, field_text, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
+use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static CSHARP: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "class_declaration",
+        "record_declaration",
+        "struct_declaration",
+        "record_struct_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "method_declaration",
+        "constructor_declaration",
+        "local_function_statement",
+        "property_declaration",
+        "field_declaration",
+        "namespace_declaration",
+    ],
     call_kinds: &["invocation_expression", "object_creation_expression"],
     imports,
+    import_kinds: &["using_directive"],
     package,
     self_names: &["this", "base"],
     implicit_members: true,
@@ -22,6 +37,8 @@ pub(crate) static CSHARP: GraphLang = GraphLang {
         candidates: &["identifier", "generic_name", "qualified_name"],
         fields: &["type", "returns"],
         parents: &["type_argument_list", "base_list", "nullable_type", "array_type"],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &[],
     },
@@ -31,7 +48,7 @@ fn package(node: Node<'_>, src: &str) -> Option<String> {
     (node.kind() == "file_scoped_namespace_declaration").then(|| field_text(node, "name", src))?
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     let kind = match node.kind() {
         "class_declaration" | "record_declaration" => NodeKind::Class,
         "struct_declaration" | "record_struct_declaration" => NodeKind::Struct,

@@ -3,14 +3,37 @@
 //! constants; ES `import` and `require`; `this` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
-use crate::chunk::code::grammar::{field_text, text};
+use super::{
+    decl, field, field_text, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs,
+};
+use crate::chunk::code::grammar::text;
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static ECMASCRIPT: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "function_declaration",
+        "generator_function_declaration",
+        "function_signature",
+        "method_definition",
+        "method_signature",
+        "abstract_method_signature",
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "interface_declaration",
+        "enum_declaration",
+        "type_alias_declaration",
+        "internal_module",
+        "module",
+        "variable_declarator",
+        "public_field_definition",
+        "field_definition",
+        "property_signature",
+    ],
     call_kinds: &["call_expression", "new_expression"],
     imports,
+    import_kinds: &["import_statement", "variable_declarator"],
     package: no_package,
     self_names: &["this", "super"],
     implicit_members: false,
@@ -22,6 +45,8 @@ pub(crate) static ECMASCRIPT: GraphLang = GraphLang {
         candidates: &["identifier"],
         fields: &["constructor"],
         parents: &[],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &[],
     },
@@ -59,7 +84,7 @@ fn heritage(node: Node<'_>, src: &str, d: &mut Decl<'_>) {
     }
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, parents: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
             named(NodeKind::Function, node, src)
@@ -81,18 +106,16 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         "type_alias_declaration" => named(NodeKind::Type, node, src),
         "internal_module" | "module" => named(NodeKind::Module, node, src),
         "variable_declarator" => {
-            let name_node = node.child_by_field_name("name").filter(|n| n.kind() == "identifier")?;
+            let name_node = field(node, "name").filter(|n| n.kind() == "identifier")?;
             let name = text(name_node, src).to_string();
-            match node.child_by_field_name("value") {
-                Some(v) if is_function(v) => {
-                    Some(decl(NodeKind::Function, name, v.child_by_field_name("body")))
-                }
+            match field(node, "value") {
+                Some(v) if is_function(v) => Some(decl(NodeKind::Function, name, field(v, "body"))),
                 Some(v) if v.kind() == "class" => {
-                    let mut d = decl(NodeKind::Class, name, v.child_by_field_name("body"));
+                    let mut d = decl(NodeKind::Class, name, field(v, "body"));
                     heritage(v, src, &mut d);
                     Some(d)
                 }
-                Some(_) if top_level(node) && is_constant_name(&name) => {
+                Some(_) if top_level(parents) && is_constant_name(&name) => {
                     Some(decl(NodeKind::Constant, name, None))
                 }
                 _ => None,
@@ -100,10 +123,8 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         }
         "public_field_definition" | "field_definition" => {
             let name = field_text(node, "name", src).or_else(|| field_text(node, "property", src))?;
-            match node.child_by_field_name("value") {
-                Some(v) if is_function(v) => {
-                    Some(decl(NodeKind::Method, name, v.child_by_field_name("body")))
-                }
+            match field(node, "value") {
+                Some(v) if is_function(v) => Some(decl(NodeKind::Method, name, field(v, "body"))),
                 _ => Some(typed_field(name, node, "type", src)),
             }
         }
@@ -119,11 +140,11 @@ fn is_constant_name(name: &str) -> bool {
     name.len() > 1 && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
-fn top_level(declarator: Node<'_>) -> bool {
-    let mut p = declarator.parent();
-    while let Some(n) = p {
+/// Whether a declarator with these ancestors (root first) is a declaration of the program.
+fn top_level(parents: &[Node<'_>]) -> bool {
+    for n in parents.iter().rev() {
         match n.kind() {
-            "lexical_declaration" | "variable_declaration" | "export_statement" => p = n.parent(),
+            "lexical_declaration" | "variable_declaration" | "export_statement" => {}
             "program" => return true,
             _ => return false,
         }
@@ -138,7 +159,7 @@ fn string_text(node: Node<'_>, src: &str) -> String {
 fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool {
     match node.kind() {
         "import_statement" => {
-            let Some(source) = node.child_by_field_name("source") else { return true };
+            let Some(source) = field(node, "source") else { return true };
             let module = string_text(source, src);
             let mut any = false;
             let mut cursor = node.walk();
@@ -191,20 +212,20 @@ fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool 
         }
         // `const x = require("./x")` / `const { a, b } = require("./x")`.
         "variable_declarator" => {
-            let Some(value) = node.child_by_field_name("value") else { return false };
+            let Some(value) = field(node, "value") else { return false };
             if value.kind() != "call_expression"
-                || value.child_by_field_name("function").map(|f| text(f, src)) != Some("require")
+                || field(value, "function").map(|f| text(f, src)) != Some("require")
             {
                 return false;
             }
-            let Some(arg) = value.child_by_field_name("arguments").and_then(|a| a.named_child(0)) else {
+            let Some(arg) = field(value, "arguments").and_then(|a| a.named_child(0)) else {
                 return false;
             };
             if !arg.kind().contains("string") {
                 return false;
             }
             let module = string_text(arg, src);
-            let Some(name) = node.child_by_field_name("name") else { return false };
+            let Some(name) = field(node, "name") else { return false };
             match name.kind() {
                 "identifier" => out.push(Import {
                     module,

@@ -2,14 +2,25 @@
 //! interface / other types, struct fields, constants; `import` specs (a package = a directory).
 use tree_sitter::Node;
 
-use super::{decl, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
-use crate::chunk::code::grammar::{child_of_kind, field_text, text};
+use super::{decl, field, field_text, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
+use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static GO: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "function_declaration",
+        "method_declaration",
+        "type_spec",
+        "type_alias",
+        "field_declaration",
+        "method_elem",
+        "method_spec",
+        "const_spec",
+    ],
     call_kinds: &["call_expression"],
     imports,
+    import_kinds: &["import_declaration"],
     package,
     self_names: &[],
     implicit_members: false,
@@ -20,6 +31,8 @@ pub(crate) static GO: GraphLang = GraphLang {
         candidates: &[],
         fields: &[],
         parents: &[],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &[
             "any",
@@ -52,7 +65,7 @@ fn package(node: Node<'_>, src: &str) -> Option<String> {
     (node.kind() == "package_clause").then(|| node.named_child(0).map(|n| text(n, src).to_string()))?
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "function_declaration" => named(NodeKind::Function, node, src),
         "method_declaration" => {
@@ -64,7 +77,7 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         }
         "type_spec" | "type_alias" => {
             let name = field_text(node, "name", src)?;
-            let ty = node.child_by_field_name("type");
+            let ty = field(node, "type");
             let kind = match ty.map(|t| t.kind()) {
                 Some("struct_type") if node.kind() == "type_spec" => NodeKind::Struct,
                 Some("interface_type") if node.kind() == "type_spec" => NodeKind::Interface,
@@ -77,9 +90,7 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
                 let mut cursor = list.walk();
                 for f in list.named_children(&mut cursor) {
                     let embedded = match f.kind() {
-                        "field_declaration" if f.child_by_field_name("name").is_none() => {
-                            f.child_by_field_name("type")
-                        }
+                        "field_declaration" if field(f, "name").is_none() => field(f, "type"),
                         "type_elem" => f.named_child(0),
                         _ => None,
                     };
@@ -108,14 +119,14 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
 
 /// `func (p *Point[T]) M()` → (`Point`, `p`).
 fn receiver(node: Node<'_>, src: &str) -> Option<(String, Option<String>)> {
-    let receiver = node.child_by_field_name("receiver")?;
+    let receiver = field(node, "receiver")?;
     let param = child_of_kind(receiver, "parameter_declaration")?;
     let var = field_text(param, "name", src);
-    let mut ty = param.child_by_field_name("type")?;
+    let mut ty = field(param, "type")?;
     loop {
         match ty.kind() {
             "pointer_type" => ty = ty.named_child(0)?,
-            "generic_type" => ty = ty.child_by_field_name("type")?,
+            "generic_type" => ty = field(ty, "type")?,
             _ => return Some((text(ty, src).to_string(), var)),
         }
     }

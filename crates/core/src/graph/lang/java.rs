@@ -2,14 +2,27 @@
 //! → constants); `extends` / `implements`; `import` (`.*` = every type of the package).
 use tree_sitter::Node;
 
-use super::{child_texts, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
+use super::{child_texts, field, named, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static JAVA: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "class_declaration",
+        "record_declaration",
+        "interface_declaration",
+        "annotation_type_declaration",
+        "enum_declaration",
+        "method_declaration",
+        "constructor_declaration",
+        "compact_constructor_declaration",
+        "field_declaration",
+        "constant_declaration",
+    ],
     call_kinds: &["method_invocation", "object_creation_expression"],
     imports,
+    import_kinds: &["import_declaration"],
     package,
     self_names: &["this", "super"],
     implicit_members: true,
@@ -21,6 +34,8 @@ pub(crate) static JAVA: GraphLang = GraphLang {
         candidates: &["identifier"],
         fields: &[],
         parents: &["marker_annotation", "annotation"],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &["Override", "Deprecated", "SuppressWarnings", "FunctionalInterface", "SafeVarargs"],
     },
@@ -36,7 +51,7 @@ fn types_in(node: Option<Node<'_>>, src: &str) -> Vec<String> {
     child_texts(list, None, src)
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     let kind = match node.kind() {
         "class_declaration" | "record_declaration" => NodeKind::Class,
         "interface_declaration" | "annotation_type_declaration" => NodeKind::Interface,
@@ -45,8 +60,8 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
             return named(NodeKind::Method, node, src);
         }
         "field_declaration" | "constant_declaration" => {
-            let declarator = node.child_by_field_name("declarator")?;
-            let name = text(declarator.child_by_field_name("name")?, src).to_string();
+            let declarator = field(node, "declarator")?;
+            let name = text(field(declarator, "name")?, src).to_string();
             let modifiers = child_of_kind(node, "modifiers").map(|m| text(m, src)).unwrap_or("");
             let constant = node.kind() == "constant_declaration"
                 || (modifiers.contains("static") && modifiers.contains("final"));
@@ -59,10 +74,10 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         _ => return None,
     };
     let mut d = named(kind, node, src)?;
-    for t in types_in(node.child_by_field_name("superclass"), src) {
+    for t in types_in(field(node, "superclass"), src) {
         d.bases.push((EdgeKind::Extends, t));
     }
-    for t in types_in(node.child_by_field_name("interfaces"), src) {
+    for t in types_in(field(node, "interfaces"), src) {
         d.bases.push((EdgeKind::Implements, t));
     }
     for t in types_in(child_of_kind(node, "extends_interfaces"), src) {

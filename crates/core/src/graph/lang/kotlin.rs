@@ -8,8 +8,10 @@ use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static KOTLIN: GraphLang = GraphLang {
     classify,
+    decl_kinds: &["class_declaration", "object_declaration", "function_declaration", "property_declaration"],
     call_kinds: &["call_expression"],
     imports,
+    import_kinds: &["import"],
     package,
     self_names: &["this", "super"],
     implicit_members: true,
@@ -20,6 +22,8 @@ pub(crate) static KOTLIN: GraphLang = GraphLang {
         candidates: &["identifier"],
         fields: &[],
         parents: &["user_type"],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &[
             "Any", "Boolean", "Byte", "Char", "Double", "Float", "Int", "Long", "Nothing", "Short", "String",
@@ -32,7 +36,7 @@ fn package(node: Node<'_>, src: &str) -> Option<String> {
     (node.kind() == "package_header").then(|| node.named_child(0).map(|n| text(n, src).to_string()))?
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, parents: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "class_declaration" | "object_declaration" => {
             let mut kind = NodeKind::Class;
@@ -64,7 +68,7 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
             Some(d)
         }
         "property_declaration"
-            if node.parent().is_some_and(|p| matches!(p.kind(), "class_body" | "source_file")) =>
+            if parents.last().is_some_and(|p| matches!(p.kind(), "class_body" | "source_file")) =>
         {
             let var = child_of_kind(node, "variable_declaration")?;
             let name = var.named_child(0).map(|n| text(n, src).to_string())?;

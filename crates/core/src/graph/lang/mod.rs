@@ -7,6 +7,8 @@
 //!    - `classify`: definition nodes → a [`Decl`] (kind, name, the node holding the body, an
 //!      owner type when declared outside it, base types); use [`decl`] for the common case.
 //!      Print a tree with `Node::to_sexp` to find the kinds;
+//!    - `decl_kinds` / `import_kinds`: every kind `classify` / `imports` accepts (the walk
+//!      dispatches on kind ids; debug builds check that nothing else is accepted);
 //!    - `call_kinds`: the call / `new` expression kinds (the callee is found generically: the
 //!      `function` / `constructor` / `type` field, else `name` + `object`/`receiver`/`scope`,
 //!      else the first named child);
@@ -18,11 +20,14 @@
 //!      import strings map to files, see [`ModuleStyle`]);
 //! 2. add a registry line below;
 //! 3. add a fixture project under `tests/fixtures/graph/<lang>/` with its `expected.json`.
+use std::cell::RefCell;
+use std::num::NonZeroU16 as FieldId;
+
 use tree_sitter::Node;
 
 pub(crate) use super::modules::ModuleStyle;
 use super::types::{EdgeKind, Import, NodeKind};
-use crate::chunk::code::grammar::{field_text, text};
+use crate::chunk::code::grammar::text;
 use crate::lang::Language;
 
 #[cfg(any(feature = "lang-c", feature = "lang-cpp"))]
@@ -66,6 +71,31 @@ pub(crate) struct Decl<'t> {
     pub type_ref: Option<String>,
 }
 
+/// `node`'s child in field `name`. `child_by_field_name` looks the name up among all the
+/// grammar's field names (string compares) on every call; the ids are cached per grammar here.
+pub(crate) fn field<'t>(node: Node<'t>, name: &'static str) -> Option<Node<'t>> {
+    thread_local! {
+        static IDS: RefCell<Vec<(tree_sitter::Language, &'static str, Option<FieldId>)>> =
+            const { RefCell::new(Vec::new()) };
+    }
+    let language = node.language();
+    let id = IDS.with(|ids| {
+        let mut ids = ids.borrow_mut();
+        if let Some((_, _, id)) = ids.iter().find(|(l, n, _)| *n == name && *l == *language) {
+            return *id;
+        }
+        let id = language.field_id_for_name(name);
+        ids.push(((*language).clone(), name, id));
+        id
+    });
+    node.child_by_field_id(id?.get())
+}
+
+/// The text of `node`'s child in field `name`, if not empty.
+pub(crate) fn field_text(node: Node<'_>, name: &'static str, src: &str) -> Option<String> {
+    field(node, name).map(|n| text(n, src).to_string()).filter(|s| !s.is_empty())
+}
+
 /// A plain definition named `name`.
 pub(crate) fn decl<'t>(kind: NodeKind, name: String, body: Option<Node<'t>>) -> Decl<'t> {
     Decl {
@@ -83,14 +113,13 @@ pub(crate) fn decl<'t>(kind: NodeKind, name: String, body: Option<Node<'t>>) -> 
 /// A definition named by its `name` field with its `body` field as body.
 pub(crate) fn named<'t>(kind: NodeKind, node: Node<'t>, src: &str) -> Option<Decl<'t>> {
     let name = field_text(node, "name", src)?;
-    Some(decl(kind, name, node.child_by_field_name("body")))
+    Some(decl(kind, name, field(node, "body")))
 }
 
 /// A field named `name` whose declared type is the text of `node`'s `field` (if any).
-pub(crate) fn typed_field<'t>(name: String, node: Node<'t>, field: &str, src: &str) -> Decl<'t> {
+pub(crate) fn typed_field<'t>(name: String, node: Node<'t>, field_name: &'static str, src: &str) -> Decl<'t> {
     let mut d = decl(NodeKind::Field, name, None);
-    d.type_ref =
-        node.child_by_field_name(field).map(|t| text(t, src).trim_start_matches(':').trim().to_string());
+    d.type_ref = field(node, field_name).map(|t| text(t, src).trim_start_matches(':').trim().to_string());
     d
 }
 
@@ -106,9 +135,16 @@ pub(crate) fn child_texts(node: Node<'_>, kind: Option<&str>, src: &str) -> Vec<
 }
 
 pub(crate) struct GraphLang {
-    pub classify: for<'t> fn(Node<'t>, &str) -> Option<Decl<'t>>,
+    /// `parents`: the node's ancestors, root first (`Node::parent` walks down from the root on
+    /// every call).
+    pub classify: for<'t> fn(Node<'t>, &str, &[Node<'t>]) -> Option<Decl<'t>>,
+    /// Every kind `classify` may accept: the walk calls it on these kinds only (checked on every
+    /// node in debug builds).
+    pub decl_kinds: &'static [&'static str],
     pub call_kinds: &'static [&'static str],
     pub imports: fn(Node<'_>, &str, u32, &mut Vec<Import>) -> bool,
+    /// Every kind `imports` may accept, as `decl_kinds`.
+    pub import_kinds: &'static [&'static str],
     pub package: fn(Node<'_>, &str) -> Option<String>,
     pub self_names: &'static [&'static str],
     pub implicit_members: bool,
@@ -128,15 +164,15 @@ pub(crate) struct TypeRefs {
     pub candidates: &'static [&'static str],
     pub fields: &'static [&'static str],
     pub parents: &'static [&'static str],
+    /// Tokens after which a candidate kind names a type (PHP `$x instanceof Foo`).
+    pub keywords: &'static [&'static str],
+    /// SCREAMING_CASE names are values, not types (Ruby constants: `PLANS.fetch(…)`).
+    pub screaming_values: bool,
     /// Kinds that keep a type position for their children (`X | None` in a Python hint).
     pub unions: &'static [&'static str],
     /// Built-in types spelled like names (`string` in Go, `int` in Python): never an edge.
     pub builtins: &'static [&'static str],
 }
-
-/// A language without type annotations.
-pub(crate) const NO_TYPES: TypeRefs =
-    TypeRefs { names: &[], candidates: &[], fields: &[], parents: &[], unions: &[], builtins: &[] };
 
 pub(crate) fn no_package(_: Node<'_>, _: &str) -> Option<String> {
     None

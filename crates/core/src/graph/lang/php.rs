@@ -1,13 +1,25 @@
 //! PHP: namespaces, classes (`extends` / `implements`), interfaces, traits, enums, functions,
-//! methods, properties, class constants; `use` statements; `$this` / `self` / `static` members.
+//! methods, properties, class constants; `use` statements; `$this` / `self` / `static` members;
+//! type declarations, `new X`, `instanceof X` and `X::y()` as `REFERENCES`.
 use tree_sitter::Node;
 
-use super::{child_texts, decl, named, Decl, GraphLang, ModuleStyle, NO_TYPES};
+use super::{child_texts, decl, field, named, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::{child_of_kind, text};
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static PHP: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "class_declaration",
+        "interface_declaration",
+        "trait_declaration",
+        "enum_declaration",
+        "function_definition",
+        "method_declaration",
+        "namespace_definition",
+        "property_element",
+        "const_element",
+    ],
     call_kinds: &[
         "function_call_expression",
         "member_call_expression",
@@ -16,22 +28,34 @@ pub(crate) static PHP: GraphLang = GraphLang {
         "object_creation_expression",
     ],
     imports,
+    import_kinds: &["namespace_use_declaration"],
     package,
     self_names: &["this", "self", "static", "parent"],
     implicit_members: false,
     wrappers: &[],
     modules: ModuleStyle::Package,
-    types: NO_TYPES,
+    // Parameter / return / property types and `catch` lists (`named_type`), `new X`,
+    // `$x instanceof X`, static calls and properties `X::y()` on a class.
+    types: TypeRefs {
+        names: &["named_type"],
+        candidates: &["name", "qualified_name"],
+        fields: &["scope"],
+        parents: &["object_creation_expression"],
+        keywords: &["instanceof"],
+        screaming_values: false,
+        unions: &[],
+        builtins: &[],
+    },
 };
 
 fn package(node: Node<'_>, src: &str) -> Option<String> {
-    if node.kind() != "namespace_definition" || node.child_by_field_name("body").is_some() {
+    if node.kind() != "namespace_definition" || field(node, "body").is_some() {
         return None;
     }
-    node.child_by_field_name("name").map(|n| text(n, src).replace('\\', "."))
+    field(node, "name").map(|n| text(n, src).replace('\\', "."))
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     let kind = match node.kind() {
         "class_declaration" => NodeKind::Class,
         "interface_declaration" => NodeKind::Interface,
@@ -39,12 +63,11 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         "enum_declaration" => NodeKind::Enum,
         "function_definition" => return named(NodeKind::Function, node, src),
         "method_declaration" => return named(NodeKind::Method, node, src),
-        "namespace_definition" if node.child_by_field_name("body").is_some() => {
+        "namespace_definition" if field(node, "body").is_some() => {
             return named(NodeKind::Module, node, src);
         }
         "property_element" => {
-            let name =
-                node.child_by_field_name("name").map(|n| text(n, src).trim_start_matches('$').to_string())?;
+            let name = field(node, "name").map(|n| text(n, src).trim_start_matches('$').to_string())?;
             return Some(decl(NodeKind::Field, name, None));
         }
         "const_element" => {

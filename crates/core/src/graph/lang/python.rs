@@ -2,14 +2,16 @@
 //! attributes as fields; `import` / `from … import` (relative too); `self` / `cls` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
+use super::{decl, field, named, no_package, Decl, GraphLang, ModuleStyle, TypeRefs};
 use crate::chunk::code::grammar::text;
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static PYTHON: GraphLang = GraphLang {
     classify,
+    decl_kinds: &["function_definition", "class_definition", "assignment"],
     call_kinds: &["call"],
     imports,
+    import_kinds: &["import_statement", "import_from_statement"],
     package: no_package,
     self_names: &["self", "cls"],
     implicit_members: false,
@@ -21,6 +23,8 @@ pub(crate) static PYTHON: GraphLang = GraphLang {
         candidates: &["identifier", "attribute"],
         fields: &[],
         parents: &["type", "generic_type", "union_type"],
+        keywords: &[],
+        screaming_values: false,
         unions: &["binary_operator"],
         builtins: &[
             "int",
@@ -41,12 +45,12 @@ pub(crate) static PYTHON: GraphLang = GraphLang {
     },
 };
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, parents: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "function_definition" => named(NodeKind::Function, node, src),
         "class_definition" => {
             let mut d = named(NodeKind::Class, node, src)?;
-            if let Some(bases) = node.child_by_field_name("superclasses") {
+            if let Some(bases) = field(node, "superclasses") {
                 let mut cursor = bases.walk();
                 for b in bases.named_children(&mut cursor) {
                     if matches!(b.kind(), "identifier" | "attribute") {
@@ -61,12 +65,13 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
         }
         // `NAME = …` at module level, `x = …` / `x: int` in a class body.
         "assignment" => {
-            let statement = node.parent().filter(|p| p.kind() == "expression_statement")?;
-            let container = statement.parent()?;
-            let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
+            let mut up = parents.iter().rev();
+            up.next().filter(|p| p.kind() == "expression_statement")?;
+            let container = up.next()?;
+            let left = field(node, "left").filter(|l| l.kind() == "identifier")?;
             let name = text(left, src).to_string();
-            let in_class = container.kind() == "block"
-                && container.parent().is_some_and(|p| p.kind() == "class_definition");
+            let in_class =
+                container.kind() == "block" && up.next().is_some_and(|p| p.kind() == "class_definition");
             if in_class {
                 Some(decl(NodeKind::Field, name, None))
             } else if container.kind() == "module"
@@ -89,8 +94,8 @@ fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool 
             for c in node.named_children(&mut cursor) {
                 let (module, alias) = match c.kind() {
                     "aliased_import" => (
-                        c.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default(),
-                        c.child_by_field_name("alias").map(|n| text(n, src).to_string()),
+                        field(c, "name").map(|n| text(n, src).to_string()).unwrap_or_default(),
+                        field(c, "alias").map(|n| text(n, src).to_string()),
                     ),
                     _ => (text(c, src).to_string(), None),
                 };
@@ -102,16 +107,15 @@ fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool 
             true
         }
         "import_from_statement" => {
-            let module =
-                node.child_by_field_name("module_name").map(|m| text(m, src).to_string()).unwrap_or_default();
+            let module = field(node, "module_name").map(|m| text(m, src).to_string()).unwrap_or_default();
             let mut cursor = node.walk();
             let mut any = false;
             for c in node.children_by_field_name("name", &mut cursor) {
                 any = true;
                 let (name, alias) = match c.kind() {
                     "aliased_import" => (
-                        c.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default(),
-                        c.child_by_field_name("alias").map(|n| text(n, src).to_string()),
+                        field(c, "name").map(|n| text(n, src).to_string()).unwrap_or_default(),
+                        field(c, "alias").map(|n| text(n, src).to_string()),
                     ),
                     _ => (text(c, src).to_string(), None),
                 };

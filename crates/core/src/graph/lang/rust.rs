@@ -3,14 +3,31 @@
 //! → `IMPLEMENTS`; `use` trees; `self` / `Self` members.
 use tree_sitter::Node;
 
-use super::{decl, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs};
-use crate::chunk::code::grammar::{field_text, text};
+use super::{
+    decl, field, field_text, named, no_package, typed_field, Decl, GraphLang, ModuleStyle, TypeRefs,
+};
+use crate::chunk::code::grammar::text;
 use crate::graph::types::{EdgeKind, Import, NodeKind};
 
 pub(crate) static RUST: GraphLang = GraphLang {
     classify,
+    decl_kinds: &[
+        "function_item",
+        "function_signature_item",
+        "struct_item",
+        "union_item",
+        "enum_item",
+        "trait_item",
+        "type_item",
+        "const_item",
+        "static_item",
+        "field_declaration",
+        "mod_item",
+        "impl_item",
+    ],
     call_kinds: &["call_expression"],
     imports,
+    import_kinds: &["use_declaration"],
     package: no_package,
     self_names: &["self", "Self"],
     implicit_members: false,
@@ -21,24 +38,26 @@ pub(crate) static RUST: GraphLang = GraphLang {
         candidates: &[],
         fields: &[],
         parents: &[],
+        keywords: &[],
+        screaming_values: false,
         unions: &[],
         builtins: &["Self"],
     },
 };
 
 fn base_type(t: Node<'_>, src: &str) -> String {
-    let base = t.child_by_field_name("type").filter(|_| t.kind() == "generic_type").unwrap_or(t);
+    let base = field(t, "type").filter(|_| t.kind() == "generic_type").unwrap_or(t);
     text(base, src).to_string()
 }
 
-fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
+fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
     match node.kind() {
         "function_item" | "function_signature_item" => named(NodeKind::Function, node, src),
         "struct_item" | "union_item" => named(NodeKind::Struct, node, src),
         "enum_item" => named(NodeKind::Enum, node, src),
         "trait_item" => {
             let mut d = named(NodeKind::Trait, node, src)?;
-            if let Some(bounds) = node.child_by_field_name("bounds") {
+            if let Some(bounds) = field(node, "bounds") {
                 let mut cursor = bounds.walk();
                 for b in bounds.named_children(&mut cursor) {
                     if !b.kind().contains("lifetime") {
@@ -54,13 +73,13 @@ fn classify<'t>(node: Node<'t>, src: &str) -> Option<Decl<'t>> {
             let name = field_text(node, "name", src)?;
             Some(typed_field(name, node, "type", src))
         }
-        "mod_item" if node.child_by_field_name("body").is_some() => named(NodeKind::Module, node, src),
+        "mod_item" if field(node, "body").is_some() => named(NodeKind::Module, node, src),
         "impl_item" => {
-            let ty = node.child_by_field_name("type")?;
-            let mut d = decl(NodeKind::Type, base_type(ty, src), node.child_by_field_name("body"));
+            let ty = field(node, "type")?;
+            let mut d = decl(NodeKind::Type, base_type(ty, src), field(node, "body"));
             d.owner = Some(d.name.clone());
             d.scope_only = true;
-            if let Some(tr) = node.child_by_field_name("trait") {
+            if let Some(tr) = field(node, "trait") {
                 d.bases.push((EdgeKind::Implements, base_type(tr, src)));
             }
             Some(d)
@@ -73,7 +92,7 @@ fn imports(node: Node<'_>, src: &str, line: u32, out: &mut Vec<Import>) -> bool 
     if node.kind() != "use_declaration" {
         return false;
     }
-    if let Some(arg) = node.child_by_field_name("argument") {
+    if let Some(arg) = field(node, "argument") {
         use_tree(arg, "", src, line, out);
     }
     true
@@ -84,9 +103,9 @@ fn use_tree(node: Node<'_>, prefix: &str, src: &str, line: u32, out: &mut Vec<Im
     let join = |p: &str, s: &str| if p.is_empty() { s.to_string() } else { format!("{p}::{s}") };
     match node.kind() {
         "scoped_use_list" => {
-            let path = node.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let path = field(node, "path").map(|p| text(p, src)).unwrap_or("");
             let prefix = join(prefix, path);
-            if let Some(list) = node.child_by_field_name("list") {
+            if let Some(list) = field(node, "list") {
                 use_tree(list, &prefix, src, line, out);
             }
         }
@@ -97,7 +116,7 @@ fn use_tree(node: Node<'_>, prefix: &str, src: &str, line: u32, out: &mut Vec<Im
             }
         }
         "use_as_clause" => {
-            let path = node.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let path = field(node, "path").map(|p| text(p, src)).unwrap_or("");
             let alias = field_text(node, "alias", src);
             push_path(&join(prefix, path), alias, false, line, out);
         }
