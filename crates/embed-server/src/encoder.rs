@@ -222,6 +222,8 @@ impl Encoder {
 /// Lanes of the lane-wise accumulators: a multiple of every vector width, so that sums vectorize
 /// without reassociating floats.
 const LANES: usize = 16;
+/// Query rows per attention block.
+const ROWS: usize = 4;
 
 #[inline(always)]
 fn lane_sum(v: &[f32]) -> f32 {
@@ -351,7 +353,10 @@ fn attention_head<const D: usize>(qkv: &[f32], bias: &[f32], h: usize, col: usiz
     // padded tail of a score row is masked before the softmax.
     let padded = len.div_ceil(LANES) * LANES;
     let scale = 1.0 / (d as f32).sqrt();
-    let mut q = vec![0f32; len * d];
+    // Queries in blocks of ROWS (zero rows pad the last block): each key or value loaded from
+    // cache serves ROWS queries. Products use mul_add, a fused multiply-add under AVX2/AVX-512.
+    let q_rows = len.div_ceil(ROWS) * ROWS;
+    let mut q = vec![0f32; q_rows * d];
     let mut kt = vec![0f32; d * padded];
     let mut v = vec![0f32; len * d];
     for (t, row) in qkv.chunks_exact(3 * h).enumerate() {
@@ -362,40 +367,54 @@ fn attention_head<const D: usize>(qkv: &[f32], bias: &[f32], h: usize, col: usiz
         }
     }
     let mut out = vec![0f32; len * d];
-    let mut scores = vec![0f32; padded];
-    for (qi, o) in q.chunks_exact(d).zip(out.chunks_exact_mut(d)) {
-        for (jb, block) in scores.chunks_exact_mut(LANES).enumerate() {
-            let mut s = [0f32; LANES];
-            for (c, &qc) in qi.iter().enumerate() {
+    let mut scores = vec![0f32; ROWS * padded];
+    for (qb, qblock) in q.chunks_exact(ROWS * D).enumerate() {
+        for jb in 0..padded / LANES {
+            let mut s = [[0f32; LANES]; ROWS];
+            for c in 0..D {
                 let k = &kt[c * padded + jb * LANES..][..LANES];
-                for (s, k) in s.iter_mut().zip(k) {
-                    *s += qc * k;
+                for (r, s) in s.iter_mut().enumerate() {
+                    let qc = qblock[r * D + c];
+                    for (s, k) in s.iter_mut().zip(k) {
+                        *s = qc.mul_add(*k, *s);
+                    }
                 }
             }
-            block.copy_from_slice(&s);
-        }
-        let scores = &mut scores[..len];
-        let mut mx = [f32::MIN; LANES];
-        let mut chunks = scores.chunks_exact(LANES);
-        for c in &mut chunks {
-            for (m, x) in mx.iter_mut().zip(c) {
-                *m = m.max(*x);
+            for (r, s) in s.iter().enumerate() {
+                scores[r * padded + jb * LANES..][..LANES].copy_from_slice(s);
             }
         }
-        let max = chunks.remainder().iter().chain(&mx).fold(f32::MIN, |m, x| m.max(*x));
-        for s in scores.iter_mut() {
-            *s = exp(*s - max);
+        let real = ROWS.min(len - qb * ROWS);
+        let mut inv = [0f32; ROWS];
+        for (r, row) in scores.chunks_exact_mut(padded).take(real).enumerate() {
+            let row = &mut row[..len];
+            let mut mx = [f32::MIN; LANES];
+            let mut chunks = row.chunks_exact(LANES);
+            for c in &mut chunks {
+                for (m, x) in mx.iter_mut().zip(c) {
+                    *m = m.max(*x);
+                }
+            }
+            let max = chunks.remainder().iter().chain(&mx).fold(f32::MIN, |m, x| m.max(*x));
+            for s in row.iter_mut() {
+                *s = exp(*s - max);
+            }
+            inv[r] = 1.0 / lane_sum(row);
         }
-        let sum = lane_sum(scores);
-        let mut acc = [0f32; D];
-        for (p, vj) in scores.iter().zip(v.chunks_exact(D)) {
-            for (a, x) in acc.iter_mut().zip(vj) {
-                *a += p * x;
+        let mut acc = [[0f32; D]; ROWS];
+        for (j, vj) in v.chunks_exact(D).enumerate() {
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let p = scores[r * padded + j];
+                for (a, x) in acc.iter_mut().zip(vj) {
+                    *a = p.mul_add(*x, *a);
+                }
             }
         }
-        let inv = 1.0 / sum;
-        for (o, a) in o.iter_mut().zip(&acc) {
-            *o = a * inv;
+        for (r, acc) in acc.iter().enumerate().take(real) {
+            let o = &mut out[(qb * ROWS + r) * D..][..D];
+            for (o, a) in o.iter_mut().zip(acc) {
+                *o = a * inv[r];
+            }
         }
     }
     out
