@@ -105,11 +105,12 @@ fn reference() -> &'static CandleBert {
 }
 
 fn texts(n: usize) -> Vec<String> {
-    // ≈ 181 words + punctuation ≈ 250 word pieces (checked below).
+    // ≈ 181 words + punctuation ≈ 250 word pieces (checked below; a few run past the model's
+    // 256 limit and are cut to it).
     let texts: Vec<String> = (0..n).map(|i| chunk_text(i, 181)).collect();
     for t in &texts {
         let tokens = model().count_tokens(t).unwrap_or(0);
-        assert!((230..=256).contains(&tokens), "bench chunk has {tokens} tokens");
+        assert!((230..=320).contains(&tokens), "bench chunk has {tokens} tokens");
     }
     texts
 }
