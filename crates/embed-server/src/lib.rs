@@ -2,14 +2,18 @@
 //! on candle behind the OpenAI embeddings API, so the worker's `openai` embedder works against it
 //! unchanged (`[env.local]`: `OPENAI_BASE_URL=http://127.0.0.1:8788/v1`).
 //!
-//! - [`model`]: tokenizer + BERT forward + mean pooling over the attention mask + L2
-//!   normalization — what sentence-transformers does for this model (max 256 word pieces).
+//! - [`model`]: tokenizer + BERT forward + mean pooling over each text's tokens + L2
+//!   normalization — what sentence-transformers does for this model (max 256 word pieces). The
+//!   forward pass is a fused CPU encoder (`encoder`); [`reference`] keeps candle's `BertModel`
+//!   path as the exact f32 reference it is tested and benchmarked against.
 //! - [`api`]: the OpenAI request/response mapping (pure, unit-tested).
 //! - [`server`]: a small HTTP/1.1 server (`tiny_http`), `POST /v1/embeddings`, `GET /health`.
 //!
 //! Model files come from `scripts/setup.d/40-model.sh` (`.edgerag/models/all-MiniLM-L6-v2/`).
 pub mod api;
+mod encoder;
 pub mod model;
+pub mod reference;
 pub mod server;
 
 pub use model::{Embeddings, MiniLm, ModelError};

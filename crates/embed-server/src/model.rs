@@ -2,14 +2,17 @@
 //! run BERT, mean-pool over the attention mask, L2-normalize.
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use candle_transformers::models::bert::Config;
+use tokenizers::{Tokenizer, TruncationParams};
 
-/// Texts per forward pass: inputs are sorted by length and run in groups this big, so short texts
-/// are not padded to the longest one of a large request.
-const GROUP: usize = 16;
+use crate::encoder::Encoder;
+
+/// Word pieces per forward pass: texts are packed back to back (no padding) into groups of about
+/// this many tokens, which bounds the activations' memory (≈ 25 MB for the widest one) while
+/// keeping the matrix products large.
+const GROUP_TOKENS: usize = 8192;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -35,25 +38,34 @@ pub struct Embeddings {
 }
 
 pub struct MiniLm {
-    model: BertModel,
+    encoder: Encoder,
     tokenizer: Tokenizer,
-    device: Device,
     dims: usize,
     max_seq_length: usize,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
+/// What both the encoder and the candle reference load from a model directory.
+pub(crate) struct ModelFiles {
+    pub config: Config,
+    /// Truncating at `max_seq_length`, not padding.
+    pub tokenizer: Tokenizer,
+    pub max_seq_length: usize,
+    pub weights: VarBuilder<'static>,
+    pub weights_path: PathBuf,
+}
+
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|source| ModelError::Missing { path: path.to_path_buf(), source })
 }
 
-fn invalid(path: &Path, e: impl std::fmt::Display) -> ModelError {
+pub(crate) fn invalid(path: &Path, e: impl std::fmt::Display) -> ModelError {
     ModelError::Invalid { path: path.to_path_buf(), message: e.to_string() }
 }
 
-impl MiniLm {
+impl ModelFiles {
     /// Loads `config.json`, `tokenizer.json`, `model.safetensors` (and `sentence_bert_config.json`
     /// for the sequence limit, default 256) from `dir`.
-    pub fn load(dir: &Path) -> Result<Self, ModelError> {
+    pub(crate) fn load(dir: &Path) -> Result<Self, ModelError> {
         let config_path = dir.join("config.json");
         let config: Config =
             serde_json::from_slice(&read(&config_path)?).map_err(|e| invalid(&config_path, e))?;
@@ -75,18 +87,28 @@ impl MiniLm {
                 ..TruncationParams::default()
             }))
             .map_err(|e| invalid(&tok_path, e))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id: config.pad_token_id as u32,
-            ..PaddingParams::default()
-        }));
+        tokenizer.with_padding(None);
 
         let weights_path = dir.join("model.safetensors");
-        let device = Device::Cpu;
-        let vb = VarBuilder::from_buffered_safetensors(read(&weights_path)?, DType::F32, &device)
+        let weights = VarBuilder::from_buffered_safetensors(read(&weights_path)?, DType::F32, &Device::Cpu)
             .map_err(|e| invalid(&weights_path, e))?;
-        let model = BertModel::load(vb, &config).map_err(|e| invalid(&weights_path, e))?;
-        Ok(MiniLm { model, tokenizer, device, dims: config.hidden_size, max_seq_length })
+        Ok(ModelFiles { config, tokenizer, max_seq_length, weights, weights_path })
+    }
+}
+
+impl MiniLm {
+    /// Loads `config.json`, `tokenizer.json`, `model.safetensors` (and `sentence_bert_config.json`
+    /// for the sequence limit, default 256) from `dir`.
+    pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        let files = ModelFiles::load(dir)?;
+        let encoder =
+            Encoder::load(files.weights, &files.config).map_err(|e| invalid(&files.weights_path, e))?;
+        Ok(MiniLm {
+            encoder,
+            tokenizer: files.tokenizer,
+            dims: files.config.hidden_size,
+            max_seq_length: files.max_seq_length,
+        })
     }
 
     pub fn dims(&self) -> usize {
@@ -101,61 +123,36 @@ impl MiniLm {
     pub fn count_tokens(&self, text: &str) -> Result<usize, ModelError> {
         let mut tok = self.tokenizer.clone();
         tok.with_truncation(None).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        tok.with_padding(None);
         let enc = tok.encode(text, true).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
         Ok(enc.len())
     }
 
     /// Embeds texts: unit vectors in input order.
     pub fn embed(&self, texts: &[String]) -> Result<Embeddings, ModelError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.iter().map(String::as_str).collect::<Vec<_>>(), true)
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let tokens = encodings.iter().map(|e| e.get_ids().len()).sum();
+        let truncated = encodings.iter().filter(|e| !e.get_overflowing().is_empty()).count();
         let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        let mut tokens = 0;
-        let mut truncated = 0;
-        // Shortest first (by bytes, a cheap proxy for tokens), in groups.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        for group in order.chunks(GROUP) {
-            let inputs: Vec<&str> = group.iter().map(|&i| texts[i].as_str()).collect();
-            let out = self.embed_group(&inputs)?;
-            tokens += out.tokens;
-            truncated += out.truncated;
-            for (&i, v) in group.iter().zip(out.vectors) {
-                vectors[i] = v;
+        let mut group: Vec<usize> = Vec::new();
+        let mut group_tokens = 0;
+        for i in 0..=encodings.len() {
+            let len = encodings.get(i).map(|e| e.get_ids().len());
+            if !group.is_empty() && len.is_none_or(|n| group_tokens + n > GROUP_TOKENS) {
+                let seqs: Vec<&[u32]> = group.iter().map(|&g| encodings[g].get_ids()).collect();
+                for (&g, v) in group.iter().zip(self.encoder.embed(&seqs)?) {
+                    vectors[g] = v;
+                }
+                group.clear();
+                group_tokens = 0;
+            }
+            if let Some(n) = len {
+                group.push(i);
+                group_tokens += n;
             }
         }
         Ok(Embeddings { vectors, tokens, truncated })
-    }
-
-    fn embed_group(&self, texts: &[&str]) -> Result<Embeddings, ModelError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        let n = encodings.len();
-        let len = encodings.first().map_or(0, |e| e.len());
-        let mut ids = Vec::with_capacity(n * len);
-        let mut mask = Vec::with_capacity(n * len);
-        let mut tokens = 0;
-        let mut truncated = 0;
-        for e in &encodings {
-            ids.extend(e.get_ids().iter().copied());
-            mask.extend(e.get_attention_mask().iter().copied());
-            tokens += e.get_attention_mask().iter().filter(|&&m| m == 1).count();
-            truncated += usize::from(!e.get_overflowing().is_empty());
-        }
-        let ids = Tensor::from_vec(ids, (n, len), &self.device)?;
-        let mask = Tensor::from_vec(mask, (n, len), &self.device)?;
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // (n, len, dims)
-
-        // Mean over real tokens: Σ(h · m) / Σ m, then L2-normalize (sentence-transformers' Pooling
-        // with pooling_mode_mean_tokens, then Normalize).
-        let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
-        let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (n, dims)
-        let counts = m.sum(1)?.clamp(1e-9f32, f32::MAX)?; // (n, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
-        let unit = mean.broadcast_div(&norms)?;
-        Ok(Embeddings { vectors: unit.to_vec2::<f32>()?, tokens, truncated })
     }
 }

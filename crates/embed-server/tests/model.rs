@@ -1,6 +1,6 @@
 //! Model tests against the real all-MiniLM-L6-v2 weights (`scripts/setup.d/40-model.sh`). They
 //! are `#[ignore]`d in the plain workspace run (a debug build of candle is too slow) and run by
-//! `scripts/test.d/40-embed.sh` with the optimized `embed-server` profile:
+//! `scripts/test.d/25-embed.sh` with the optimized `embed-server` profile:
 //! `cargo test --profile embed-server --manifest-path crates/embed-server/Cargo.toml -- --include-ignored`.
 #![allow(clippy::unwrap_used)]
 
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use edgerag_embed_server::reference::CandleBert;
 use edgerag_embed_server::{default_model_dir, MiniLm};
 
 fn model() -> &'static MiniLm {
@@ -37,7 +38,7 @@ fn reference_python() -> PathBuf {
 /// ≥ 0.99 cosine against an independent numpy implementation of the same model (what
 /// sentence-transformers computes: BERT, mean pooling, L2 normalization).
 #[test]
-#[ignore = "needs the model files; run by scripts/test.d/40-embed.sh"]
+#[ignore = "needs the model files; run by scripts/test.d/25-embed.sh"]
 fn matches_independent_numpy_reference() {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference");
     let out = std::env::temp_dir().join(format!("edgerag-minilm-ref-{}.json", std::process::id()));
@@ -71,7 +72,7 @@ fn matches_independent_numpy_reference() {
 
 /// On a small hand-written corpus, each paraphrase's nearest neighbour is its target.
 #[test]
-#[ignore = "needs the model files; run by scripts/test.d/40-embed.sh"]
+#[ignore = "needs the model files; run by scripts/test.d/25-embed.sh"]
 fn paraphrase_finds_its_target() {
     let corpus = [
         "To reset your password, open Settings, choose Security and click 'Forgot password'.",
@@ -108,7 +109,7 @@ fn paraphrase_finds_its_target() {
 
 /// Batching and padding do not change a text's vector; long inputs are truncated and counted.
 #[test]
-#[ignore = "needs the model files; run by scripts/test.d/40-embed.sh"]
+#[ignore = "needs the model files; run by scripts/test.d/25-embed.sh"]
 fn batch_equals_single_and_truncation_is_reported() {
     let texts = ["short", "a somewhat longer sentence with more word pieces in it", "mid length text"];
     let batch = embed(&texts);
@@ -122,4 +123,51 @@ fn batch_equals_single_and_truncation_is_reported() {
     assert!(model().count_tokens(&long).unwrap() > 256);
     assert_eq!(out.vectors.len(), 2);
     assert!(out.tokens <= 256 + 3);
+}
+
+/// Real prose and code from this repository, cut at blank lines into chunks of very different
+/// lengths (a few words up to past the 256-token limit), plus the reference sentences.
+fn real_texts() -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<String> =
+        serde_json::from_slice(&std::fs::read(root.join("tests/reference/sentences.json")).unwrap()).unwrap();
+    for (file, take) in
+        [("../../README.md", 24), ("src/encoder.rs", 12), ("src/api.rs", 8), ("../../ARCHITECTURE.md", 12)]
+    {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let paragraphs: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| p.len() > 20).collect();
+        // Every k-th paragraph, and every k-th run of three joined (longer chunks).
+        let k = (paragraphs.len() / take).max(1);
+        for (i, p) in paragraphs.iter().enumerate().step_by(k).take(take) {
+            texts.push(if i % 2 == 0 {
+                p.to_string()
+            } else {
+                paragraphs[i..(i + 3).min(paragraphs.len())].join("\n\n")
+            });
+        }
+    }
+    texts
+}
+
+/// The server's fused encoder (packed sequences, polynomial exp/erf) gives the same vectors as
+/// candle's `BertModel` with exact erf (the previous server path) on real texts: every cosine
+/// ≥ 0.99 (in practice ≥ 0.9999).
+#[test]
+#[ignore = "needs the model files; run by scripts/test.d/25-embed.sh"]
+fn fused_encoder_matches_candle_bert_on_real_texts() {
+    let texts = real_texts();
+    assert!(texts.len() >= 60, "only {} texts", texts.len());
+    let long = texts.iter().filter(|t| model().count_tokens(t).unwrap() > 256).count();
+    assert!(long >= 1, "no text past the 256-token limit");
+    let reference = CandleBert::load(&default_model_dir()).unwrap().embed(&texts).unwrap();
+    let ours = model().embed(&texts).unwrap();
+    assert_eq!(ours.vectors.len(), texts.len());
+    let cosines: Vec<f32> = ours.vectors.iter().zip(&reference).map(|(a, b)| dot(a, b)).collect();
+    let worst = cosines.iter().copied().fold(f32::MAX, f32::min);
+    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
+    eprintln!("fused encoder vs candle BertModel over {} texts ({long} truncated): min cosine {worst:.6}, mean {mean:.6}", texts.len());
+    for ((t, c), v) in texts.iter().zip(&cosines).zip(&ours.vectors) {
+        assert!((dot(v, v) - 1.0).abs() < 1e-4, "not unit length");
+        assert!(*c >= 0.99, "cosine {c} < 0.99 for {t:?}");
+    }
 }
