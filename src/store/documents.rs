@@ -146,17 +146,16 @@ pub fn replace_parents_statements(
             ]));
         }
     }
-    let columns: Vec<String> = (0..11).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
     for batch in json_batches(rows, JSON_BATCH_BYTES) {
         out.push(db.stmt(
             &format!(
                 "INSERT INTO document_parents (namespace, path, id, ord, chapter, heading_path, text, start_char, \
-                 end_char, start_line, end_line, child_count) SELECT ?1, {} FROM json_each(?2) WHERE true \
+                 end_char, start_line, end_line, child_count) {} WHERE true \
                  ON CONFLICT(namespace, path, id) DO UPDATE SET ord = excluded.ord, chapter = excluded.chapter, \
                    heading_path = excluded.heading_path, text = excluded.text, start_char = excluded.start_char, \
                    end_char = excluded.end_char, start_line = excluded.start_line, end_line = excluded.end_line, \
                    child_count = excluded.child_count",
-                columns.join(", ")
+                super::from_json(11)
             ),
             &args![namespace, batch.as_str()],
         )?);

@@ -56,17 +56,11 @@ fn edge_batches(edges: &[&Edge], max_bytes: usize) -> Vec<String> {
     )
 }
 
-/// `SELECT ?1, json_extract(value, '$[0]'), … FROM json_each(?2)` for `columns` columns.
-fn from_json(columns: usize) -> String {
-    let values: Vec<String> = (0..columns).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
-    format!("SELECT ?1, {} FROM json_each(?2)", values.join(", "))
-}
-
 fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
     let sql = format!(
         "INSERT OR REPLACE INTO graph_nodes (namespace, id, path, kind, name, fqn, package, signature, doc, \
            language, start_line, end_line, parent, route, http_method) {}",
-        from_json(14)
+        super::from_json(14)
     );
     node_batches(nodes, JSON_BATCH_BYTES)
         .iter()
@@ -77,7 +71,7 @@ fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<
 fn edge_statements(db: &Db, namespace: &str, edges: &[&Edge]) -> StoreResult<Vec<D1PreparedStatement>> {
     let sql = format!(
         "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution) {}",
-        from_json(8)
+        super::from_json(8)
     );
     edge_batches(edges, JSON_BATCH_BYTES)
         .iter()
