@@ -6,6 +6,7 @@
 #
 #   EDGERAG_PORT=8787 EDGERAG_EMBED_PORT=8788   ports
 #   EDGERAG_DEV_FAST=1                          build the worker without the tree-sitter grammars
+#   EDGERAG_CRON_SECONDS=300                    how often the scheduled run fires (0: never)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$EDGERAG_ROOT"
@@ -22,7 +23,7 @@ if [ -x scripts/build-preview.sh ] && [ ! -f public/pkg/edgerag_preview_bg.wasm 
   bash scripts/build-preview.sh || log "preview build failed; the API still works"
 fi
 log "building the edgerag CLI (release)"
-cargo build --release -q -p edgerag-cli
+cargo build --profile cli -q -p edgerag-cli
 
 mkdir -p "$STATE"
 log "applying D1 migrations (state in $STATE)"
@@ -66,7 +67,22 @@ setsid wrangler dev --env local --ip 127.0.0.1 --port "$PORT" --persist-to "$STA
 pids+=($!)
 wait_http "http://127.0.0.1:$PORT/health" 120 "edgerag"
 
-cli="$EDGERAG_ROOT/target/release/edgerag"
+# `wrangler dev` never fires Cron Triggers. The scheduled run is what re-sends the work of a job
+# whose queue messages were lost (JOB_RESUME_SECONDS), replaces a stalled one, retries dirty
+# documents and starts due syncs, so run it here on the schedule wrangler.toml gives production
+# (every 5 minutes; EDGERAG_CRON_SECONDS to change, 0 to turn it off).
+CRON_SECONDS="${EDGERAG_CRON_SECONDS:-300}"
+if [ "$CRON_SECONDS" -gt 0 ]; then
+  (
+    while sleep "$CRON_SECONDS"; do
+      curl -sf -o /dev/null "http://127.0.0.1:$PORT/cdn-cgi/handler/scheduled?cron=*/5+*+*+*+*" ||
+        log "the scheduled run did not answer"
+    done
+  ) &
+  pids+=($!)
+fi
+
+cli="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}/cli/edgerag"
 cat >&2 <<MSG
 
   edgerag is running:  http://127.0.0.1:$PORT        (preview page: http://127.0.0.1:$PORT/)

@@ -26,9 +26,9 @@ if ! "$py" -c 'import semantic_text_splitter, tree_sitter_rust, tree_sitter_pyth
 fi
 command -v hyperfine >/dev/null || { log "installing hyperfine"; apt-get install -y -q hyperfine >/dev/null; }
 
-log "building edgerag (bench profile: opt-level 3, LTO)"
-cargo build --profile bench -p edgerag-cli --locked
-bin="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}/release/edgerag"
+log "building edgerag (the cli profile users build: opt-level 3, fat LTO)"
+cargo build --profile cli -p edgerag-cli --locked
+bin="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}/cli/edgerag"
 
 python_lib="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
 npm_root="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"

@@ -113,7 +113,7 @@ try {
   const unchanged = again.reduce((n, j) => n + j.files.unchanged, 0);
 
   // The CLI's no-change path: diff against GET /files by hash, upload nothing.
-  const cli = join(ROOT, 'target', 'release', 'edgerag');
+  const cli = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
   let cliMs = null;
   if (statSync(cli, { throwIfNoEntry: false })) {
     t0 = performance.now();

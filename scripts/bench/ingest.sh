@@ -9,5 +9,5 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 bash scripts/build-worker.sh --fast --if-stale
-cargo build --release -q -p edgerag-cli
+cargo build --profile cli -q -p edgerag-cli
 node scripts/bench/ingest.mjs "$@"

@@ -27,6 +27,7 @@ pub(crate) enum Role<'t> {
     Prefix,
     /// A pure container (C preprocessor conditionals, `extern "C" { }`): always split into its
     /// members so that the definitions inside get chunks of their own.
+    #[cfg_attr(not(any(feature = "lang-c", feature = "lang-cpp")), allow(dead_code))]
     Transparent,
     /// Anything else: plain code, merged with its neighbours.
     Code,

@@ -124,6 +124,7 @@ pub(crate) fn typed_field<'t>(name: String, node: Node<'t>, field_name: &'static
 }
 
 /// The text of every named child of `node` (optionally only of kind `kind`).
+#[cfg(any(feature = "lang-java", feature = "lang-csharp", feature = "lang-php"))]
 pub(crate) fn child_texts(node: Node<'_>, kind: Option<&str>, src: &str) -> Vec<String> {
     let mut cursor = node.walk();
     let out = node
