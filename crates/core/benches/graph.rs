@@ -14,7 +14,12 @@
 //!
 //! `cargo bench -p edgerag-core --bench graph`. `EDGERAG_BENCH_BYTES` (default 1.5 MB per
 //! family) and `EDGERAG_BENCH_FAMILIES=rust,python` as in the code bench. Before the benches run,
-//! an interleaved table (best of 5) prints the ratio and the resolution time per file count.
+//! an interleaved table prints per family the median of per-round ratios (chunk+graph / chunk,
+//! `EDGERAG_BENCH_ROUNDS` rounds, default 11, which side runs first alternating) with its range,
+//! the load average before and after, and the resolution time; `EDGERAG_BENCH_TABLE_ONLY=1`
+//! prints only this table (no synthetic project, no divan benches), `EDGERAG_BENCH_NO_TABLE=1` skips it.
+//! `EDGERAG_BENCH_DIGEST=1` prints a digest of all outputs per family and stops (compare two
+//! builds of a change meant to leave the output as it was).
 #![allow(clippy::unwrap_used)]
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -179,7 +184,12 @@ fn resolve_stored(stored: &[String]) -> Vec<FileGraph> {
 }
 
 fn main() {
-    if std::env::var_os("EDGERAG_BENCH_NO_TABLE").is_none() {
+    if std::env::var_os("EDGERAG_BENCH_DIGEST").is_some() {
+        print_digests();
+        return;
+    }
+    let table_only = std::env::var_os("EDGERAG_BENCH_TABLE_ONLY").is_some();
+    if std::env::var_os("EDGERAG_BENCH_NO_TABLE").is_none() && !table_only {
         let start = std::time::Instant::now();
         let stored = synthetic_stored();
         let extract = start.elapsed().as_secs_f64();
@@ -206,42 +216,99 @@ fn main() {
             extract,
             best * 1e3
         );
-
-        eprintln!("interleaved, best of 5 rounds:");
+    }
+    if std::env::var_os("EDGERAG_BENCH_NO_TABLE").is_none() {
+        let rounds = table_rounds();
         eprintln!(
-            "{:<11} {:>6} {:>7} {:>12} {:>14} {:>8} {:>12}",
-            "family", "files", "MB", "chunk MB/s", "+graph MB/s", "ratio", "resolve ms"
+            "interleaved, {rounds} rounds (chunk and chunk+graph alternate, order swapped every round); \
+             ratio = median of the per-round ratios [min–max], MB/s from the best round; load average {}",
+            load_average()
+        );
+        eprintln!(
+            "{:<11} {:>6} {:>7} {:>12} {:>14} {:>8} {:>13} {:>12}",
+            "family", "files", "MB", "chunk MB/s", "+graph MB/s", "ratio", "range", "resolve ms"
         );
         for family in available() {
             let c = corpus(family);
             let config = config(c);
-            let mut best = [f64::MAX; 3];
-            for _ in 0..5 {
+            let chunk_only = || {
                 let start = std::time::Instant::now();
                 c.files.iter().for_each(|(p, t)| drop(black_box(chunk_text(p, t, &config))));
-                best[0] = best[0].min(start.elapsed().as_secs_f64());
+                start.elapsed().as_secs_f64()
+            };
+            let with_graph = || {
                 let start = std::time::Instant::now();
                 c.files.iter().for_each(|(p, t)| drop(black_box(chunk_with_graph(p, t, &config))));
-                best[1] = best[1].min(start.elapsed().as_secs_f64());
-                let mut g = graphs(c);
-                let start = std::time::Instant::now();
-                resolve(black_box(&mut g));
-                best[2] = best[2].min(start.elapsed().as_secs_f64());
+                start.elapsed().as_secs_f64()
+            };
+            let (mut best, mut ratios) = ([f64::MAX; 3], Vec::with_capacity(rounds));
+            for round in 0..rounds {
+                // Which runs first alternates, so a load change mid-round does not favour one side.
+                let (a, b) = if round % 2 == 0 {
+                    let a = chunk_only();
+                    (a, with_graph())
+                } else {
+                    let b = with_graph();
+                    (chunk_only(), b)
+                };
+                best[0] = best[0].min(a);
+                best[1] = best[1].min(b);
+                ratios.push(b / a);
+                if round < 3 {
+                    let mut g = graphs(c);
+                    let start = std::time::Instant::now();
+                    resolve(black_box(&mut g));
+                    best[2] = best[2].min(start.elapsed().as_secs_f64());
+                }
             }
+            ratios.sort_by(f64::total_cmp);
+            let median = ratios[ratios.len() / 2];
             let mb = c.bytes as f64 / 1e6;
             eprintln!(
-                "{family:<11} {:>6} {:>7.2} {:>12.2} {:>14.2} {:>7.2}x {:>12.1}",
+                "{family:<11} {:>6} {:>7.2} {:>12.2} {:>14.2} {:>7.2}x {:>5.2}–{:<5.2}  {:>12.1}",
                 c.files.len(),
                 mb,
                 mb / best[0],
                 mb / best[1],
-                best[1] / best[0],
+                median,
+                ratios[0],
+                ratios[ratios.len() - 1],
                 best[2] * 1e3
             );
         }
+        eprintln!("load average after: {}", load_average());
         eprintln!();
     }
-    divan::main();
+    if !table_only {
+        divan::main();
+    }
+}
+
+/// Per family, a BLAKE3 digest of every file's chunks and graph as JSON: two builds that print
+/// the same digests produced byte-identical output on the whole corpus (a check for changes
+/// meant to be speed-only).
+fn print_digests() {
+    for family in available() {
+        let c = corpus(family);
+        let config = config(c);
+        let mut hash = blake3::Hasher::new();
+        for (p, t) in &c.files {
+            hash.update(serde_json::to_string(&chunk_with_graph(p, t, &config)).unwrap().as_bytes());
+        }
+        println!("{family:<11} {:>6} files  {}", c.files.len(), hash.finalize().to_hex());
+    }
+}
+
+/// `EDGERAG_BENCH_ROUNDS` (default 11): rounds of the interleaved ratio table.
+fn table_rounds() -> usize {
+    std::env::var("EDGERAG_BENCH_ROUNDS").ok().and_then(|r| r.parse().ok()).filter(|&r| r > 0).unwrap_or(11)
+}
+
+/// The 1/5/15-minute load averages (the machine is shared: a figure means little without them).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_string())
 }
 
 #[divan::bench(args = available(), sample_count = 5, sample_size = 1)]

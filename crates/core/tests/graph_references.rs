@@ -97,7 +97,7 @@ fn php_type_declarations_new_instanceof_and_static_calls_reference_the_project_c
         "<?php\nnamespace Shop\\Model;\n\nclass Item {\n    public string $name;\n\n    public static \
                  function make(): static {\n        return new static();\n    }\n}\n";
     let service = "<?php\nnamespace Shop\\Service;\n\nuse Shop\\Model\\Item;\n\nclass ItemService {\n    \
-                   private ?Item $last = null;\n\n    public function add(string $name): Item {\n        $item = \
+                   private ?Item $last = null;\n    protected ?Item $first, $second;\n\n    public function add(string $name): Item {\n        $item = \
                    new Item();\n        $this->last = $item;\n        return $item;\n    }\n\n    public function \
                    isItem($value): bool {\n        return $value instanceof Item;\n    }\n\n    public function \
                    copy(): void {\n        $eol = PHP_EOL;\n        $item = Item::make();\n        \
@@ -110,7 +110,9 @@ fn php_type_declarations_new_instanceof_and_static_calls_reference_the_project_c
     assert_eq!(
         resolved,
         pairs(&[
-            // The property's type is written on its declaration, around the property itself.
+            // The property's type belongs to the property, not to its class.
+            ("Shop.Service.ItemService.last", "Shop.Model.Item"),
+            // One type for two properties: it stays with the class.
             ("Shop.Service.ItemService", "Shop.Model.Item"),
             ("Shop.Service.ItemService.add", "Shop.Model.Item"),
             ("Shop.Service.ItemService.isItem", "Shop.Model.Item"),

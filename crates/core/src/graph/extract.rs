@@ -5,8 +5,9 @@
 //! become `IMPORTS` edges from the file's module node. Calls are resolved here as far as the file
 //! alone allows — an enclosing scope, a `self`/`this`/receiver member, a type of the same file —
 //! and the rest keep a [`Hint`] for [`super::resolve`].
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::num::NonZeroU16 as FieldId;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use tree_sitter::{Node as TsNode, Tree};
@@ -29,9 +30,10 @@ struct Scope {
     ts_id: usize,
     /// Index of the graph node calls and children are attributed to.
     node: usize,
-    /// fqn of the type whose members `self`/`this` reach here.
-    owner: Option<String>,
-    receiver: Option<String>,
+    /// fqn of the type whose members `self`/`this` reach here (shared: every call and type
+    /// name under the scope records it).
+    owner: Option<Rc<str>>,
+    receiver: Option<Rc<str>>,
     /// Whether this scope pushed a part onto the fqn.
     pushed: bool,
 }
@@ -40,8 +42,8 @@ struct PendingCall {
     src: usize,
     name: String,
     qualifier: Option<String>,
-    owner: Option<String>,
-    receiver: Option<String>,
+    owner: Option<Rc<str>>,
+    receiver: Option<Rc<str>>,
     dst_name: String,
     line: u32,
 }
@@ -51,7 +53,7 @@ struct PendingRef {
     src: usize,
     name: String,
     qualifier: Option<String>,
-    owner: Option<String>,
+    owner: Option<Rc<str>>,
     dst_name: String,
     line: u32,
 }
@@ -516,7 +518,7 @@ impl<'a> Extractor<'a> {
             self.scopes.push(Scope {
                 ts_id: node.id(),
                 node: parent,
-                owner: Some(owner_fqn),
+                owner: Some(owner_fqn.into()),
                 receiver: None,
                 pushed: true,
             });
@@ -578,14 +580,18 @@ impl<'a> Extractor<'a> {
         for (base_kind, base) in &decl.bases {
             self.base_edge(index, *base_kind, base, start);
         }
-        let owner = if kind.is_type() {
-            Some(fqn)
+        let owner: Option<Rc<str>> = if kind.is_type() {
+            Some(fqn.into())
         } else if let Some(owner) = &decl.owner {
-            Some(self.fqn_of(owner))
+            Some(self.fqn_of(owner).into())
         } else {
             self.enclosing_type().and_then(|s| s.owner.clone())
         };
-        let receiver = decl.receiver.clone().or_else(|| self.scopes.last().and_then(|s| s.receiver.clone()));
+        let receiver = decl
+            .receiver
+            .as_deref()
+            .map(Rc::from)
+            .or_else(|| self.scopes.last().and_then(|s| s.receiver.clone()));
         if let Some(prefix) = class_prefix {
             self.route_prefix.push((node.id(), prefix));
         }
@@ -755,7 +761,7 @@ impl<'a> Extractor<'a> {
                 hint: found.is_none().then(|| Hint {
                     name: call.name,
                     qualifier: self_qualifier(call.qualifier, self.lang, call.receiver.as_deref()),
-                    owner: call.owner,
+                    owner: call.owner.map(|o| o.to_string()),
                 }),
             });
         }
@@ -814,43 +820,50 @@ impl<'a> Extractor<'a> {
     /// name and its bases (already `EXTENDS` / `IMPLEMENTS`) are not references.
     fn references(&mut self) {
         let refs = std::mem::take(&mut self.refs);
-        let mut seen: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
-        let bases: std::collections::HashSet<(String, String)> = self
-            .edges
-            .iter()
-            .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
-            .map(|e| (e.src.clone(), e.dst_name.clone()))
-            .collect();
+        // Base edges by source node index (few per file): looked up per reference without
+        // building a key.
+        let mut bases: HashMap<&str, Vec<&str>> = HashMap::new();
+        for e in self.edges.iter().filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements)) {
+            bases.entry(e.src.as_str()).or_default().push(e.dst_name.as_str());
+        }
         let types = types_by_name(&self.nodes);
-        for r in refs {
-            if !seen.insert((r.src, r.dst_name.clone())) {
+        let mut seen: HashSet<(usize, &str)> = HashSet::with_capacity(refs.len());
+        let mut out = Vec::new();
+        for (at, r) in refs.iter().enumerate() {
+            if !seen.insert((r.src, r.dst_name.as_str())) {
                 continue;
             }
-            let src = self.nodes[r.src].id.clone();
-            if bases.contains(&(src.clone(), r.dst_name.clone())) {
+            let src = self.nodes[r.src].id.as_str();
+            if bases.get(src).is_some_and(|b| b.contains(&r.dst_name.as_str())) {
                 continue;
             }
             let local = if r.qualifier.is_none() { types.get(r.name.as_str()).copied() } else { None };
             if local == Some(r.src) {
                 continue;
             }
+            out.push((at, local));
+        }
+        drop((bases, types, seen));
+        let mut refs: Vec<Option<PendingRef>> = refs.into_iter().map(Some).collect();
+        for (at, local) in out {
+            let Some(r) = refs[at].take() else { continue };
             let (dst, resolution) = match local {
                 Some(i) => (Some(self.nodes[i].id.clone()), Resolution::SameFile),
                 None => (None, Resolution::External),
             };
             self.edges.push(Edge {
                 kind: EdgeKind::References,
-                src,
+                src: self.nodes[r.src].id.clone(),
                 dst,
                 dst_name: r.dst_name,
                 confidence: resolution.confidence(),
                 resolution,
                 path: self.path.to_string(),
                 line: r.line,
-                hint: local.is_none().then_some(Hint {
+                hint: local.is_none().then(|| Hint {
                     name: r.name,
                     qualifier: r.qualifier,
-                    owner: r.owner,
+                    owner: r.owner.map(|o| o.to_string()),
                 }),
             });
         }
@@ -1148,22 +1161,22 @@ fn field(node: TsNode<'_>, id: Option<FieldId>) -> Option<TsNode<'_>> {
 
 /// The callee of a call node: its simple name, qualifier, and the callee text as written.
 fn callee(node: TsNode<'_>, src: &str, fields: &CalleeFields) -> Option<(String, Option<String>, String)> {
-    let written = if let Some(f) = field(node, fields.function)
+    let written: std::borrow::Cow<'_, str> = if let Some(f) = field(node, fields.function)
         .or_else(|| field(node, fields.constructor))
         .or_else(|| field(node, fields.type_))
     {
-        text(f, src).to_string()
+        text(f, src).into()
     } else if let Some(name) = field(node, fields.name).or_else(|| field(node, fields.method)) {
         let qualifier = field(node, fields.object)
             .or_else(|| field(node, fields.receiver))
             .or_else(|| field(node, fields.scope));
         match qualifier {
-            Some(q) => format!("{}.{}", text(q, src), text(name, src)),
-            None => text(name, src).to_string(),
+            Some(q) => format!("{}.{}", text(q, src), text(name, src)).into(),
+            None => text(name, src).into(),
         }
     } else {
         let first = node.named_child(0)?;
-        text(first, src).to_string()
+        text(first, src).into()
     };
     let written = strip_generics(&written);
     let (name, qualifier) = split_path(&written);

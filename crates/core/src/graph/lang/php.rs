@@ -17,6 +17,7 @@ pub(crate) static PHP: GraphLang = GraphLang {
         "function_definition",
         "method_declaration",
         "namespace_definition",
+        "property_declaration",
         "property_element",
         "const_element",
     ],
@@ -55,7 +56,21 @@ fn package(node: Node<'_>, src: &str) -> Option<String> {
     field(node, "name").map(|n| text(n, src).replace('\\', "."))
 }
 
-fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
+/// The only `property_element` of a `property_declaration` (`private ?Item $last;`), if it has
+/// one: the declaration is then the property, so that its type and doc belong to it.
+fn single_property<'t>(declaration: Node<'t>) -> Option<Node<'t>> {
+    let mut cursor = declaration.walk();
+    let mut elements = declaration.named_children(&mut cursor).filter(|c| c.kind() == "property_element");
+    let first = elements.next()?;
+    elements.next().is_none().then_some(first)
+}
+
+fn property<'t>(element: Node<'t>, src: &str) -> Option<Decl<'t>> {
+    let name = field(element, "name").map(|n| text(n, src).trim_start_matches('$').to_string())?;
+    Some(decl(NodeKind::Field, name, None))
+}
+
+fn classify<'t>(node: Node<'t>, src: &str, ancestors: &[Node<'t>]) -> Option<Decl<'t>> {
     let kind = match node.kind() {
         "class_declaration" => NodeKind::Class,
         "interface_declaration" => NodeKind::Interface,
@@ -66,9 +81,14 @@ fn classify<'t>(node: Node<'t>, src: &str, _: &[Node<'t>]) -> Option<Decl<'t>> {
         "namespace_definition" if field(node, "body").is_some() => {
             return named(NodeKind::Module, node, src);
         }
+        "property_declaration" => return property(single_property(node)?, src),
+        // `public ?Item $a, $b;`: each element is a property; the type stays with the class.
         "property_element" => {
-            let name = field(node, "name").map(|n| text(n, src).trim_start_matches('$').to_string())?;
-            return Some(decl(NodeKind::Field, name, None));
+            let declared = ancestors.last().filter(|p| p.kind() == "property_declaration");
+            if declared.is_some_and(|d| single_property(*d).is_some()) {
+                return None;
+            }
+            return property(node, src);
         }
         "const_element" => {
             let name = node.named_child(0).map(|n| text(n, src).to_string())?;
