@@ -169,7 +169,15 @@ const report = [];
 const embed = await startHashEmbedder({ dims: 384 });
 const vars = {
   OPENAI_BASE_URL: embed.url,
-  SEARCH_PROFILES: JSON.stringify({ profiles: { 'balanced-single-query': { extends: 'balanced', multiQuery: { enabled: false } } } }),
+  SEARCH_PROFILES: JSON.stringify({
+    profiles: {
+      'balanced-single-query': { extends: 'balanced', multiQuery: { enabled: false } },
+      // BENCH_BREAKDOWN=1: each retriever alone, to split `retrieval.search` between the halves.
+      'balanced-vector-only': { extends: 'balanced', retrieval: { keywordWeight: 0 } },
+      'balanced-keyword-only': { extends: 'balanced', retrieval: { vectorWeight: 0 } },
+      'balanced-single-query-keyword-only': { extends: 'balanced', multiQuery: { enabled: false }, retrieval: { vectorWeight: 0 } },
+    },
+  }),
 };
 try {
   for (const size of sizes) {
@@ -219,6 +227,13 @@ try {
         { label: `balanced, language ${language}`, profile: 'balanced', filters: { languages: [language] } },
         { label: `balanced, path **/*.${ext}`, profile: 'balanced', filters: { paths: [`**/*.${ext}`] } },
       ];
+      if (process.env.BENCH_BREAKDOWN === '1') {
+        variants.push(
+          { label: 'balanced, vector half only', profile: 'balanced-vector-only' },
+          { label: 'balanced, keyword half only', profile: 'balanced-keyword-only' },
+          { label: 'balanced-single-query, keyword half only', profile: 'balanced-single-query-keyword-only' },
+        );
+      }
       for (const { label, profile, filters } of variants) {
         const lat = [];
         const modules = new Map();
@@ -256,7 +271,9 @@ try {
       }
     } finally {
       await er.stop();
-      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+      // BENCH_KEEP_DB=1 keeps the loaded database (its path is printed) for native experiments.
+      if (process.env.BENCH_KEEP_DB === '1') console.error(`[bench] database kept: ${sqlitePath(dir)}`);
+      else if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     }
   }
 } finally {

@@ -15,6 +15,9 @@
 #                                                           their own keyword index (the previous design)
 #   BENCH_BUILD=deploy scripts/bench/retrieval-latency.sh   the deploy build (wasm-opt) instead of
 #                                                           the one scripts/dev.sh runs
+#   BENCH_BREAKDOWN=1 scripts/bench/retrieval-latency.sh    also each retriever alone (vector half only,
+#                                                           keyword half only), to split retrieval.search
+#   BENCH_KEEP_DB=1 scripts/bench/retrieval-latency.sh      keep the loaded SQLite file (path printed)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
