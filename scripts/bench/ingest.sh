@@ -10,4 +10,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 bash scripts/build-worker.sh --fast --if-stale
 cargo build --profile cli -q -p edgerag-cli
+# The local model server is built here, not inside the bench's start-up wait (a first build takes
+# minutes).
+case " $* " in
+  *" --embedder hash "*) ;;
+  *) bash scripts/embed-server.sh --build ;;
+esac
 node scripts/bench/ingest.mjs "$@"
