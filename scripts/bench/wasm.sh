@@ -9,8 +9,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 cargo build -q -p edgerag-wasm-check --lib --target wasm32-unknown-unknown --release
 cargo build -q -p edgerag-wasm-check --bin edgerag-wasm-check --release
-wasm=target/wasm32-unknown-unknown/release/edgerag_wasm_check.wasm
-native=target/release/edgerag-wasm-check
+target="${CARGO_TARGET_DIR:-target}"
+wasm="$target/wasm32-unknown-unknown/release/edgerag_wasm_check.wasm"
+native="$target/release/edgerag-wasm-check"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 budget=$((3 << 19)) # 1.5 MB per family

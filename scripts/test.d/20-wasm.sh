@@ -10,14 +10,15 @@ cargo clippy -p edgerag-core --target wasm32-unknown-unknown --lib --locked -- -
 
 log "wasm32: build the chunking module (all grammars)"
 cargo build -p edgerag-wasm-check --lib --target wasm32-unknown-unknown --release --locked
-wasm="$EDGERAG_ROOT/target/wasm32-unknown-unknown/release/edgerag_wasm_check.wasm"
+target="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}"
+wasm="$target/wasm32-unknown-unknown/release/edgerag_wasm_check.wasm"
 node scripts/wasm/check-imports.mjs "$wasm"
 
 log "wasm32: compare chunks with the native build"
 # The `native` profile (opt-level 3, no fat LTO): the output does not depend on the profile, and
 # this build is not what ships, so it should not pay for a whole-program optimization.
 cargo build -p edgerag-wasm-check --bin edgerag-wasm-check --profile native --locked
-native="$EDGERAG_ROOT/target/native/edgerag-wasm-check"
+native="$target/native/edgerag-wasm-check"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # Every fixture, plus this repository's own sources (real code in several languages).
