@@ -13,6 +13,7 @@ let embed;
 let er;
 let cli;
 let dir;
+let stopWatch;
 
 const write = (rel, content) => {
   mkdirSync(dirname(join(dir, rel)), { recursive: true });
@@ -40,6 +41,8 @@ before(async () => {
   cli = await cliBinary();
   embed = await startHashEmbedder();
   er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url } });
+  // The CLI waits for its jobs itself: play the cron for one that goes quiet, as waitForJob does.
+  stopWatch = er.watchJobs();
   dir = mkdtempSync(join(tmpdir(), 'edgerag-cli-'));
   write('README.md', '# Project\n\nA small project.\n');
   write('src/main.go', 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n');
@@ -54,6 +57,7 @@ before(async () => {
 });
 
 after(async () => {
+  stopWatch?.();
   await er?.stop();
   await embed?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

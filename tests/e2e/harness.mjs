@@ -273,16 +273,55 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
       const text = await res.text();
       if (res.status !== 200) throw new Error(`scheduled run → ${res.status} ${text}`);
     },
-    /** Poll a job until SUCCEEDED or FAILED. */
-    async waitForJob(id, { timeoutMs = 120_000 } = {}) {
+    /**
+     * Poll a job until SUCCEEDED or FAILED. A job that shows no progress for `quietMs` gets the
+     * scheduled run production's Cron Trigger would give it once JOB_RESUME_SECONDS have passed
+     * (its unfinished work re-sent), with a warning on stderr: `wrangler dev` fires no crons, and
+     * under load its local queues have been seen to drop a stage message.
+     */
+    async waitForJob(id, { timeoutMs = 120_000, quietMs = 30_000 } = {}) {
       const end = Date.now() + timeoutMs;
+      let seen = '';
+      let changedAt = Date.now();
       for (;;) {
         const r = await er.request('GET', `/v1/jobs/${id}`);
         if (r.status !== 200) throw new Error(`GET /v1/jobs/${id} → ${r.status} ${r.text}`);
         if (r.body.status === 'SUCCEEDED' || r.body.status === 'FAILED') return r.body;
         if (Date.now() > end) throw new Error(`job ${id} still ${r.body.status} after ${timeoutMs} ms: ${r.text}\n--- worker log tail ---\n${output.slice(-6000)}`);
+        const progress = JSON.stringify([r.body.status, r.body.stage, r.body.files, r.body.chunks]);
+        if (progress !== seen) {
+          seen = progress;
+          changedAt = Date.now();
+        } else if (Date.now() - changedAt > quietMs) {
+          await er.playCron(`job ${id} made no progress for ${quietMs} ms: ${r.text}`);
+          changedAt = Date.now();
+        }
         await sleep(200);
       }
+    },
+    /** The scheduled run as the Cron Trigger runs it after JOB_RESUME_SECONDS (120) of quiet. */
+    async playCron(why) {
+      process.stderr.write(`[harness] ${why}; running the scheduled handler as the production cron would\n`);
+      await er.scheduled(Date.now() + 5 * 60_000);
+    },
+    /**
+     * Until the returned function is called, every `everyMs` play the cron for active jobs quiet
+     * for longer than `quietMs` (for work that waits on jobs without waitForJob, e.g. the CLI).
+     */
+    watchJobs({ quietMs = 30_000, everyMs = 5_000 } = {}) {
+      const timer = setInterval(async () => {
+        try {
+          const before = new Date(Date.now() - quietMs).toISOString();
+          const quiet = await er.d1(
+            "SELECT id, stage FROM repo_rag_index_job WHERE status IN ('QUEUED', 'RUNNING') AND COALESCE(heartbeat_at, started_at, queued_at) < ?",
+            before,
+          );
+          if (quiet.length) await er.playCron(`jobs quiet for ${quietMs} ms: ${JSON.stringify(quiet)}`);
+        } catch (e) {
+          process.stderr.write(`[harness] job watch: ${e.message}\n`);
+        }
+      }, everyMs);
+      return () => clearInterval(timer);
     },
     /** SIGKILL the whole wrangler/workerd process tree (no shutdown); the state dir is kept. */
     async kill() {
