@@ -22,7 +22,7 @@ bash scripts/build-worker.sh "${build_args[@]}"
 if [ -x scripts/build-preview.sh ] && [ ! -f public/pkg/edgerag_preview_bg.wasm ] && [ ! -d public/pkg ]; then
   bash scripts/build-preview.sh || log "preview build failed; the API still works"
 fi
-log "building the edgerag CLI (release)"
+log "building the edgerag CLI (the cli profile: opt-level 3, fat LTO)"
 cargo build --profile cli -q -p edgerag-cli
 
 mkdir -p "$STATE"
