@@ -472,10 +472,24 @@ fn sanitize_conversation(value: Option<ConversationInput>, warnings: &mut Vec<St
     turns
 }
 
+/// A path glob is relative to the repository root: any run of leading `/` and `./` parts
+/// (`/./docs`, `.//src`) is dropped, so the stored glob never starts with either.
+fn strip_leading_root(raw: &str) -> &str {
+    let mut rest = raw;
+    loop {
+        let next = rest.trim_start_matches('/');
+        let next = next.strip_prefix("./").unwrap_or(next);
+        if next.len() == rest.len() {
+            return rest;
+        }
+        rest = next;
+    }
+}
+
 fn sanitize_filters(input: FiltersInput, warnings: &mut Vec<String>) -> Result<SearchFilters, SearchError> {
     let mut filters = SearchFilters::default();
     for raw in input.paths.map(|p| p.items()).unwrap_or_default() {
-        let cleaned = raw.trim_start_matches("./").trim_start_matches('/').to_string();
+        let cleaned = strip_leading_root(&raw).to_string();
         if cleaned != raw {
             warnings.push(format!("filters.paths: `{raw}` was read as `{cleaned}`"));
         }
@@ -853,11 +867,11 @@ mod tests {
     fn filters_are_normalized() {
         let r = ok(json!({"rawQuery": "q", "filters": {
             "language": ["TS", "python", "klingon", "py"],
-            "path": "./src/**/*.ts, /docs/*",
+            "path": "./src/**/*.ts, /docs/*, /./lib/*, .//./bin/*",
             "tags": ["api", " api ", ""]
         }}));
         assert_eq!(r.filters.languages, [Language::Typescript, Language::Python]);
-        assert_eq!(r.filters.paths, ["src/**/*.ts", "docs/*"]);
+        assert_eq!(r.filters.paths, ["src/**/*.ts", "docs/*", "lib/*", "bin/*"]);
         assert_eq!(r.filters.tags, ["api"]);
         let w = r.warnings.join("\n");
         for expected in [
@@ -868,6 +882,8 @@ mod tests {
             "filters.path was read as filters.paths",
             "`./src/**/*.ts` was read as `src/**/*.ts`",
             "`/docs/*` was read as `docs/*`",
+            "`/./lib/*` was read as `lib/*`",
+            "`.//./bin/*` was read as `bin/*`",
         ] {
             assert!(w.contains(expected), "missing {expected:?} in\n{w}");
         }
