@@ -401,7 +401,9 @@ fn sanitize_query(q: &str, warnings: &mut Vec<String>) -> Result<String, SearchE
     }
     if collapsed.chars().count() > MAX_QUERY_CHARS {
         warnings.push(format!("rawQuery was cut to {MAX_QUERY_CHARS} characters"));
-        return Ok(collapsed.chars().take(MAX_QUERY_CHARS).collect());
+        // The cut can land just after a space: the kept query never ends in one.
+        let cut: String = collapsed.chars().take(MAX_QUERY_CHARS).collect();
+        return Ok(cut.trim_end().to_string());
     }
     Ok(collapsed)
 }
@@ -861,6 +863,10 @@ mod tests {
         let r = ok(json!({"rawQuery": "x".repeat(MAX_QUERY_CHARS + 10)}));
         assert_eq!(r.raw_query.chars().count(), MAX_QUERY_CHARS);
         assert_eq!(r.warnings.len(), 1);
+        // A cut that falls right after a space drops it.
+        let words = format!("{} tail", "x".repeat(MAX_QUERY_CHARS - 1));
+        let r = ok(json!({"rawQuery": words}));
+        assert_eq!(r.raw_query, "x".repeat(MAX_QUERY_CHARS - 1));
     }
 
     #[test]
