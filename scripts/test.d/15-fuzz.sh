@@ -24,8 +24,9 @@ else
   log "fuzz: no nightly toolchain; building the targets with stable rustc"
   fuzz=(cargo fuzz)
 fi
-# No AddressSanitizer in the bounded run: our code has no `unsafe` and ASan doubles the build and
-# halves the speed; the documented longer runs use it.
+# No AddressSanitizer in the bounded run: the code the targets reach has no `unsafe` (the core's one
+# block is the wasm32-only vector pre-score) and ASan doubles the build and halves the speed; the
+# documented longer runs use it.
 opts=(--fuzz-dir fuzz --target-dir "$EDGERAG_ROOT/target/fuzz" --sanitizer none --debug-assertions)
 t=$SECONDS
 "${fuzz[@]}" build "${opts[@]}"
