@@ -14,11 +14,12 @@ use tree_sitter::{Node as TsNode, Tree};
 
 use super::endpoint::{annotation_route, call_route, next_route};
 use super::lang::{GraphLang, ModuleStyle};
-use super::text::{split_path, strip_generics};
+use super::text::{is_plain_identifier, split_path, strip_generics};
 use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
 use super::{module_path, node_id};
 use crate::chunk::code::grammar::text;
 use crate::lang::Language;
+use std::borrow::Cow;
 
 /// Longest signature kept (chars).
 const MAX_SIGNATURE: usize = 400;
@@ -65,13 +66,17 @@ struct Extractor<'a> {
     lang: &'a GraphLang,
     package: Option<String>,
     nodes: Vec<Node>,
-    children: Vec<Vec<usize>>,
+    /// Each node's children in order as linked lists (first child, next sibling): one vector
+    /// per parent cost a reallocation every few members of a class or interface.
+    first_child: Vec<Option<usize>>,
+    last_child: Vec<Option<usize>>,
+    next_sibling: Vec<Option<usize>>,
     edges: Vec<Edge>,
     imports: Vec<Import>,
     calls: Vec<PendingCall>,
     refs: Vec<PendingRef>,
     scopes: Vec<Scope>,
-    parts: Vec<String>,
+    parts: Parts,
     ordinals: HashMap<(NodeKind, String), u32>,
     /// Route prefix of enclosing controllers (Spring `@RequestMapping` on the class).
     route_prefix: Vec<(usize, String)>,
@@ -132,6 +137,9 @@ fn kind_flags(kind: &str, named: bool, lang: &GraphLang) -> u16 {
     if lang.wrappers.contains(&kind) {
         f |= KindFlags::WRAPPER;
     }
+    if lang.opaque.contains(&kind) {
+        f |= KindFlags::OPAQUE;
+    }
     if kind.contains("comment") {
         f |= KindFlags::COMMENT;
     }
@@ -182,6 +190,8 @@ impl KindFlags {
     const WRAPPER: u16 = 4096;
     /// `modifiers` / `modifier`: annotations may sit inside.
     const MODIFIERS: u16 = 8192;
+    /// Not walked into ([`GraphLang::opaque`]).
+    const OPAQUE: u16 = 16384;
 }
 
 /// Extracts `path`'s graph from its parse `tree`.
@@ -197,24 +207,25 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
             _ => None,
         })
     };
+    // About one definition per 128 bytes of source (declaration files are denser): reserving
+    // spares most of the reallocations of the node and edge vectors (large elements).
+    let estimate = src.len() / 128 + 4;
     let mut ex = Extractor {
         path,
         src,
         language,
         lang,
         package: package.clone(),
-        nodes: Vec::new(),
-        children: Vec::new(),
-        edges: Vec::new(),
+        nodes: Vec::with_capacity(estimate),
+        first_child: Vec::with_capacity(estimate),
+        last_child: Vec::with_capacity(estimate),
+        next_sibling: Vec::with_capacity(estimate),
+        edges: Vec::with_capacity(estimate),
         imports: Vec::new(),
         calls: Vec::new(),
         refs: Vec::new(),
         scopes: Vec::new(),
-        parts: package
-            .iter()
-            .flat_map(|p| p.split('.').map(str::to_string))
-            .filter(|s| !s.is_empty())
-            .collect(),
+        parts: Parts::default(),
         ordinals: HashMap::new(),
         route_prefix: Vec::new(),
         ancestors: Vec::new(),
@@ -222,11 +233,14 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         kind_flags: kind_table(language, &tree.language(), lang),
         name_field: tree.language().field_id_for_name("name"),
         type_fields: lang.types.fields.iter().filter_map(|f| tree.language().field_id_for_name(f)).collect(),
-        parents: Vec::new(),
+        parents: Vec::with_capacity(estimate),
         callee_fields: CalleeFields::of(&tree.language()),
     };
+    for part in package.iter().flat_map(|p| p.split('.')).filter(|s| !s.is_empty()) {
+        ex.parts.push(part);
+    }
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
-    let last_line = src.lines().count().max(1) as u32;
+    let last_line = line_count(src).max(1) as u32;
     let module =
         ex.push_node(NodeKind::Module, file_name, path.to_string(), None, 1, last_line, None, None, None);
     ex.scopes.push(Scope { ts_id: root.id(), node: module, owner: None, receiver: None, pushed: false });
@@ -258,8 +272,15 @@ impl<'a> Extractor<'a> {
         let parent_id = parent.map(|p| self.nodes[p].id.clone());
         let index = self.nodes.len();
         self.parents.push(parent);
+        self.first_child.push(None);
+        self.last_child.push(None);
+        self.next_sibling.push(None);
         if let Some(p) = parent {
-            self.children[p].push(index);
+            match self.last_child[p] {
+                Some(last) => self.next_sibling[last] = Some(index),
+                None => self.first_child[p] = Some(index),
+            }
+            self.last_child[p] = Some(index);
             self.edges.push(Edge {
                 kind: EdgeKind::Contains,
                 src: self.nodes[p].id.clone(),
@@ -293,17 +314,16 @@ impl<'a> Extractor<'a> {
             http_method,
             declared_type: None,
         });
-        self.children.push(Vec::new());
         index
     }
 
     fn fqn_of(&self, name: &str) -> String {
-        let mut fqn = self.parts.join(".");
-        if !fqn.is_empty() {
-            fqn.push('.');
-        }
-        fqn.push_str(name);
-        fqn
+        self.parts.fqn_of(name)
+    }
+
+    /// `scope`'s children in order.
+    fn children_of(&self, scope: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.first_child[scope], |&i| self.next_sibling[i])
     }
 
     fn walk(&mut self, root: TsNode<'a>) {
@@ -314,13 +334,21 @@ impl<'a> Extractor<'a> {
         }
         self.ancestors.push(root);
         self.runs.push(Vec::new());
+        // Per ancestor, how many of its children come after the visited one. A cursor step to a
+        // sibling that is not there still costs as much as one that is (it climbs through the
+        // grammar's hidden nodes to find out); `child_count` counts the same children the
+        // cursor visits, and is a field read.
+        let mut after = vec![root.child_count().saturating_sub(1)];
         loop {
             let node = cursor.node();
             let flags = self.flags(node);
-            let descend = flags & KindFlags::NAMED == 0 || self.visit(node, flags, &cursor);
-            if descend && cursor.goto_first_child() {
+            let descend = (flags & KindFlags::NAMED == 0 || self.visit(node, flags, &cursor))
+                && flags & KindFlags::OPAQUE == 0;
+            let count = if descend { node.child_count() } else { 0 };
+            if count > 0 && cursor.goto_first_child() {
                 self.ancestors.push(node);
                 self.runs.push(Vec::new());
+                after.push(count - 1);
                 continue;
             }
             // Going back up, the nodes left are `node`, then the ancestors: no `cursor.node()`.
@@ -337,9 +365,20 @@ impl<'a> Extractor<'a> {
                         }
                     }
                 }
-                if cursor.goto_next_sibling() {
-                    break;
+                match after.last_mut() {
+                    Some(left) if *left > 0 => {
+                        *left -= 1;
+                        if cursor.goto_next_sibling() {
+                            break;
+                        }
+                        debug_assert!(false, "`child_count` counted a sibling the cursor does not reach");
+                    }
+                    _ => debug_assert!(
+                        !cursor.clone().goto_next_sibling(),
+                        "the cursor reaches a sibling `child_count` did not count"
+                    ),
                 }
+                after.pop();
                 if !cursor.goto_parent() {
                     return;
                 }
@@ -460,22 +499,31 @@ impl<'a> Extractor<'a> {
                 return None;
             }
         }
-        let written = strip_generics(text(node, self.src));
-        let (name, qualifier) = split_path(&written);
+        let raw = text(node, self.src);
+        // Most type names are a plain identifier: name and text as written, nothing to strip or
+        // split (and nothing to allocate for the names dropped below).
+        let (written, name, qualifier): (Cow<'_, str>, Cow<'_, str>, Option<String>) =
+            if is_plain_identifier(raw) {
+                (raw.into(), raw.into(), None)
+            } else {
+                let written = strip_generics(raw);
+                let (name, qualifier) = split_path(&written);
+                (written.into(), name.into(), qualifier)
+            };
         // Single letters are type parameters (`T`, `K`), not types of the project.
         let keep = name.chars().nth(1).is_some()
             && written.len() <= 200
-            && !types.builtins.contains(&name.as_str())
+            && !types.builtins.contains(&name.as_ref())
             && !(types.screaming_values && is_screaming(&name))
-            && !lang.self_names.contains(&name.as_str());
+            && !lang.self_names.contains(&name.as_ref());
         if keep {
             let owner = self.enclosing_type().and_then(|s| s.owner.clone());
             self.refs.push(PendingRef {
                 src: self.caller(),
-                name,
+                name: name.into_owned(),
                 qualifier,
                 owner,
-                dst_name: written,
+                dst_name: written.into_owned(),
                 line: line_of(node),
             });
         }
@@ -514,7 +562,7 @@ impl<'a> Extractor<'a> {
                     self.base_edge(owner_node, *kind, base, line_of(node));
                 }
             }
-            self.parts.push(owner);
+            self.parts.push(&owner);
             self.scopes.push(Scope {
                 ts_id: node.id(),
                 node: parent,
@@ -536,7 +584,7 @@ impl<'a> Extractor<'a> {
             if let Some(owner_node) = self.find_fqn(&owner_fqn) {
                 parent = owner_node;
             }
-            self.parts.push(owner.to_string());
+            self.parts.push(owner);
             pushed_owner = true;
         }
         let fqn = self.fqn_of(&decl.name);
@@ -597,8 +645,8 @@ impl<'a> Extractor<'a> {
         }
         let pushed = if pushed_owner {
             // Keep the owner in the fqn of anything nested in the method.
-            self.parts.push(decl.owner.clone().unwrap_or_default());
-            self.parts.push(decl.name.clone());
+            self.parts.push(decl.owner.as_deref().unwrap_or_default());
+            self.parts.push(&decl.name);
             // Two parts: pop one now through a helper scope sharing the same ts id.
             self.scopes.push(Scope {
                 ts_id: node.id(),
@@ -609,24 +657,26 @@ impl<'a> Extractor<'a> {
             });
             true
         } else {
-            self.parts.push(decl.name);
+            self.parts.push(&decl.name);
             true
         };
         self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed });
     }
 
     /// Decorator / annotation / attribute texts attached to a definition.
-    fn annotations(&self, span: TsNode<'_>, before: &[TsNode<'_>], node: TsNode<'_>) -> Vec<&'a str> {
+    fn annotations(&self, span: TsNode<'a>, before: &[TsNode<'a>], node: TsNode<'a>) -> Vec<&'a str> {
         let mut out = Vec::new();
-        let collect = |n: TsNode<'_>, out: &mut Vec<&'a str>| {
-            let mut cursor = n.walk();
-            for c in n.named_children(&mut cursor) {
+        // A definition has a few named children: indexing them is cheaper than a tree cursor,
+        // whose every step recomputes its position (and whose creation allocates).
+        let named_children =
+            |n: TsNode<'a>| (0..n.named_child_count()).filter_map(move |i| n.named_child(i as u32));
+        let collect = |n: TsNode<'a>, out: &mut Vec<&'a str>| {
+            for c in named_children(n) {
                 let flags = self.flags(c);
                 if flags & KindFlags::ANNOTATION != 0 {
                     out.push(text(c, self.src));
                 } else if flags & KindFlags::MODIFIERS != 0 {
-                    let mut inner = c.walk();
-                    for m in c.named_children(&mut inner) {
+                    for m in named_children(c) {
                         if self.flags(m) & KindFlags::ANNOTATION != 0 {
                             out.push(text(m, self.src));
                         }
@@ -716,7 +766,7 @@ impl<'a> Extractor<'a> {
                     line,
                 });
             }
-            self.parts.push(label);
+            self.parts.push(&label);
             self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed: true });
             return;
         }
@@ -884,9 +934,8 @@ impl<'a> Extractor<'a> {
                 while let Some(scope) = at {
                     let skip = self.nodes[scope].kind.is_type() && !self.lang.implicit_members;
                     if !skip {
-                        if let Some(&i) = self.children[scope]
-                            .iter()
-                            .find(|&&i| callable(&i) && self.nodes[i].name == call.name)
+                        if let Some(i) =
+                            self.children_of(scope).find(|&i| callable(&i) && self.nodes[i].name == call.name)
                         {
                             let r = if scope == 0 { Resolution::SameFile } else { Resolution::Scope };
                             return Some((i, r));
@@ -922,6 +971,47 @@ impl<'a> Extractor<'a> {
     fn parent_index(&self, i: usize) -> Option<usize> {
         self.parents.get(i).copied().flatten()
     }
+}
+
+/// The enclosing definitions' names joined with `.` (as `[String]::join`, kept joined: every
+/// definition's fqn starts with it).
+#[derive(Default)]
+struct Parts {
+    joined: String,
+    /// Where each part starts in `joined` (its separator included).
+    starts: Vec<usize>,
+}
+
+impl Parts {
+    fn push(&mut self, part: &str) {
+        self.starts.push(self.joined.len());
+        if self.starts.len() > 1 {
+            self.joined.push('.');
+        }
+        self.joined.push_str(part);
+    }
+
+    fn pop(&mut self) {
+        if let Some(start) = self.starts.pop() {
+            self.joined.truncate(start);
+        }
+    }
+
+    fn fqn_of(&self, name: &str) -> String {
+        let mut fqn = String::with_capacity(self.joined.len() + 1 + name.len());
+        fqn.push_str(&self.joined);
+        if !fqn.is_empty() {
+            fqn.push('.');
+        }
+        fqn.push_str(name);
+        fqn
+    }
+}
+
+/// As `src.lines().count()`.
+fn line_count(src: &str) -> usize {
+    let newlines = src.bytes().filter(|&b| b == b'\n').count();
+    newlines + usize::from(!src.is_empty() && !src.ends_with('\n'))
 }
 
 /// `MAX_SIZE`, `PLANS`: upper case, digits and underscores only.
@@ -972,6 +1062,17 @@ fn first_line(s: &str) -> String {
 
 /// Whitespace runs collapsed to one space, capped at `max` chars.
 pub(crate) fn collapse(s: &str, max: usize) -> String {
+    // Already collapsed (one line, single spaces, short): the loop below would copy it as is.
+    let b = s.as_bytes();
+    if s.len() <= max
+        && s.is_ascii()
+        && !s.starts_with(' ')
+        && !s.ends_with(' ')
+        && !b.iter().any(|&c| (c.is_ascii_whitespace() && c != b' ') || c == 0x0b)
+        && !s.contains("  ")
+    {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len().min(max));
     for (i, word) in s.split_whitespace().enumerate() {
         if i > 0 {
@@ -1015,8 +1116,9 @@ fn signature(node: TsNode<'_>, body: Option<TsNode<'_>>, src: &str) -> Option<St
     } else {
         ""
     };
-    let sig = collapse(strip_annotations(code), MAX_SIGNATURE);
-    let sig = sig.trim_end_matches(['{', ':', '=', ' ']).trim_end().to_string();
+    let mut sig = collapse(strip_annotations(code), MAX_SIGNATURE);
+    let kept = sig.trim_end_matches(['{', ':', '=', ' ']).trim_end().len();
+    sig.truncate(kept);
     (!sig.is_empty()).then_some(sig)
 }
 

@@ -40,13 +40,34 @@ pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolut
 /// A node's id: BLAKE3 over the length-prefixed path, kind, fqn and ordinal (the how-manieth node
 /// with this kind and fqn in the file, from 0), hex (64 chars).
 pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> String {
-    let mut h = blake3::Hasher::new();
-    for part in [path, kind.as_str(), fqn] {
-        h.update(&(part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    h.update(&ordinal.to_le_bytes());
-    h.finalize().to_hex().to_string()
+    // The same bytes hashed in one call (one call per node: the streaming hasher's set-up and
+    // per-update work cost more than the hash of these few bytes).
+    const STACK: usize = 512;
+    let parts = [path, kind.as_str(), fqn];
+    let len = parts.iter().map(|p| 8 + p.len()).sum::<usize>() + 4;
+    let hash = if len <= STACK {
+        let mut buf = [0u8; STACK];
+        let mut at = 0;
+        let mut put = |bytes: &[u8]| {
+            buf[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        };
+        for part in parts {
+            put(&(part.len() as u64).to_le_bytes());
+            put(part.as_bytes());
+        }
+        put(&ordinal.to_le_bytes());
+        blake3::hash(&buf[..len])
+    } else {
+        let mut h = blake3::Hasher::new();
+        for part in parts {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        h.update(&ordinal.to_le_bytes());
+        h.finalize()
+    };
+    hash.to_hex().as_str().to_string()
 }
 
 /// Chunks a file (exactly as [`chunk_text`], plus each chunk's `symbol_id`) and, for a language

@@ -1,5 +1,11 @@
 //! Names as written in source: generic arguments dropped, paths split into name and qualifier.
 
+/// Whether `s` is an identifier of ASCII letters, digits and `_` only: [`strip_generics`] and
+/// [`split_path`] leave it as is (`s`, and `(s, None)`).
+pub(crate) fn is_plain_identifier(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// `Foo<T>` → `Foo`, `a.b.C<X, Y>` → `a.b.C`.
 pub(crate) fn strip_generics(s: &str) -> String {
     // Most names have no generics and no spaces: nothing to drop.

@@ -26,6 +26,7 @@ pub(crate) static C_FAMILY: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &["template_declaration"],
     modules: ModuleStyle::Relative,
+    opaque: &[],
     types: TypeRefs {
         names: &["type_identifier"],
         candidates: &[],

@@ -30,6 +30,7 @@ pub(crate) static CSHARP: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    opaque: &[],
     // Types are plain names in C#: a `type` / `returns` child, a generic argument, an array or
     // nullable element.
     types: TypeRefs {

@@ -39,6 +39,8 @@ pub(crate) static ECMASCRIPT: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["export_statement", "lexical_declaration", "variable_declaration", "ambient_declaration"],
     modules: ModuleStyle::EcmaScript,
+    // Literals hold no definitions, calls or type names (template strings may: not here).
+    opaque: &["string", "number", "regex", "predefined_type", "literal_type"],
     // `new X()` names a type in JavaScript too.
     types: TypeRefs {
         names: &["type_identifier", "nested_type_identifier"],

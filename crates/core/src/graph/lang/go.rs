@@ -26,6 +26,7 @@ pub(crate) static GO: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["type_declaration"],
     modules: ModuleStyle::Go,
+    opaque: &[],
     types: TypeRefs {
         names: &["type_identifier", "qualified_type"],
         candidates: &[],

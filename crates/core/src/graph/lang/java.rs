@@ -28,6 +28,7 @@ pub(crate) static JAVA: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    opaque: &[],
     types: TypeRefs {
         names: &["type_identifier", "scoped_type_identifier"],
         // Annotation names (`@Transactional`); the `java.lang` ones are left out.

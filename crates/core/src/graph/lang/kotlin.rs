@@ -17,6 +17,7 @@ pub(crate) static KOTLIN: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    opaque: &[],
     types: TypeRefs {
         names: &[],
         candidates: &["identifier"],

@@ -17,7 +17,8 @@
 //!    - `types`: where type names are written ([`TypeRefs`], `REFERENCES` edges);
 //!    - `self_names`, `implicit_members` (whether a bare `foo()` inside a method may be a member),
 //!      `wrappers` (nodes such as `export …` whose span a definition takes), `modules` (how
-//!      import strings map to files, see [`ModuleStyle`]);
+//!      import strings map to files, see [`ModuleStyle`]), `opaque` (kinds never worth walking
+//!      into, such as literals: a speed-up only);
 //! 2. add a registry line below;
 //! 3. add a fixture project under `tests/fixtures/graph/<lang>/` with its `expected.json`.
 use std::cell::RefCell;
@@ -81,7 +82,9 @@ pub(crate) fn field<'t>(node: Node<'t>, name: &'static str) -> Option<Node<'t>> 
     let language = node.language();
     let id = IDS.with(|ids| {
         let mut ids = ids.borrow_mut();
-        if let Some((_, _, id)) = ids.iter().find(|(l, n, _)| *n == name && *l == *language) {
+        if let Some((_, _, id)) =
+            ids.iter().find(|(l, n, _)| *l == *language && (std::ptr::eq(*n, name) || *n == name))
+        {
             return *id;
         }
         let id = language.field_id_for_name(name);
@@ -151,6 +154,9 @@ pub(crate) struct GraphLang {
     pub implicit_members: bool,
     pub wrappers: &'static [&'static str],
     pub modules: ModuleStyle,
+    /// Kinds whose subtrees hold nothing the rules read (no definition, call, import, type name
+    /// or comment below them): the walk does not enter them. Only a speed-up, never needed.
+    pub opaque: &'static [&'static str],
     pub types: TypeRefs,
 }
 

@@ -35,6 +35,7 @@ pub(crate) static PHP: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &[],
     modules: ModuleStyle::Package,
+    opaque: &[],
     // Parameter / return / property types and `catch` lists (`named_type`), `new X`,
     // `$x instanceof X`, static calls and properties `X::y()` on a class.
     types: TypeRefs {

@@ -17,6 +17,7 @@ pub(crate) static PYTHON: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &["decorated_definition"],
     modules: ModuleStyle::Python,
+    opaque: &[],
     // Type hints: `x: Item`, `-> list[Item]`, `Optional[models.Item]`.
     types: TypeRefs {
         names: &[],

@@ -18,6 +18,7 @@ pub(crate) static RUBY: GraphLang = GraphLang {
     implicit_members: true,
     wrappers: &[],
     modules: ModuleStyle::Relative,
+    opaque: &[],
     // Ruby has no type annotations: a class is referenced as a constant, `Item.new`,
     // `Shop::Item.find(…)` (the receiver of a call), or in a `rescue` list.
     types: TypeRefs {

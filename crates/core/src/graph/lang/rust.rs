@@ -33,6 +33,7 @@ pub(crate) static RUST: GraphLang = GraphLang {
     implicit_members: false,
     wrappers: &[],
     modules: ModuleStyle::Rust,
+    opaque: &[],
     types: TypeRefs {
         names: &["type_identifier", "scoped_type_identifier"],
         candidates: &[],
