@@ -114,17 +114,21 @@ fn exact_f32_scan(bencher: Bencher, n: usize) {
     let mut i = 0;
     bencher.bench_local(|| {
         i += 1;
-        let q = &s.queries[i % s.queries.len()];
-        let qn = norm(q);
-        let mut top = TopK::new(TOP_K);
-        for (id, v) in s.ids.iter().zip(&s.values) {
-            let score = cosine_with_norm(q, qn, v);
-            if top.accepts(score, id) {
-                top.push(score, id.clone(), ());
-            }
-        }
-        black_box(top.into_sorted().len())
+        black_box(exact_top(s, &s.queries[i % s.queries.len()]).len())
     });
+}
+
+/// The exact top [`TOP_K`] by a plain f32 scan, best first.
+fn exact_top(s: &Set, q: &[f32]) -> Vec<(f32, String)> {
+    let qn = norm(q);
+    let mut top = TopK::new(TOP_K);
+    for (id, v) in s.ids.iter().zip(&s.values) {
+        let score = cosine_with_norm(q, qn, v);
+        if top.accepts(score, id) {
+            top.push(score, id.clone(), ());
+        }
+    }
+    top.into_sorted().into_iter().map(|(s, id, ())| (s, id)).collect()
 }
 
 /// The two ways give the same top 50 (a bench that measured a wrong answer would be worthless).
@@ -132,15 +136,7 @@ fn exact_f32_scan(bencher: Bencher, n: usize) {
 fn agreement_check(n: usize) -> usize {
     let s = set(n);
     let q = &s.queries[0];
-    let qn = norm(q);
-    let mut top = TopK::new(TOP_K);
-    for (id, v) in s.ids.iter().zip(&s.values) {
-        let score = cosine_with_norm(q, qn, v);
-        if top.accepts(score, id) {
-            top.push(score, id.to_string(), ());
-        }
-    }
-    let exact: Vec<(f32, String)> = top.into_sorted().into_iter().map(|(s, id, ())| (s, id)).collect();
+    let exact = exact_top(s, q);
     let index: std::collections::HashMap<&str, &[f32]> =
         s.ids.iter().map(String::as_str).zip(s.values.iter().map(Vec::as_slice)).collect();
     let candidates = s.quantized.candidates(q, TOP_K, &VectorFilter::default());
