@@ -36,10 +36,11 @@ node "$EDGERAG_ROOT/scripts/wasm/check-imports.mjs" "$wasm"
 wasm-bindgen --target web --no-typescript --out-dir "$tmp" "$wasm"
 if [ "${EDGERAG_PREVIEW_OPT:-1}" != 0 ]; then
   # memory-packing makes the gzip ~27% larger here (TREE_SITTER_WASM.md), so skip it. The enabled
-  # features are the ones rustc's wasm32 target emits (all in every current browser and workerd).
+  # features are the ones rustc's wasm32 target emits, plus SIMD128 (the core's vector pre-score);
+  # all are in every current browser and workerd.
   wasm-opt -Oz --skip-pass=memory-packing \
     --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
     "$tmp/edgerag_preview_bg.wasm" -o "$tmp/edgerag_preview_bg.opt.wasm"
   mv "$tmp/edgerag_preview_bg.opt.wasm" "$tmp/edgerag_preview_bg.wasm"
 fi
