@@ -184,10 +184,22 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
   const fresh = !persistDir;
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
   const files = fresh ? await freshDatabases(dir, databases) : {};
-  const port = await freePort();
-  const inspectorPort = await freePort();
   const allVars = { RETRY_BASE_DELAY_SECONDS: '0', EDGERAG_TEST_ROUTES: '1', ...vars };
   if (databases.length > 1 || databases[0] !== 'DB') allVars.D1_BINDINGS = databases.join(',');
+  // A port found free can be taken before wrangler binds it (test files start servers in
+  // parallel, and workerd binds its own sockets on ephemeral ports): start again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnEdgerag({ dir, fresh, files, allVars, log, databases });
+    } catch (e) {
+      if (attempt >= 4 || !/Address already in use/.test(String(e.message))) throw e;
+    }
+  }
+}
+
+async function spawnEdgerag({ dir, fresh, files, allVars, log, databases }) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
   const args = [
     'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', dir, '--show-interactive-dev-session=false', '--log-level', 'log',
