@@ -72,11 +72,24 @@ pub async fn try_complete(
         // unless the job changed no file (a no-change re-index), which leaves the graph as it was.
         let job = jobs::get(db, job_id).await?;
         if job.as_ref().is_none_or(changed_files) {
-            if let Err(e) = graph::resolve_namespace(db, namespace).await {
-                crate::log::warn(
+            let started = crate::time::now_ms();
+            match graph::resolve_namespace(db, namespace).await {
+                Ok(r) => crate::log::info(
+                    "graph_resolved",
+                    &[
+                        ("job", job_id),
+                        ("namespace", namespace),
+                        ("files", &r.files.to_string()),
+                        ("edges", &r.edges.to_string()),
+                        ("rewrittenFiles", &r.rewritten_files.to_string()),
+                        ("rewrittenEdges", &r.rewritten_edges.to_string()),
+                        ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
+                    ],
+                ),
+                Err(e) => crate::log::warn(
                     "graph_resolution_failed",
                     &[("job", job_id), ("namespace", namespace), ("error", &e.0)],
-                );
+                ),
             }
         }
     }

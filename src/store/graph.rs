@@ -37,23 +37,47 @@ fn resolution_str(edge: &Edge) -> String {
     serde_json::to_value(edge.resolution).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
+/// One `graph_edges` row (after the namespace) as a JSON array, in column order.
+fn edge_row(e: &Edge) -> serde_json::Value {
+    serde_json::json!([
+        e.src,
+        e.dst,
+        e.dst_name,
+        e.kind.as_str(),
+        f64::from(e.confidence),
+        e.path,
+        e.line,
+        resolution_str(e)
+    ])
+}
+
 /// `graph_edges` rows (after the namespace) as JSON arrays, in column order.
 fn edge_batches(edges: &[&Edge], max_bytes: usize) -> Vec<String> {
-    json_batches(
-        edges.iter().map(|e| {
-            serde_json::json!([
-                e.src,
-                e.dst,
-                e.dst_name,
-                e.kind.as_str(),
-                f64::from(e.confidence),
-                e.path,
-                e.line,
-                resolution_str(e)
-            ])
-        }),
-        max_bytes,
-    )
+    json_batches(edges.iter().map(|e| edge_row(e)), max_bytes)
+}
+
+/// BLAKE3 (hex) of the rows `edges` are written as: equal hashes, equal rows.
+fn edges_hash(edges: &[Edge]) -> String {
+    let mut hash = blake3::Hasher::new();
+    for e in edges {
+        hash.update(edge_row(e).to_string().as_bytes());
+        hash.update(b"\n");
+    }
+    hash.finalize().to_hex().to_string()
+}
+
+/// The files whose resolved edges differ from the rows stored for them (`stored[i]` is the
+/// hash written with file `i`'s edges, `None` when they were never written by resolution), each
+/// with the hash of its new edges.
+fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<(&'f FileGraph, String)> {
+    files
+        .iter()
+        .zip(stored)
+        .filter_map(|(file, old)| {
+            let new = edges_hash(&file.edges);
+            (*old != Some(new.as_str())).then_some((file, new))
+        })
+        .collect()
 }
 
 fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
@@ -158,31 +182,84 @@ pub fn replace_files_statements(
 #[derive(Deserialize)]
 struct StoredGraph {
     graph: String,
+    edges_hash: Option<String>,
+}
+
+/// What a namespace's cross-file resolution did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    /// Files with a stored graph.
+    pub files: usize,
+    /// Edges of the namespace after resolution.
+    pub edges: usize,
+    /// Files whose edges were rewritten (their resolved edges changed), and their edges.
+    pub rewritten_files: usize,
+    pub rewritten_edges: usize,
 }
 
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
-/// every stored file graph together and rewrites all the namespace's edges in one transaction.
-/// Deterministic and idempotent (a rerun writes the same rows), so it is safe to repeat.
-pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<usize> {
+/// every stored file graph together (a changed file can change where any other file's calls and
+/// type names go), then rewrites, in one transaction, the edges of only the files whose resolved
+/// edges differ from the stored ones. Deterministic and idempotent (a rerun finds nothing to
+/// rewrite), so it is safe to repeat.
+pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved> {
     let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
     db.batch(
-        ["graph_files", "graph_nodes"]
+        ["graph_files", "graph_nodes", "graph_edges"]
             .iter()
             .map(|t| db.stmt(&format!("DELETE FROM {t} WHERE {orphans}"), &args![namespace]))
             .collect::<StoreResult<Vec<_>>>()?,
     )
     .await?;
-    let stored: Vec<StoredGraph> =
-        db.all("SELECT graph FROM graph_files WHERE namespace = ? ORDER BY path", &args![namespace]).await?;
+    let stored: Vec<StoredGraph> = db
+        .all("SELECT graph, edges_hash FROM graph_files WHERE namespace = ? ORDER BY path", &args![namespace])
+        .await?;
     let mut files = stored
         .iter()
         .map(|s| serde_json::from_str::<FileGraph>(&s.graph))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| StoreError(format!("stored file graph: {e}")))?;
     edgerag_core::graph::resolve(&mut files);
-    let edges: Vec<&Edge> = files.iter().flat_map(|f| &f.edges).collect();
-    db.batch(replace_edges_statements(db, namespace, &edges)?).await?;
-    Ok(edges.len())
+    let hashes: Vec<Option<&str>> = stored.iter().map(|s| s.edges_hash.as_deref()).collect();
+    let changed = changed_edges(&hashes, &files);
+    let resolved = Resolved {
+        files: files.len(),
+        edges: files.iter().map(|f| f.edges.len()).sum(),
+        rewritten_files: changed.len(),
+        rewritten_edges: changed.iter().map(|(f, _)| f.edges.len()).sum(),
+    };
+    if !changed.is_empty() {
+        db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
+    }
+    Ok(resolved)
+}
+
+/// Statements replacing the edges of `changed` files and recording their new hashes.
+fn rewrite_edges_statements(
+    db: &Db,
+    namespace: &str,
+    changed: &[(&FileGraph, String)],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let mut out = Vec::new();
+    let paths = changed.iter().map(|(f, _)| serde_json::Value::from(f.path.as_str()));
+    for batch in json_batches(paths, JSON_BATCH_BYTES) {
+        out.push(db.stmt(
+            "DELETE FROM graph_edges WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))",
+            &args![namespace, batch.as_str()],
+        )?);
+    }
+    let edges: Vec<&Edge> = changed.iter().flat_map(|(f, _)| &f.edges).collect();
+    out.extend(edge_statements(db, namespace, &edges)?);
+    let hashes = changed.iter().map(|(f, h)| serde_json::json!([f.path, h]));
+    for batch in json_batches(hashes, JSON_BATCH_BYTES) {
+        out.push(db.stmt(
+            "UPDATE graph_files SET edges_hash = j.h \
+             FROM (SELECT json_extract(value, '$[0]') AS p, json_extract(value, '$[1]') AS h FROM json_each(?2)) AS j \
+             WHERE graph_files.namespace = ?1 AND graph_files.path = j.p",
+            &args![namespace, batch.as_str()],
+        )?);
+    }
+    Ok(out)
 }
 
 /// Statements replacing every edge of a namespace with `edges` (resolved ones).
@@ -279,6 +356,38 @@ mod tests {
         assert!(nodes.iter().chain(&edge_rows).all(|b| b.len() <= JSON_BATCH_BYTES));
         assert_eq!(parsed(&nodes).len(), graph.nodes.len());
         assert_eq!(parsed(&edge_rows).len(), edges.len());
+    }
+
+    #[test]
+    fn only_files_whose_resolved_edges_changed_are_rewritten() {
+        let a = huge_file(4);
+        let mut b = huge_file(3);
+        b.path = "src/generated/other.py".into();
+        for e in &mut b.edges {
+            e.path = b.path.clone();
+        }
+        let files = vec![a, b];
+        // Never written by resolution (new files, or rows from before the hash): all rewritten.
+        let first = changed_edges(&[None, None], &files);
+        assert_eq!(
+            first.iter().map(|(f, _)| f.path.as_str()).collect::<Vec<_>>(),
+            [&files[0].path, &files[1].path]
+        );
+        // Stored as written: nothing to do, so a rerun writes nothing.
+        let stored: Vec<Option<&str>> = first.iter().map(|(_, h)| Some(h.as_str())).collect();
+        assert!(changed_edges(&stored, &files).is_empty());
+        // One edge of the second file now resolves elsewhere: only that file is rewritten.
+        let mut moved = files.clone();
+        moved[1].edges[0].dst = None;
+        moved[1].edges[0].resolution = Resolution::External;
+        let again = changed_edges(&stored, &moved);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].0.path, moved[1].path);
+        assert_ne!(Some(again[0].1.as_str()), stored[1]);
+        // Any column of a row counts (here the call-site line).
+        let mut line = files.clone();
+        line[0].edges[2].line += 1;
+        assert_eq!(changed_edges(&stored, &line).len(), 1);
     }
 
     #[test]

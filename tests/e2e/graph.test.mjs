@@ -99,6 +99,29 @@ describe('code graph tables', () => {
     await assertNoDanglingEdges();
   });
 
+  test('re-indexing one file rewrites only the edges whose resolution changed', async () => {
+    const rowids = async (path) =>
+      (await er.d1('SELECT rowid FROM graph_edges WHERE namespace = ? AND path = ? ORDER BY rowid', NS, path)).map((r) => r.rowid);
+    const current = await er.d1('SELECT path FROM graph_files WHERE namespace = ? ORDER BY path', NS);
+    const before = Object.fromEntries(await Promise.all(current.map(async ({ path }) => [path, await rowids(path)])));
+    const routes = FILES.find((f) => f.path === 'app/routes.py');
+    const edited = { path: routes.path, content: `${routes.content}\n# a comment changes no other file's edges\n` };
+    const r = await er.request('POST', `/v1/repos/${REPO}/files`, { body: { files: [edited] } });
+    assert.equal(r.status, 202, r.text);
+    const job = await er.waitForJob(r.body.job.id);
+    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+    const others = Object.keys(before).filter((p) => p !== routes.path);
+    assert.ok(others.length >= 3 && others.every((p) => before[p].length > 0), JSON.stringify(before));
+    for (const path of others) assert.deepEqual(await rowids(path), before[path], `${path}: its edges were not rewritten`);
+    assert.equal((await rowids(routes.path)).length, before[routes.path].length, 'the changed file keeps its edges');
+    assert.deepEqual(await callees('app.routes.import_all'), ['app.legacy.migrate']);
+    const hashes = await er.d1('SELECT count(*) AS n FROM graph_files WHERE namespace = ? AND edges_hash IS NULL', NS);
+    assert.equal(hashes[0].n, 0, 'every file records the edges resolution wrote for it');
+    const resolved = er.logs().split('\n').filter((l) => l.includes('graph_resolved')).at(-1) ?? '';
+    assert.match(resolved, /rewrittenFiles[^0-9]*1\b/, resolved);
+    await assertNoDanglingEdges();
+  });
+
   test('removing a definition re-resolves the calls into it and no edge keeps the old target', async () => {
     const util = FILES.find((f) => f.path === 'app/util.py');
     const edited = { path: util.path, content: util.content.replace('def slugify(text):', 'def make_slug(text):') };
