@@ -18,6 +18,8 @@
 #   BENCH_BREAKDOWN=1 scripts/bench/retrieval-latency.sh    also each retriever alone (vector half only,
 #                                                           keyword half only), to split retrieval.search
 #   BENCH_KEEP_DB=1 scripts/bench/retrieval-latency.sh      keep the loaded SQLite file (path printed)
+#   BENCH_WARMUP=10 (default)                               unmeasured requests of each kind before its
+#                                                           measured ones (other queries than the measured)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
