@@ -179,8 +179,12 @@ pub fn replace_files_statements(
     Ok(out)
 }
 
+/// Stored file graphs read per query by [`resolve_namespace`].
+const READ_PAGE_FILES: usize = 200;
+
 #[derive(Deserialize)]
 struct StoredGraph {
+    path: String,
     graph: String,
     edges_hash: Option<String>,
 }
@@ -211,16 +215,33 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
             .collect::<StoreResult<Vec<_>>>()?,
     )
     .await?;
-    let stored: Vec<StoredGraph> = db
-        .all("SELECT graph, edges_hash FROM graph_files WHERE namespace = ? ORDER BY path", &args![namespace])
-        .await?;
-    let mut files = stored
-        .iter()
-        .map(|s| serde_json::from_str::<FileGraph>(&s.graph))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StoreError(format!("stored file graph: {e}")))?;
+    // Read in pages by path and parse page by page: a large repository's stored graphs are tens
+    // of MB of JSON, which would otherwise be held three times over (the query result, the
+    // strings, the parsed graphs) within the isolate's memory.
+    let (mut files, mut stored_hashes) = (Vec::<FileGraph>::new(), Vec::<Option<String>>::new());
+    let mut after = String::new();
+    loop {
+        let page: Vec<StoredGraph> = db
+            .all(
+                "SELECT path, graph, edges_hash FROM graph_files WHERE namespace = ?1 AND path > ?2 \
+                 ORDER BY path LIMIT ?3",
+                &args![namespace, after.as_str(), READ_PAGE_FILES],
+            )
+            .await?;
+        let full = page.len() == READ_PAGE_FILES;
+        for row in page {
+            let graph = serde_json::from_str::<FileGraph>(&row.graph)
+                .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))?;
+            files.push(graph);
+            stored_hashes.push(row.edges_hash);
+            after = row.path;
+        }
+        if !full {
+            break;
+        }
+    }
     edgerag_core::graph::resolve(&mut files);
-    let hashes: Vec<Option<&str>> = stored.iter().map(|s| s.edges_hash.as_deref()).collect();
+    let hashes: Vec<Option<&str>> = stored_hashes.iter().map(Option::as_deref).collect();
     let changed = changed_edges(&hashes, &files);
     let resolved = Resolved {
         files: files.len(),
@@ -253,9 +274,14 @@ fn rewrite_edges_statements(
     let hashes = changed.iter().map(|(f, h)| serde_json::json!([f.path, h]));
     for batch in json_batches(hashes, JSON_BATCH_BYTES) {
         out.push(db.stmt(
-            "UPDATE graph_files SET edges_hash = j.h \
+            // An upsert that only ever updates (the rows exist): the JSON drives, each file is
+            // found by its key. `UPDATE … FROM json_each` scans the JSON once per file instead
+            // (8.7 s natively for 3,000 files, against 25 ms).
+            "INSERT INTO graph_files (namespace, path, graph, edges_hash) \
+             SELECT ?1, j.p, '', j.h \
              FROM (SELECT json_extract(value, '$[0]') AS p, json_extract(value, '$[1]') AS h FROM json_each(?2)) AS j \
-             WHERE graph_files.namespace = ?1 AND graph_files.path = j.p",
+             WHERE EXISTS (SELECT 1 FROM graph_files g WHERE g.namespace = ?1 AND g.path = j.p) \
+             ON CONFLICT (namespace, path) DO UPDATE SET edges_hash = excluded.edges_hash",
             &args![namespace, batch.as_str()],
         )?);
     }
