@@ -4,7 +4,12 @@
 // is uploaded again unchanged (the server skips every file by content hash: no chunking, no
 // embedding) and timed, and the CLI's client-side no-change path is timed too.
 //
-//   node scripts/bench/ingest.mjs [--tree DIR] [--embedder real|hash] [--batch-bytes N]
+//   node scripts/bench/ingest.mjs [--tree DIR | --synthetic-python N] [--embedder real|hash] [--batch-bytes N]
+//
+// `--synthetic-python N`: instead of a tree, the generated N-module Python project of the graph
+// bench (crates/core/benches/graph.rs: packages of 100 modules, each importing a function of three
+// others, a class and eight functions calling each other, the imports and the class's methods) —
+// the yardstick of cross-file graph resolution in the worker (target < 10 s at 5,000 files).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -32,11 +37,34 @@ function walk(dir, out = []) {
   return out;
 }
 
-const files = walk(tree).map((p) => ({ path: relative(tree, p), content: readFileSync(p) }));
+/** The graph bench's generated Python project (same shape, same text). */
+function syntheticPython(count) {
+  const module = (i) => [`pkg${Math.floor(i / 100)}`, `mod${i % 100}`];
+  return Array.from({ length: count }, (_, i) => {
+    const [pkg, m] = module(i);
+    const others = [1, 37, 211].map((k) => (i * 7 + k) % count);
+    let text = '';
+    for (const o of others) {
+      const [opkg, om] = module(o);
+      text += `from ${opkg}.${om} import helper_${o}_0\n`;
+    }
+    text += `\n\nclass Service${i}:\n    def load(self, key):\n        return self.store(key)\n\n    def store(self, key):\n        return helper_${i}_1(key)\n\n`;
+    for (let f = 0; f < 8; f++) {
+      const o = others[f % others.length];
+      text += `\ndef helper_${i}_${f}(value):\n    \"\"\"Step ${f} of module ${i}.\"\"\"\n    first = helper_${i}_${(f + 1) % 8}(value)\n    other = helper_${o}_0(first)\n    return Service${i}().load(other)\n\n`;
+    }
+    return { path: `${pkg}/${m}.py`, content: Buffer.from(text) };
+  });
+}
+
+const synthetic = opt('--synthetic-python', null);
+const files = synthetic
+  ? syntheticPython(Number(synthetic))
+  : walk(tree).map((p) => ({ path: relative(tree, p), content: readFileSync(p) }));
 const textFiles = files.filter((f) => !f.content.includes(0)).map((f) => ({ path: f.path, content: f.content.toString('utf8') }));
 const totalBytes = textFiles.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
 console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} cores)`);
-console.log(`tree: ${tree}\n  ${files.length} files, ${textFiles.length} text files, ${(totalBytes / 1048576).toFixed(1)} MiB of text`);
+console.log(`tree: ${synthetic ? `generated Python project of ${synthetic} modules` : tree}\n  ${files.length} files, ${textFiles.length} text files, ${(totalBytes / 1048576).toFixed(1)} MiB of text`);
 
 const embed = embedderKind === 'hash' ? await startHashEmbedder() : await startEmbedServer();
 const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' } });
@@ -133,7 +161,7 @@ try {
   // The CLI's no-change path: diff against GET /files by hash, upload nothing.
   const cli = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
   let cliMs = null;
-  if (statSync(cli, { throwIfNoEntry: false })) {
+  if (!synthetic && statSync(cli, { throwIfNoEntry: false })) {
     t0 = performance.now();
     // Not spawnSync: a test embedder in this process must keep answering.
     const r = await new Promise((resolve) => {

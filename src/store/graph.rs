@@ -1,6 +1,7 @@
 //! `graph_nodes` / `graph_edges` / `graph_files`: the code graph of a namespace (see
-//! `migrations/0020_code_graph.sql`). A file's rows are replaced with the file; the namespace's
-//! edges are rewritten from the stored per-file graphs when a job completes.
+//! `migrations/0020_code_graph.sql`). A file's rows are replaced with the file; when a job
+//! completes, the edges across files are resolved again from the stored per-file graphs and
+//! rewritten where they changed (`migrations/0080_graph_edges_hash.sql`).
 use edgerag_core::graph::{Edge, FileGraph, Node};
 use serde::Deserialize;
 use worker::D1PreparedStatement;
@@ -56,8 +57,13 @@ fn edge_batches(edges: &[&Edge], max_bytes: usize) -> Vec<String> {
     json_batches(edges.iter().map(|e| edge_row(e)), max_bytes)
 }
 
+/// The edges cross-file resolution owns: those their own file could not resolve (a hint).
+fn cross_file(file: &FileGraph) -> impl Iterator<Item = &Edge> {
+    file.edges.iter().filter(|e| e.hint.is_some())
+}
+
 /// BLAKE3 (hex) of the rows `edges` are written as: equal hashes, equal rows.
-fn edges_hash(edges: &[Edge]) -> String {
+fn edges_hash<'e>(edges: impl Iterator<Item = &'e Edge>) -> String {
     let mut hash = blake3::Hasher::new();
     for e in edges {
         hash.update(edge_row(e).to_string().as_bytes());
@@ -66,16 +72,25 @@ fn edges_hash(edges: &[Edge]) -> String {
     hash.finalize().to_hex().to_string()
 }
 
-/// The files whose resolved edges differ from the rows stored for them (`stored[i]` is the
-/// hash written with file `i`'s edges, `None` when they were never written by resolution), each
-/// with the hash of its new edges.
-fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<(&'f FileGraph, String)> {
+/// A file whose cross-file edges resolution writes again.
+struct Rewrite<'f> {
+    file: &'f FileGraph,
+    /// Hash of its resolved cross-file edges.
+    hash: String,
+    /// Stored before resolution owned only the cross-file edges: every edge of it is rewritten.
+    legacy: bool,
+}
+
+/// The files whose resolved cross-file edges differ from the rows stored for them. `stored[i]`
+/// is file `i`'s `edges_hash`: the hash resolution last wrote, `""` when the chunk stage has
+/// just written the file, `None` for a file stored before the hash existed.
+fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<Rewrite<'f>> {
     files
         .iter()
         .zip(stored)
         .filter_map(|(file, old)| {
-            let new = edges_hash(&file.edges);
-            (*old != Some(new.as_str())).then_some((file, new))
+            let hash = edges_hash(cross_file(file));
+            (*old != Some(hash.as_str())).then_some(Rewrite { file, hash, legacy: old.is_none() })
         })
         .collect()
 }
@@ -92,10 +107,24 @@ fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<
         .collect()
 }
 
-fn edge_statements(db: &Db, namespace: &str, edges: &[&Edge]) -> StoreResult<Vec<D1PreparedStatement>> {
+/// Whether edges are written by cross-file resolution (`graph_edges.cross_file`): those its own
+/// file could not resolve (they carry a hint), resolved again whenever a job ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    File,
+    Resolution,
+}
+
+fn edge_statements(
+    db: &Db,
+    namespace: &str,
+    edges: &[&Edge],
+    owner: Owner,
+) -> StoreResult<Vec<D1PreparedStatement>> {
     let sql = format!(
-        "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution) {}",
-        super::from_json(8)
+        "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution, \
+           cross_file) {}",
+        super::from_json_then(8, if owner == Owner::Resolution { ", 1" } else { ", 0" })
     );
     edge_batches(edges, JSON_BATCH_BYTES)
         .iter()
@@ -126,12 +155,12 @@ pub fn replace_file_statements(
     let Some(graph) = graph else { return Ok(out) };
     let json = serde_json::to_string(graph).map_err(|e| StoreError(format!("{path}: {e}")))?;
     out.push(db.stmt(
-        "INSERT INTO graph_files (namespace, path, graph) VALUES (?, ?, ?)",
+        "INSERT INTO graph_files (namespace, path, graph, edges_hash) VALUES (?, ?, ?, '')",
         &args![namespace, path, json.as_str()],
     )?);
     out.extend(node_statements(db, namespace, &graph.nodes)?);
     let local: Vec<&Edge> = graph.edges.iter().filter(|e| e.hint.is_none()).collect();
-    out.extend(edge_statements(db, namespace, &local)?);
+    out.extend(edge_statements(db, namespace, &local, Owner::File)?);
     Ok(out)
 }
 
@@ -166,8 +195,8 @@ pub fn replace_files_statements(
     }
     for rows in json_batches(stored, JSON_BATCH_BYTES) {
         out.push(db.stmt(
-            "INSERT INTO graph_files (namespace, path, graph) \
-             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?2)",
+            "INSERT INTO graph_files (namespace, path, graph, edges_hash) \
+             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), '' FROM json_each(?2)",
             &args![namespace, rows.as_str()],
         )?);
     }
@@ -175,7 +204,7 @@ pub fn replace_files_statements(
     out.extend(node_statements(db, namespace, &nodes)?);
     let local: Vec<&Edge> =
         graphs.iter().flat_map(|(_, g)| g.edges.iter().filter(|e| e.hint.is_none())).collect();
-    out.extend(edge_statements(db, namespace, &local)?);
+    out.extend(edge_statements(db, namespace, &local, Owner::File)?);
     Ok(out)
 }
 
@@ -196,16 +225,18 @@ pub struct Resolved {
     pub files: usize,
     /// Edges of the namespace after resolution.
     pub edges: usize,
-    /// Files whose edges were rewritten (their resolved edges changed), and their edges.
+    /// Files whose cross-file edges were rewritten (their resolution changed), and the edges
+    /// written.
     pub rewritten_files: usize,
     pub rewritten_edges: usize,
 }
 
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
 /// every stored file graph together (a changed file can change where any other file's calls and
-/// type names go), then rewrites, in one transaction, the edges of only the files whose resolved
-/// edges differ from the stored ones. Deterministic and idempotent (a rerun finds nothing to
-/// rewrite), so it is safe to repeat.
+/// type names go), then rewrites, in one transaction, the cross-file edges (those their own file
+/// could not resolve; the chunk stage writes the rest) of only the files whose resolved edges
+/// differ from the stored ones. Deterministic and idempotent (a rerun finds nothing to rewrite),
+/// so it is safe to repeat.
 pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved> {
     let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
     db.batch(
@@ -247,7 +278,10 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
         files: files.len(),
         edges: files.iter().map(|f| f.edges.len()).sum(),
         rewritten_files: changed.len(),
-        rewritten_edges: changed.iter().map(|(f, _)| f.edges.len()).sum(),
+        rewritten_edges: changed
+            .iter()
+            .map(|r| if r.legacy { r.file.edges.len() } else { cross_file(r.file).count() })
+            .sum(),
     };
     if !changed.is_empty() {
         db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
@@ -255,23 +289,37 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
     Ok(resolved)
 }
 
-/// Statements replacing the edges of `changed` files and recording their new hashes.
+/// Statements replacing the cross-file edges of `changed` files (every edge of a legacy one) and
+/// recording their new hashes.
 fn rewrite_edges_statements(
     db: &Db,
     namespace: &str,
-    changed: &[(&FileGraph, String)],
+    changed: &[Rewrite<'_>],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     let mut out = Vec::new();
-    let paths = changed.iter().map(|(f, _)| serde_json::Value::from(f.path.as_str()));
-    for batch in json_batches(paths, JSON_BATCH_BYTES) {
-        out.push(db.stmt(
-            "DELETE FROM graph_edges WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))",
-            &args![namespace, batch.as_str()],
-        )?);
+    for (legacy, only) in [(false, " AND cross_file = 1"), (true, "")] {
+        let paths = changed
+            .iter()
+            .filter(|r| r.legacy == legacy)
+            .map(|r| serde_json::Value::from(r.file.path.as_str()));
+        for batch in json_batches(paths, JSON_BATCH_BYTES) {
+            out.push(db.stmt(
+                &format!(
+                    "DELETE FROM graph_edges WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2)){only}"
+                ),
+                &args![namespace, batch.as_str()],
+            )?);
+        }
     }
-    let edges: Vec<&Edge> = changed.iter().flat_map(|(f, _)| &f.edges).collect();
-    out.extend(edge_statements(db, namespace, &edges)?);
-    let hashes = changed.iter().map(|(f, h)| serde_json::json!([f.path, h]));
+    let cross: Vec<&Edge> = changed.iter().flat_map(|r| cross_file(r.file)).collect();
+    out.extend(edge_statements(db, namespace, &cross, Owner::Resolution)?);
+    let local: Vec<&Edge> = changed
+        .iter()
+        .filter(|r| r.legacy)
+        .flat_map(|r| r.file.edges.iter().filter(|e| e.hint.is_none()))
+        .collect();
+    out.extend(edge_statements(db, namespace, &local, Owner::File)?);
+    let hashes = changed.iter().map(|r| serde_json::json!([r.file.path, r.hash]));
     for batch in json_batches(hashes, JSON_BATCH_BYTES) {
         out.push(db.stmt(
             // An upsert that only ever updates (the rows exist): the JSON drives, each file is
@@ -295,7 +343,7 @@ pub fn replace_edges_statements(
     edges: &[&Edge],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     let mut statements = vec![db.stmt("DELETE FROM graph_edges WHERE namespace = ?", &args![namespace])?];
-    statements.extend(edge_statements(db, namespace, edges)?);
+    statements.extend(edge_statements(db, namespace, edges, Owner::File)?);
     Ok(statements)
 }
 
@@ -310,7 +358,7 @@ pub fn delete_namespace_statements(db: &Db, namespace: &str) -> StoreResult<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use edgerag_core::graph::{node_id, EdgeKind, NodeKind, Resolution};
+    use edgerag_core::graph::{node_id, EdgeKind, Hint, NodeKind, Resolution};
     use edgerag_core::Language;
 
     /// A generated file as large as real ones get: `functions` functions calling each other.
@@ -385,35 +433,39 @@ mod tests {
     }
 
     #[test]
-    fn only_files_whose_resolved_edges_changed_are_rewritten() {
-        let a = huge_file(4);
-        let mut b = huge_file(3);
-        b.path = "src/generated/other.py".into();
-        for e in &mut b.edges {
-            e.path = b.path.clone();
-        }
-        let files = vec![a, b];
-        // Never written by resolution (new files, or rows from before the hash): all rewritten.
-        let first = changed_edges(&[None, None], &files);
-        assert_eq!(
-            first.iter().map(|(f, _)| f.path.as_str()).collect::<Vec<_>>(),
-            [&files[0].path, &files[1].path]
-        );
+    fn only_files_whose_resolved_cross_file_edges_changed_are_rewritten() {
+        // Every other edge crosses files (it carries a hint); the rest are the file's own.
+        let with_hints = |mut g: FileGraph, path: &str| {
+            g.path = path.into();
+            for (i, e) in g.edges.iter_mut().enumerate() {
+                e.path = g.path.clone();
+                if i % 2 == 0 {
+                    e.hint = Some(Hint { name: e.dst_name.clone(), qualifier: None, owner: None });
+                }
+            }
+            g
+        };
+        let files = vec![with_hints(huge_file(4), "src/a.py"), with_hints(huge_file(3), "src/b.py")];
+        let paths = |r: &[Rewrite<'_>]| r.iter().map(|r| (r.file.path.clone(), r.legacy)).collect::<Vec<_>>();
+        // Just written by the chunk stage: both; stored before the hash existed: both, all edges.
+        let first = changed_edges(&[Some(""), None], &files);
+        assert_eq!(paths(&first), [("src/a.py".to_string(), false), ("src/b.py".to_string(), true)]);
         // Stored as written: nothing to do, so a rerun writes nothing.
-        let stored: Vec<Option<&str>> = first.iter().map(|(_, h)| Some(h.as_str())).collect();
+        let stored: Vec<Option<&str>> = first.iter().map(|r| Some(r.hash.as_str())).collect();
         assert!(changed_edges(&stored, &files).is_empty());
-        // One edge of the second file now resolves elsewhere: only that file is rewritten.
+        // A cross-file edge of the second file now resolves elsewhere: only that file.
         let mut moved = files.clone();
         moved[1].edges[0].dst = None;
         moved[1].edges[0].resolution = Resolution::External;
-        let again = changed_edges(&stored, &moved);
-        assert_eq!(again.len(), 1);
-        assert_eq!(again[0].0.path, moved[1].path);
-        assert_ne!(Some(again[0].1.as_str()), stored[1]);
-        // Any column of a row counts (here the call-site line).
+        assert_eq!(paths(&changed_edges(&stored, &moved)), [("src/b.py".to_string(), false)]);
+        // Any column of a cross-file row counts (here the call-site line); the file's own edges
+        // are not resolution's (the chunk stage rewrites them with the file).
         let mut line = files.clone();
         line[0].edges[2].line += 1;
         assert_eq!(changed_edges(&stored, &line).len(), 1);
+        let mut own = files.clone();
+        own[0].edges[1].line += 1;
+        assert!(changed_edges(&stored, &own).is_empty());
     }
 
     #[test]

@@ -66,8 +66,13 @@ pub fn json_batches(rows: impl IntoIterator<Item = serde_json::Value>, max_bytes
 /// `SELECT ?1, json_extract(value, '$[0]'), … FROM json_each(?2)` for `columns` columns: the rows
 /// of a [`json_batches`] array bound as `?2`, each with the shared `?1` (the namespace) in front.
 pub fn from_json(columns: usize) -> String {
+    from_json_then(columns, "")
+}
+
+/// [`from_json`] with more SQL values after the row's (`", 1"`: a constant column).
+pub fn from_json_then(columns: usize, trailing: &str) -> String {
     let values: Vec<String> = (0..columns).map(|i| format!("json_extract(value, '$[{i}]')")).collect();
-    format!("SELECT ?1, {} FROM json_each(?2)", values.join(", "))
+    format!("SELECT ?1, {}{trailing} FROM json_each(?2)", values.join(", "))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
