@@ -34,22 +34,9 @@ fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {
     )
 }
 
-fn resolution_str(edge: &Edge) -> String {
-    serde_json::to_value(edge.resolution).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
-/// One `graph_edges` row (after the namespace) as a JSON array, in column order.
-fn edge_row(e: &Edge) -> serde_json::Value {
-    serde_json::json!([
-        e.src,
-        e.dst,
-        e.dst_name,
-        e.kind.as_str(),
-        f64::from(e.confidence),
-        e.path,
-        e.line,
-        resolution_str(e)
-    ])
+/// One `graph_edges` row (after the namespace), serialized as a JSON array in column order.
+fn edge_row(e: &Edge) -> impl serde::Serialize + '_ {
+    (&e.src, &e.dst, &e.dst_name, e.kind.as_str(), f64::from(e.confidence), &e.path, e.line, e.resolution)
 }
 
 /// `graph_edges` rows (after the namespace) as JSON arrays, in column order.
@@ -66,7 +53,7 @@ fn cross_file(file: &FileGraph) -> impl Iterator<Item = &Edge> {
 fn edges_hash<'e>(edges: impl Iterator<Item = &'e Edge>) -> String {
     let mut hash = blake3::Hasher::new();
     for e in edges {
-        hash.update(edge_row(e).to_string().as_bytes());
+        hash.update(serde_json::to_string(&edge_row(e)).unwrap_or_default().as_bytes());
         hash.update(b"\n");
     }
     hash.finalize().to_hex().to_string()
@@ -77,8 +64,20 @@ struct Rewrite<'f> {
     file: &'f FileGraph,
     /// Hash of its resolved cross-file edges.
     hash: String,
-    /// Stored before resolution owned only the cross-file edges: every edge of it is rewritten.
-    legacy: bool,
+    stored: Stored,
+}
+
+/// What is stored of a file's edges before resolution rewrites them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    /// Just written by the chunk stage (`edges_hash` `''`): its own edges, no cross-file one (the
+    /// same transaction deleted them), so there is nothing to delete.
+    Fresh,
+    /// Cross-file edges written by an earlier resolution: they are replaced.
+    Resolved,
+    /// Written before resolution owned only the cross-file edges (`edges_hash` NULL): every edge
+    /// of the file is replaced.
+    Legacy,
 }
 
 /// The files whose resolved cross-file edges differ from the rows stored for them. `stored[i]`
@@ -90,7 +89,12 @@ fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<Rew
         .zip(stored)
         .filter_map(|(file, old)| {
             let hash = edges_hash(cross_file(file));
-            (*old != Some(hash.as_str())).then_some(Rewrite { file, hash, legacy: old.is_none() })
+            let stored = match old {
+                None => Stored::Legacy,
+                Some("") => Stored::Fresh,
+                Some(_) => Stored::Resolved,
+            };
+            (*old != Some(hash.as_str())).then_some(Rewrite { file, hash, stored })
         })
         .collect()
 }
@@ -280,7 +284,7 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
         rewritten_files: changed.len(),
         rewritten_edges: changed
             .iter()
-            .map(|r| if r.legacy { r.file.edges.len() } else { cross_file(r.file).count() })
+            .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
             .sum(),
     };
     if !changed.is_empty() {
@@ -297,10 +301,10 @@ fn rewrite_edges_statements(
     changed: &[Rewrite<'_>],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     let mut out = Vec::new();
-    for (legacy, only) in [(false, " AND cross_file = 1"), (true, "")] {
+    for (stored, only) in [(Stored::Resolved, " AND cross_file = 1"), (Stored::Legacy, "")] {
         let paths = changed
             .iter()
-            .filter(|r| r.legacy == legacy)
+            .filter(|r| r.stored == stored)
             .map(|r| serde_json::Value::from(r.file.path.as_str()));
         for batch in json_batches(paths, JSON_BATCH_BYTES) {
             out.push(db.stmt(
@@ -315,7 +319,7 @@ fn rewrite_edges_statements(
     out.extend(edge_statements(db, namespace, &cross, Owner::Resolution)?);
     let local: Vec<&Edge> = changed
         .iter()
-        .filter(|r| r.legacy)
+        .filter(|r| r.stored == Stored::Legacy)
         .flat_map(|r| r.file.edges.iter().filter(|e| e.hint.is_none()))
         .collect();
     out.extend(edge_statements(db, namespace, &local, Owner::File)?);
@@ -446,10 +450,13 @@ mod tests {
             g
         };
         let files = vec![with_hints(huge_file(4), "src/a.py"), with_hints(huge_file(3), "src/b.py")];
-        let paths = |r: &[Rewrite<'_>]| r.iter().map(|r| (r.file.path.clone(), r.legacy)).collect::<Vec<_>>();
+        let paths = |r: &[Rewrite<'_>]| r.iter().map(|r| (r.file.path.clone(), r.stored)).collect::<Vec<_>>();
         // Just written by the chunk stage: both; stored before the hash existed: both, all edges.
         let first = changed_edges(&[Some(""), None], &files);
-        assert_eq!(paths(&first), [("src/a.py".to_string(), false), ("src/b.py".to_string(), true)]);
+        assert_eq!(
+            paths(&first),
+            [("src/a.py".to_string(), Stored::Fresh), ("src/b.py".to_string(), Stored::Legacy)]
+        );
         // Stored as written: nothing to do, so a rerun writes nothing.
         let stored: Vec<Option<&str>> = first.iter().map(|r| Some(r.hash.as_str())).collect();
         assert!(changed_edges(&stored, &files).is_empty());
@@ -457,7 +464,7 @@ mod tests {
         let mut moved = files.clone();
         moved[1].edges[0].dst = None;
         moved[1].edges[0].resolution = Resolution::External;
-        assert_eq!(paths(&changed_edges(&stored, &moved)), [("src/b.py".to_string(), false)]);
+        assert_eq!(paths(&changed_edges(&stored, &moved)), [("src/b.py".to_string(), Stored::Resolved)]);
         // Any column of a cross-file row counts (here the call-site line); the file's own edges
         // are not resolution's (the chunk stage rewrites them with the file).
         let mut line = files.clone();
@@ -491,7 +498,7 @@ mod tests {
 
     #[test]
     fn no_rows_make_no_statement_and_an_oversized_row_goes_alone() {
-        assert!(json_batches(std::iter::empty(), 100).is_empty());
+        assert!(json_batches(std::iter::empty::<serde_json::Value>(), 100).is_empty());
         let big = serde_json::json!(["x".repeat(300)]);
         let small = serde_json::json!([1]);
         let batches = json_batches([small.clone(), big, small], 100);

@@ -42,11 +42,12 @@ pub const JSON_BATCH_BYTES: usize = 512 * 1024;
 
 /// `rows` packed into JSON arrays of at most `max_bytes` each, in order (a row larger than
 /// `max_bytes` goes alone).
-pub fn json_batches(rows: impl IntoIterator<Item = serde_json::Value>, max_bytes: usize) -> Vec<String> {
+pub fn json_batches<T: serde::Serialize>(rows: impl IntoIterator<Item = T>, max_bytes: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::from("[");
     for row in rows {
-        let row = row.to_string();
+        // Rows are values and tuples of strings and numbers: serializing them cannot fail.
+        let row = serde_json::to_string(&row).unwrap_or_else(|_| "null".into());
         if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
             current.push(']');
             out.push(std::mem::replace(&mut current, String::from("[")));
