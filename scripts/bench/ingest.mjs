@@ -140,24 +140,6 @@ try {
   const noChangeMs = performance.now() - t0;
   const unchanged = again.reduce((n, j) => n + j.files.unchanged, 0);
 
-  // One file edited (a comment appended): the chunk stage redoes that file, and the job's cross-file
-  // graph resolution rewrites only the edges of files whose resolution changed.
-  const edited = textFiles.find((f) => /\.(h|hpp|c|cc|js|ts|py|rs|go)$/.test(f.path)) ?? textFiles[0];
-  t0 = performance.now();
-  const one = await er.request('POST', `/v1/repos/${repo}/files`, {
-    body: { files: [{ path: edited.path, content: `${edited.content}\n// edited by the ingestion bench\n` }] },
-  });
-  if (one.status !== 202) throw new Error(`one-file upload → ${one.status} ${one.text.slice(0, 500)}`);
-  await waitAll([one.body.job.id]);
-  const oneFileMs = performance.now() - t0;
-  const graphLines = er.logs().split('\n').filter((l) => l.includes('"graph_resolved"'));
-  const resolvedLog = (line) => {
-    const i = line?.indexOf('{"') ?? -1;
-    return i < 0 ? null : JSON.parse(line.slice(i));
-  };
-  const firstResolution = resolvedLog(graphLines[0]);
-  const oneResolution = resolvedLog(graphLines.at(-1));
-
   // The CLI's no-change path: diff against GET /files by hash, upload nothing.
   const cli = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
   let cliMs = null;
@@ -174,6 +156,24 @@ try {
     cliMs = performance.now() - t0;
     if (r.code !== 0) console.log(`cli: ${r.out}`);
   }
+
+  // After the no-change runs: one file edited (a comment appended). The chunk stage redoes that
+  // file, and the job's cross-file graph resolution rewrites only the edges that changed.
+  const edited = textFiles.find((f) => /\.(h|hpp|c|cc|js|ts|py|rs|go)$/.test(f.path)) ?? textFiles[0];
+  t0 = performance.now();
+  const one = await er.request('POST', `/v1/repos/${repo}/files`, {
+    body: { files: [{ path: edited.path, content: `${edited.content}\n// edited by the ingestion bench\n` }] },
+  });
+  if (one.status !== 202) throw new Error(`one-file upload → ${one.status} ${one.text.slice(0, 500)}`);
+  await waitAll([one.body.job.id]);
+  const oneFileMs = performance.now() - t0;
+  const graphLines = er.logs().split('\n').filter((l) => l.includes('"graph_resolved"'));
+  const resolvedLog = (line) => {
+    const i = line?.indexOf('{"') ?? -1;
+    return i < 0 ? null : JSON.parse(line.slice(i));
+  };
+  const firstResolution = resolvedLog(graphLines[0]);
+  const oneResolution = resolvedLog(graphLines.at(-1));
 
   const s = (ms) => (ms / 1000).toFixed(1);
   console.log(`embedder: ${embedderKind === 'hash' ? 'hash test embedder (pipeline cost only)' : 'local all-MiniLM-L6-v2 server'}`);
