@@ -6,6 +6,8 @@
 //! alone allows — an enclosing scope, a `self`/`this`/receiver member, a type of the same file —
 //! and the rest keep a [`Hint`] for [`super::resolve`].
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::hash_map::Entry;
+use std::hash::BuildHasher;
 use std::num::NonZeroU16 as FieldId;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -77,6 +79,10 @@ struct Extractor<'a> {
     refs: Vec<PendingRef>,
     scopes: Vec<Scope>,
     parts: Parts,
+    /// Per kind and hash of the fqn, the first node with that key. Most (kind, fqn) pairs occur
+    /// once: only a key seen before (a repeat, or a hash collision) is looked up by its whole
+    /// fqn in `ordinals`, so the fqn is not copied into a key per node.
+    first_by_key: HashMap<(NodeKind, u64), usize>,
     ordinals: HashMap<(NodeKind, String), u32>,
     /// Route prefix of enclosing controllers (Spring `@RequestMapping` on the class).
     route_prefix: Vec<(usize, String)>,
@@ -226,6 +232,7 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         refs: Vec::new(),
         scopes: Vec::new(),
         parts: Parts::default(),
+        first_by_key: HashMap::with_capacity(estimate),
         ordinals: HashMap::new(),
         route_prefix: Vec::new(),
         ancestors: Vec::new(),
@@ -262,15 +269,25 @@ impl<'a> Extractor<'a> {
         doc: Option<String>,
         route: Option<(String, String)>,
     ) -> usize {
-        let ordinal = {
-            let slot = self.ordinals.entry((kind, fqn.clone())).or_insert(0);
-            let o = *slot;
-            *slot += 1;
-            o
+        let index = self.nodes.len();
+        let key = (kind, self.first_by_key.hasher().hash_one(fqn.as_str()));
+        let ordinal = match self.first_by_key.entry(key) {
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+                0
+            }
+            Entry::Occupied(first) => {
+                let first = &self.nodes[*first.get()];
+                // The first node with this key counts as one when it has the same fqn.
+                let seen = u32::from(first.kind == kind && first.fqn == fqn);
+                let slot = self.ordinals.entry((kind, fqn.clone())).or_insert(seen);
+                let o = *slot;
+                *slot += 1;
+                o
+            }
         };
         let id = node_id(self.path, kind, &fqn, ordinal);
         let parent_id = parent.map(|p| self.nodes[p].id.clone());
-        let index = self.nodes.len();
         self.parents.push(parent);
         self.first_child.push(None);
         self.last_child.push(None);
@@ -786,12 +803,16 @@ impl<'a> Extractor<'a> {
     }
 
     fn finish(mut self) -> FileGraph {
+        let calls = std::mem::take(&mut self.calls);
+        // Only calls look nodes up by fqn (a declaration file has none).
         let mut by_fqn: HashMap<&str, usize> = HashMap::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            by_fqn.entry(n.fqn.as_str()).or_insert(i);
+        if !calls.is_empty() {
+            by_fqn.reserve(self.nodes.len());
+            for (i, n) in self.nodes.iter().enumerate() {
+                by_fqn.entry(n.fqn.as_str()).or_insert(i);
+            }
         }
         let types = types_by_name(&self.nodes);
-        let calls = std::mem::take(&mut self.calls);
         let mut edges = Vec::with_capacity(calls.len());
         for call in calls {
             let found = self.resolve_local(&call, &by_fqn, &types);
