@@ -95,32 +95,48 @@ struct Extractor<'a> {
     /// rescans the parent's children on every call: quadratic in a class or `.d.ts` of
     /// thousands of members.
     runs: Vec<Vec<TsNode<'a>>>,
-    /// [`KindFlags`] per grammar symbol, filled on first sight: `kind()` converts a C string
-    /// (length + UTF-8 check) on every call, and the walk asks about every node.
-    kind_flags: Arc<[u16]>,
-    /// Field ids of `name` and of [`super::lang::TypeRefs::fields`]: comparing ids spares the
-    /// field name's C string conversion on every candidate type name.
-    name_field: Option<FieldId>,
-    type_fields: Vec<FieldId>,
-    callee_fields: CalleeFields,
+    /// The grammar's kind flags and field ids, made once per language.
+    grammar: Arc<Grammar>,
     /// Each node's parent index (`Node::parent` holds its id).
     parents: Vec<Option<usize>>,
 }
 
-/// [`KindFlags`] per grammar symbol of `language`, computed once per process: `kind()` converts
-/// a C string (length + UTF-8 check) on every call, and the walk asks about every node.
-fn kind_table(language: Language, ts: &tree_sitter::Language, lang: &GraphLang) -> Arc<[u16]> {
-    static TABLES: Mutex<Vec<(Language, Arc<[u16]>)>> = Mutex::new(Vec::new());
-    let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, table)) = tables.iter().find(|(l, _)| *l == language) {
-        return table.clone();
+/// What the walk looks up in a grammar, made once per language and process.
+struct Grammar {
+    /// [`KindFlags`] per grammar symbol: `kind()` converts a C string (length + UTF-8 check) on
+    /// every call, and the walk asks about every node.
+    flags: Box<[u16]>,
+    /// Field ids of `name` and of [`super::lang::TypeRefs::fields`]: comparing ids spares the
+    /// field name's C string conversion on every candidate type name (and looking an id up by
+    /// name scans the grammar's field names).
+    name_field: Option<FieldId>,
+    type_fields: Vec<FieldId>,
+    /// The names of those fields with their ids.
+    fields: Vec<(&'static str, FieldId)>,
+    callee_fields: CalleeFields,
+}
+
+fn grammar(language: Language, ts: &tree_sitter::Language, lang: &GraphLang) -> Arc<Grammar> {
+    static GRAMMARS: Mutex<Vec<(Language, Arc<Grammar>)>> = Mutex::new(Vec::new());
+    let mut grammars = GRAMMARS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, grammar)) = grammars.iter().find(|(l, _)| *l == language) {
+        return grammar.clone();
     }
     let count = u16::try_from(ts.node_kind_count()).unwrap_or(u16::MAX - 2);
-    let table: Arc<[u16]> = (0..count)
-        .map(|id| kind_flags(ts.node_kind_for_id(id).unwrap_or(""), ts.node_kind_is_named(id), lang))
-        .collect();
-    tables.push((language, table.clone()));
-    table
+    let grammar = Arc::new(Grammar {
+        flags: (0..count)
+            .map(|id| kind_flags(ts.node_kind_for_id(id).unwrap_or(""), ts.node_kind_is_named(id), lang))
+            .collect(),
+        name_field: ts.field_id_for_name("name"),
+        type_fields: lang.types.fields.iter().filter_map(|f| ts.field_id_for_name(f)).collect(),
+        fields: std::iter::once("name")
+            .chain(lang.types.fields.iter().copied())
+            .filter_map(|f| Some((f, ts.field_id_for_name(f)?)))
+            .collect(),
+        callee_fields: CalleeFields::of(ts),
+    });
+    grammars.push((language, grammar.clone()));
+    grammar
 }
 
 fn kind_flags(kind: &str, named: bool, lang: &GraphLang) -> u16 {
@@ -237,11 +253,8 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         route_prefix: Vec::new(),
         ancestors: Vec::new(),
         runs: Vec::new(),
-        kind_flags: kind_table(language, &tree.language(), lang),
-        name_field: tree.language().field_id_for_name("name"),
-        type_fields: lang.types.fields.iter().filter_map(|f| tree.language().field_id_for_name(f)).collect(),
+        grammar: grammar(language, &tree.language(), lang),
         parents: Vec::with_capacity(estimate),
-        callee_fields: CalleeFields::of(&tree.language()),
     };
     for part in package.iter().flat_map(|p| p.split('.')).filter(|s| !s.is_empty()) {
         ex.parts.push(part);
@@ -344,68 +357,47 @@ impl<'a> Extractor<'a> {
     }
 
     fn walk(&mut self, root: TsNode<'a>) {
-        let mut cursor = root.walk();
-        // The root is visited by its scope already; start at its children.
-        if !cursor.goto_first_child() {
-            return;
-        }
+        // One frame per node being walked into: its children not visited yet.
+        let mut frames = vec![Frame::new(root, root.named_child_count())];
         self.ancestors.push(root);
         self.runs.push(Vec::new());
-        // Per ancestor, how many of its children come after the visited one. A cursor step to a
-        // sibling that is not there still costs as much as one that is (it climbs through the
-        // grammar's hidden nodes to find out); `child_count` counts the same children the
-        // cursor visits, and is a field read.
-        let mut after = vec![root.child_count().saturating_sub(1)];
-        loop {
-            let node = cursor.node();
-            let flags = self.flags(node);
-            let descend = (flags & KindFlags::NAMED == 0 || self.visit(node, flags, &cursor))
+        while let Some(frame) = frames.last_mut() {
+            let Some((node, flags)) = frame.next(&self.grammar.flags, self.lang) else {
+                // Every named child is done: the node itself is.
+                frames.pop();
+                self.runs.pop();
+                let Some(done) = self.ancestors.pop() else { return };
+                if frames.is_empty() {
+                    return;
+                }
+                self.done(done, self.flags(done));
+                continue;
+            };
+            let descend = (flags & KindFlags::NAMED == 0 || self.visit(node, flags, frame.at()))
                 && flags & KindFlags::OPAQUE == 0;
-            let count = if descend { node.child_count() } else { 0 };
-            if count > 0 && cursor.goto_first_child() {
+            // A node whose children are all tokens has nothing to visit.
+            let named = if descend { node.named_child_count() } else { 0 };
+            if named > 0 {
                 self.ancestors.push(node);
                 self.runs.push(Vec::new());
-                after.push(count - 1);
-                continue;
+                frames.push(Frame::new(node, named));
+            } else {
+                self.done(node, flags);
             }
-            // Going back up, the nodes left are `node`, then the ancestors: no `cursor.node()`.
-            let (mut done, mut done_flags) = (node, flags);
-            loop {
-                self.leave(done.id());
-                if done_flags & KindFlags::NAMED != 0 {
-                    let doc = done_flags & KindFlags::DOC_OR_ANNOTATION != 0;
-                    if let Some(run) = self.runs.last_mut() {
-                        if doc {
-                            run.push(done);
-                        } else {
-                            run.clear();
-                        }
-                    }
+        }
+    }
+
+    /// After `node` and everything in it was visited.
+    fn done(&mut self, node: TsNode<'a>, flags: u16) {
+        self.leave(node.id());
+        if flags & KindFlags::NAMED != 0 {
+            let doc = flags & KindFlags::DOC_OR_ANNOTATION != 0;
+            if let Some(run) = self.runs.last_mut() {
+                if doc {
+                    run.push(node);
+                } else {
+                    run.clear();
                 }
-                match after.last_mut() {
-                    Some(left) if *left > 0 => {
-                        *left -= 1;
-                        if cursor.goto_next_sibling() {
-                            break;
-                        }
-                        debug_assert!(false, "`child_count` counted a sibling the cursor does not reach");
-                    }
-                    _ => debug_assert!(
-                        !cursor.clone().goto_next_sibling(),
-                        "the cursor reaches a sibling `child_count` did not count"
-                    ),
-                }
-                after.pop();
-                if !cursor.goto_parent() {
-                    return;
-                }
-                self.runs.pop();
-                let Some(parent) = self.ancestors.pop() else { return };
-                if parent.id() == root.id() {
-                    return;
-                }
-                done = parent;
-                done_flags = self.flags(parent);
             }
         }
     }
@@ -424,7 +416,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn flags(&self, node: TsNode<'_>) -> u16 {
-        match self.kind_flags.get(usize::from(node.kind_id())) {
+        match self.grammar.flags.get(usize::from(node.kind_id())) {
             Some(&f) => f,
             // `ERROR` sits outside the symbol table.
             None => kind_flags(node.kind(), node.is_named(), self.lang),
@@ -432,12 +424,12 @@ impl<'a> Extractor<'a> {
     }
 
     /// Handles one named node; returns whether to walk into it.
-    fn visit(&mut self, node: TsNode<'a>, flags: u16, cursor: &tree_sitter::TreeCursor<'a>) -> bool {
+    fn visit(&mut self, node: TsNode<'a>, flags: u16, at: At<'_, 'a>) -> bool {
         if flags & KindFlags::COMMENT != 0 {
             return false;
         }
         if flags & (KindFlags::TYPE_NAME | KindFlags::TYPE_CANDIDATE) != 0 {
-            if let Some(descend) = self.type_ref(node, flags, cursor) {
+            if let Some(descend) = self.type_ref(node, flags, at) {
                 return descend;
             }
         }
@@ -483,18 +475,14 @@ impl<'a> Extractor<'a> {
 
     /// Records a type name at `node` when it is in a type position; returns whether to walk into
     /// it, or `None` when it is not a type name here (the node is then visited as usual).
-    fn type_ref(
-        &mut self,
-        node: TsNode<'a>,
-        flags: u16,
-        cursor: &tree_sitter::TreeCursor<'a>,
-    ) -> Option<bool> {
+    fn type_ref(&mut self, node: TsNode<'a>, flags: u16, pos: At<'_, 'a>) -> Option<bool> {
         let lang: &'a GraphLang = self.lang;
         let types = &lang.types;
         let always = flags & KindFlags::TYPE_NAME != 0;
         if always {
             // The name of the type being defined (`struct Foo`, `type Foo = …`).
-            if self.name_field.is_some() && cursor.field_id() == self.name_field {
+            let name_field = self.grammar.name_field;
+            if name_field.is_some() && self.field(pos) == name_field {
                 return Some(false);
             }
         } else {
@@ -508,8 +496,8 @@ impl<'a> Extractor<'a> {
                 }
             }
             let slot = parent_flags & KindFlags::TYPE_PARENT != 0
-                || (!self.type_fields.is_empty()
-                    && cursor.field_id().is_some_and(|f| self.type_fields.contains(&f)))
+                || (!self.grammar.type_fields.is_empty()
+                    && self.field(pos).is_some_and(|f| self.grammar.type_fields.contains(&f)))
                 || (!types.keywords.is_empty()
                     && node.prev_sibling().is_some_and(|p| types.keywords.contains(&p.kind())));
             if !slot {
@@ -545,6 +533,18 @@ impl<'a> Extractor<'a> {
             });
         }
         Some(!always)
+    }
+
+    /// The field the node at `at` is in, when it is `name` or one of the type fields (the only
+    /// ones asked about).
+    fn field(&self, at: At<'_, 'a>) -> Option<FieldId> {
+        match at {
+            At::Cursor(cursor) => cursor.field_id(),
+            At::Child(parent, index) => {
+                let name = parent.field_name_for_child(index)?;
+                self.grammar.fields.iter().find(|(n, _)| *n == name).map(|&(_, id)| id)
+            }
+        }
     }
 
     fn enclosing_type(&self) -> Option<&Scope> {
@@ -742,7 +742,9 @@ impl<'a> Extractor<'a> {
     }
 
     fn call(&mut self, node: TsNode<'a>) {
-        let Some((name, qualifier, written)) = callee(node, self.src, &self.callee_fields) else { return };
+        let Some((name, qualifier, written)) = callee(node, self.src, &self.grammar.callee_fields) else {
+            return;
+        };
         let line = line_of(node);
         let in_annotation = match self.ancestors.last() {
             Some(&p) => self.flags(p) & KindFlags::ANNOTATION != 0,
@@ -1251,6 +1253,88 @@ fn join_route(prefix: &str, route: &str) -> String {
 
 /// The ids of the fields [`callee`] reads: `child_by_field_name` looks the name up among all the
 /// grammar's fields on every call.
+/// Where the walk is among a node's children: what a visit asks the field of.
+#[derive(Clone, Copy)]
+enum At<'c, 'a> {
+    /// At the cursor's node.
+    Cursor(&'c tree_sitter::TreeCursor<'a>),
+    /// At child `index` of a node (counting every child the cursor would visit).
+    Child(TsNode<'a>, u32),
+}
+
+/// The children of a node the walk is in that it has not visited yet.
+///
+/// A cursor step costs about 600 instructions whatever it lands on (it climbs through the
+/// grammar's hidden nodes to find the next sibling), while reading child `i` by index walks the
+/// `i` children before it at a few dozen each: most nodes have a handful of children, so they
+/// are read by index, and the few wide ones (a class body, a file) with a cursor. Either way the
+/// walk stops after the last named child, without stepping over the closing tokens.
+enum Frame<'a> {
+    Indexed { parent: TsNode<'a>, next: u32, count: u32, named_left: usize },
+    Cursor { cursor: tree_sitter::TreeCursor<'a>, started: bool, named_left: usize },
+}
+
+impl<'a> Frame<'a> {
+    /// Children up to this many are read by index.
+    const NARROW: u32 = 12;
+
+    fn new(parent: TsNode<'a>, named: usize) -> Self {
+        let count = parent.child_count();
+        if count <= Self::NARROW {
+            Frame::Indexed { parent, next: 0, count, named_left: named }
+        } else {
+            Frame::Cursor { cursor: parent.walk(), started: false, named_left: named }
+        }
+    }
+
+    /// The next child and its flags, or `None` after the last named one.
+    fn next(&mut self, table: &[u16], lang: &GraphLang) -> Option<(TsNode<'a>, u16)> {
+        let flags = |node: TsNode<'_>| match table.get(usize::from(node.kind_id())) {
+            Some(&f) => f,
+            None => kind_flags(node.kind(), node.is_named(), lang),
+        };
+        match self {
+            Frame::Indexed { parent, next, count, named_left } => {
+                if *named_left == 0 || *next >= *count {
+                    return None;
+                }
+                let node = parent.child(*next)?;
+                *next += 1;
+                let f = flags(node);
+                if f & KindFlags::NAMED != 0 {
+                    *named_left -= 1;
+                }
+                Some((node, f))
+            }
+            Frame::Cursor { cursor, started, named_left } => {
+                if *named_left == 0 {
+                    return None;
+                }
+                let moved = if *started { cursor.goto_next_sibling() } else { cursor.goto_first_child() };
+                *started = true;
+                if !moved {
+                    debug_assert!(false, "`named_child_count` counted a child the cursor does not reach");
+                    return None;
+                }
+                let node = cursor.node();
+                let f = flags(node);
+                if f & KindFlags::NAMED != 0 {
+                    *named_left -= 1;
+                }
+                Some((node, f))
+            }
+        }
+    }
+
+    /// Where the child [`Frame::next`] returned last is.
+    fn at(&self) -> At<'_, 'a> {
+        match self {
+            Frame::Indexed { parent, next, .. } => At::Child(*parent, next.saturating_sub(1)),
+            Frame::Cursor { cursor, .. } => At::Cursor(cursor),
+        }
+    }
+}
+
 struct CalleeFields {
     function: Option<FieldId>,
     constructor: Option<FieldId>,
