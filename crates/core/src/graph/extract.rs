@@ -291,8 +291,8 @@ impl<'a> Extractor<'a> {
             }
             Entry::Occupied(first) => {
                 let first = &self.nodes[*first.get()];
-                // The first node with this key counts as one when it has the same fqn.
-                let seen = u32::from(first.kind == kind && first.fqn == fqn);
+                // The first node with this key (same kind) counts as one when it has the same fqn.
+                let seen = u32::from(first.fqn == fqn);
                 let slot = self.ordinals.entry((kind, fqn.clone())).or_insert(seen);
                 let o = *slot;
                 *slot += 1;
