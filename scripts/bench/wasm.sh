@@ -4,6 +4,8 @@
 # Both sides run `chunk_text` with the default config (parse + split + merge + ids + keywords);
 # the native binary uses the release profile (opt-level "s", like the wasm).
 #   scripts/bench/wasm.sh            # prints one JSON line per side and family, then the ratios
+#   scripts/bench/wasm.sh --graph    # in wasm32 only: chunk + graph vs chunk alone per family
+#                                    # (interleaved rounds, median ratio; target ≤ 1.3×; ROUNDS, default 11)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
@@ -29,6 +31,12 @@ cargo_src="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 find node_modules -name '*.ts' -type f | pick >"$work/typescript"
 find node_modules -name '*.js' -not -name '*.min.js' -type f | pick >"$work/javascript"
 find "$cargo_src" -name '*.rs' -type f | pick >"$work/rust"
+if [ "${1:-}" = --graph ]; then
+  for family in typescript javascript rust; do
+    echo "$family wasm graph $(node scripts/wasm/compare.mjs --graph-ratio "$wasm" <"$work/$family")"
+  done
+  exit 0
+fi
 for family in typescript javascript rust; do
   n=$(ROUNDS=3 "$native" time <"$work/$family")
   w=$(ROUNDS=3 node scripts/wasm/compare.mjs --time "$wasm" <"$work/$family")

@@ -5,15 +5,17 @@
 //
 //   node compare.mjs <module.wasm> <native-output.jsonl> <file>...   compare
 //   node compare.mjs --time <module.wasm> <file>...                  throughput (MB/s) as JSON
+//   node compare.mjs --graph-ratio <module.wasm> <file>...           chunk + graph vs chunk alone
 //
 // Files are passed as raw bytes; both sides decode them with the same Rust code.
 import { readFileSync } from "node:fs";
 
 const args = process.argv.slice(2);
 const timing = args[0] === "--time";
-if (timing) args.shift();
+const graphRatio = args[0] === "--graph-ratio";
+if (timing || graphRatio) args.shift();
 const [wasmPath, ...rest] = args;
-const nativeOut = timing ? null : rest.shift();
+const nativeOut = timing || graphRatio ? null : rest.shift();
 const files = rest.length ? rest : readFileSync(0, "utf8").split("\n").filter(Boolean);
 
 const module = new WebAssembly.Module(readFileSync(wasmPath));
@@ -30,7 +32,7 @@ function put(bytes) {
 function chunk(path, bytes, mode) {
   const p = new TextEncoder().encode(path);
   const r = w.ewc_chunk(put(p), p.length, put(bytes), bytes.length, put(config), config.length, mode);
-  if (mode === 1) return r;
+  if (mode !== 0) return r;
   return Buffer.from(new Uint8Array(w.memory.buffer, w.ewc_output_ptr(), r)).toString("utf8");
 }
 
@@ -49,6 +51,49 @@ if (timing) {
     if (round > 0) best = Math.min(best, secs); // round 0 warms up V8's tiers
   }
   console.log(JSON.stringify({ files: inputs.length, bytes, chunks, seconds: best, mbPerSec: bytes / best / 1e6 }));
+  process.exit(0);
+}
+
+if (graphRatio) {
+  // Chunking alone (mode 1) and chunking with the graph (mode 2) over the same files, interleaved
+  // round by round with the side that runs first alternating; the median of the per-round ratios.
+  const bytes = inputs.reduce((n, [, b]) => n + b.length, 0);
+  const rounds = Number(process.env.ROUNDS ?? 11);
+  const pass = (mode) => {
+    const start = process.hrtime.bigint();
+    for (const [f, b] of inputs) chunk(f, b, mode);
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+  pass(1);
+  pass(2); // warm V8's tiers on both paths
+  const ratios = [];
+  let bestChunk = Infinity;
+  let bestGraph = Infinity;
+  for (let round = 0; round < rounds; round++) {
+    let c;
+    let g;
+    if (round % 2 === 0) {
+      c = pass(1);
+      g = pass(2);
+    } else {
+      g = pass(2);
+      c = pass(1);
+    }
+    bestChunk = Math.min(bestChunk, c);
+    bestGraph = Math.min(bestGraph, g);
+    ratios.push(g / c);
+  }
+  ratios.sort((a, b) => a - b);
+  console.log(JSON.stringify({
+    files: inputs.length,
+    bytes,
+    rounds,
+    chunkMbPerSec: bytes / bestChunk / 1e6,
+    graphMbPerSec: bytes / bestGraph / 1e6,
+    ratio: ratios[Math.floor(ratios.length / 2)],
+    min: ratios[0],
+    max: ratios[ratios.length - 1],
+  }));
   process.exit(0);
 }
 

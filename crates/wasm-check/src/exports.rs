@@ -33,7 +33,8 @@ fn read(ptr: *mut u8, len: usize) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// `mode` 0: chunks as JSON (returns the output length); 1: chunk count only (returns it).
+/// `mode` 0: chunks as JSON (returns the output length); 1: chunk count only (returns it); 2:
+/// chunks and graph, counted (returns chunks + graph nodes).
 /// Takes ownership of the three input buffers.
 #[no_mangle]
 pub extern "C" fn ewc_chunk(
@@ -48,8 +49,10 @@ pub extern "C" fn ewc_chunk(
     let path = read(path_ptr, path_len);
     let text = read(text_ptr, text_len);
     let config = read(config_ptr, config_len);
-    if mode == 1 {
-        return crate::chunk_count(&path, &text, &config);
+    match mode {
+        1 => return crate::chunk_count(&path, &text, &config),
+        2 => return crate::chunk_graph_count(&path, &text, &config),
+        _ => {}
     }
     let json = crate::chunk_to_json(&path, &text, &config);
     OUTPUT.with(|o| {

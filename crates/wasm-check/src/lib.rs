@@ -26,6 +26,17 @@ pub fn chunk_count(path: &str, text: &str, config_json: &str) -> usize {
     parse_config(config_json).map(|c| chunk_text(path, text, &c).len()).unwrap_or(0)
 }
 
+/// Chunks plus the file's graph from the same parse ([`chunk_with_graph`]), counted: the other
+/// side of the graph-extraction cost measurement. Returns chunks + nodes, so neither is dead code.
+pub fn chunk_graph_count(path: &str, text: &str, config_json: &str) -> usize {
+    parse_config(config_json)
+        .map(|c| {
+            let (chunks, graph) = chunk_with_graph(path, text, &c);
+            chunks.len() + graph.map_or(0, |g| g.nodes.len())
+        })
+        .unwrap_or(0)
+}
+
 fn parse_config(config_json: &str) -> Result<ChunkConfig, String> {
     if config_json.trim().is_empty() {
         return Ok(ChunkConfig::default());
