@@ -168,7 +168,11 @@ async function openSqlite(file) {
     process.emitWarning = (w, ...rest) => (String(w).includes('SQLite') ? undefined : emit.call(process, w, ...rest));
     sqliteModule = await import('node:sqlite');
   }
-  return new sqliteModule.DatabaseSync(file, { readOnly: true });
+  const db = new sqliteModule.DatabaseSync(file, { readOnly: true });
+  // workerd writes the same file: a read that lands while it holds the write lock waits for it
+  // (up to 10 s) instead of failing with "database is locked".
+  db.exec('PRAGMA busy_timeout = 10000');
+  return db;
 }
 
 /**
