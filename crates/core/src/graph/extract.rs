@@ -139,6 +139,15 @@ fn grammar(language: Language, ts: &tree_sitter::Language, lang: &GraphLang) -> 
     grammar
 }
 
+/// `node`'s [`KindFlags`] from the grammar's table.
+fn flags_of(table: &[u16], node: TsNode<'_>, lang: &GraphLang) -> u16 {
+    match table.get(usize::from(node.kind_id())) {
+        Some(&f) => f,
+        // `ERROR` sits outside the symbol table.
+        None => kind_flags(node.kind(), node.is_named(), lang),
+    }
+}
+
 fn kind_flags(kind: &str, named: bool, lang: &GraphLang) -> u16 {
     let mut f = KindFlags::KNOWN;
     if named {
@@ -416,11 +425,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn flags(&self, node: TsNode<'_>) -> u16 {
-        match self.grammar.flags.get(usize::from(node.kind_id())) {
-            Some(&f) => f,
-            // `ERROR` sits outside the symbol table.
-            None => kind_flags(node.kind(), node.is_named(), self.lang),
-        }
+        flags_of(&self.grammar.flags, node, self.lang)
     }
 
     /// Handles one named node; returns whether to walk into it.
@@ -1251,8 +1256,6 @@ fn join_route(prefix: &str, route: &str) -> String {
     format!("{}/{}", prefix.trim_end_matches('/'), route.trim_start_matches('/'))
 }
 
-/// The ids of the fields [`callee`] reads: `child_by_field_name` looks the name up among all the
-/// grammar's fields on every call.
 /// Where the walk is among a node's children: what a visit asks the field of.
 #[derive(Clone, Copy)]
 enum At<'c, 'a> {
@@ -1289,22 +1292,14 @@ impl<'a> Frame<'a> {
 
     /// The next child and its flags, or `None` after the last named one.
     fn next(&mut self, table: &[u16], lang: &GraphLang) -> Option<(TsNode<'a>, u16)> {
-        let flags = |node: TsNode<'_>| match table.get(usize::from(node.kind_id())) {
-            Some(&f) => f,
-            None => kind_flags(node.kind(), node.is_named(), lang),
-        };
-        match self {
+        let (node, named_left) = match self {
             Frame::Indexed { parent, next, count, named_left } => {
                 if *named_left == 0 || *next >= *count {
                     return None;
                 }
                 let node = parent.child(*next)?;
                 *next += 1;
-                let f = flags(node);
-                if f & KindFlags::NAMED != 0 {
-                    *named_left -= 1;
-                }
-                Some((node, f))
+                (node, named_left)
             }
             Frame::Cursor { cursor, started, named_left } => {
                 if *named_left == 0 {
@@ -1316,14 +1311,14 @@ impl<'a> Frame<'a> {
                     debug_assert!(false, "`named_child_count` counted a child the cursor does not reach");
                     return None;
                 }
-                let node = cursor.node();
-                let f = flags(node);
-                if f & KindFlags::NAMED != 0 {
-                    *named_left -= 1;
-                }
-                Some((node, f))
+                (cursor.node(), named_left)
             }
+        };
+        let flags = flags_of(table, node, lang);
+        if flags & KindFlags::NAMED != 0 {
+            *named_left -= 1;
         }
+        Some((node, flags))
     }
 
     /// Where the child [`Frame::next`] returned last is.
@@ -1335,6 +1330,8 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// The ids of the fields [`callee`] reads: `child_by_field_name` looks the name up among all the
+/// grammar's fields on every call.
 struct CalleeFields {
     function: Option<FieldId>,
     constructor: Option<FieldId>,
