@@ -199,7 +199,7 @@ async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError
         store::node_page(&ctx.db, ns, kinds.as_deref(), cursor, size).await?
     };
     let edges = if run.with_edges != 0 && !nodes.is_empty() {
-        let ids: Vec<String> = nodes.iter().map(|n| n.node.id.clone()).collect();
+        let ids: Vec<String> = nodes.iter().map(|n| n.node.id.to_string()).collect();
         store::page_edges(&ctx.db, ns, &ids).await?
     } else {
         Vec::new()
@@ -217,7 +217,7 @@ async fn one_page(ctx: &Ctx, run: &PlanRunRow) -> Result<PageOutcome, StageError
         statements.extend(written);
     }
     let done = (nodes.len() as u32) < size || size == 0 || remaining.is_some_and(|r| r <= nodes.len() as u64);
-    let last = nodes.last().map(|n| (n.priority, n.node.id.as_str()));
+    let last = nodes.last().map(|n| (n.priority, &*n.node.id));
     let now = crate::time::now_iso();
     statements.push(store::advance_statement(&ctx.db, &run.id, run.pages, &counts, last, done, &now)?);
     let changes = ctx.db.batch(statements).await?;
@@ -265,13 +265,13 @@ impl Timings {
 fn core_edge(e: &PageEdge) -> Edge {
     Edge {
         kind: EdgeKind::Calls,
-        src: e.src.clone(),
-        dst: e.dst.clone(),
+        src: e.src.as_str().into(),
+        dst: e.dst.as_deref().map(Into::into),
         dst_name: e.dst_name.clone(),
         confidence: e.confidence as f32,
         resolution: serde_json::from_value(serde_json::Value::String(e.resolution.clone()))
             .unwrap_or(Resolution::External),
-        path: e.path.clone(),
+        path: e.path.as_str().into(),
         line: e.line.max(0) as u32,
         hint: None,
     }

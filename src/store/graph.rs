@@ -442,7 +442,7 @@ mod tests {
         let with_hints = |mut g: FileGraph, path: &str| {
             g.path = path.into();
             for (i, e) in g.edges.iter_mut().enumerate() {
-                e.path = g.path.clone();
+                e.path = g.path.as_str().into();
                 if i % 2 == 0 {
                     e.hint = Some(Hint { name: e.dst_name.clone(), qualifier: None, owner: None });
                 }
@@ -481,7 +481,7 @@ mod tests {
         let nodes = parsed(&node_batches(&graph.nodes, 2_000));
         assert!(node_batches(&graph.nodes, 2_000).len() > 3, "small batches split");
         for (row, node) in nodes.iter().zip(&graph.nodes) {
-            assert_eq!(row[0], node.id.as_str());
+            assert_eq!(row[0], &*node.id);
             assert_eq!(row[2], "FUNCTION");
             assert_eq!(row[8], "python");
             assert_eq!(row[9], node.start_line);

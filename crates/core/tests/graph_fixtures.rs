@@ -60,7 +60,7 @@ pub fn project(lang: &str) -> (Vec<(String, String)>, Vec<FileGraph>) {
                 .as_deref()
                 .unwrap_or_else(|| panic!("{path}: chunk {} has no node", c.chunk_index));
             let node =
-                g.nodes.iter().find(|n| n.id == id).unwrap_or_else(|| panic!("{path}: unknown node {id}"));
+                g.nodes.iter().find(|n| *n.id == *id).unwrap_or_else(|| panic!("{path}: unknown node {id}"));
             // The innermost node holding the chunk: none of its children holds it too.
             let holds =
                 |n: &edgerag_core::graph::Node| n.start_line <= c.start_line && n.end_line >= c.end_line;
@@ -93,12 +93,12 @@ fn expected(lang: &str) -> Expected {
 
 fn pairs(graphs: &[FileGraph], kinds: &[EdgeKind]) -> BTreeSet<(String, String)> {
     let fqn: HashMap<&str, &str> =
-        graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+        graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| (&*n.id, n.fqn.as_str())).collect();
     graphs
         .iter()
         .flat_map(|g| g.edges.iter())
         .filter(|e| kinds.contains(&e.kind))
-        .filter_map(|e| Some((fqn[e.src.as_str()].to_string(), fqn[e.dst.as_deref()?].to_string())))
+        .filter_map(|e| Some((fqn[&*e.src].to_string(), fqn[e.dst.as_deref()?].to_string())))
         .collect()
 }
 
@@ -109,7 +109,7 @@ fn missing(expected: &[(String, String)], actual: &BTreeSet<(String, String)>) -
 /// One compact line per node and edge.
 fn view(graphs: &[FileGraph]) -> String {
     let fqn: HashMap<&str, &str> =
-        graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+        graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| (&*n.id, n.fqn.as_str())).collect();
     let mut out = String::new();
     for g in graphs {
         writeln!(out, "== {}", g.path).unwrap();
@@ -136,7 +136,7 @@ fn view(graphs: &[FileGraph]) -> String {
                 out,
                 "  {} {} -> {} ({}, {}) L{} {:?}",
                 e.kind.as_str(),
-                fqn[e.src.as_str()],
+                fqn[&*e.src],
                 dst,
                 resolution.as_str().unwrap(),
                 e.confidence,

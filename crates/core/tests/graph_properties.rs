@@ -1,8 +1,9 @@
 //! Properties of the code graph, on every code fixture of every grammar language and on mutated
 //! copies of them (lines dropped, duplicated, swapped — broken code included): every node's span
 //! lies in its file, CONTAINS forms a forest that matches the `parent` fields, every edge starts at
-//! a node of its file and ends at a node or nowhere (external), ids are unique, and the same input
-//! gives the same graph. Each grammar language also yields definitions and calls.
+//! a node of its file and ends at a node or nowhere (external), ids are unique, the same input
+//! gives the same graph, and each chunk carries the innermost symbol holding its lines. Each
+//! grammar language also yields definitions and calls.
 #![allow(clippy::unwrap_used)]
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -43,7 +44,7 @@ fn sources() -> &'static [(String, String)] {
 /// Checks the structural properties of one file's graph; panics with the reason.
 fn check_file(graph: &FileGraph, text: &str) {
     let lines = text.lines().count().max(1) as u32;
-    let ids: HashMap<&str, usize> = graph.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let ids: HashMap<&str, usize> = graph.nodes.iter().enumerate().map(|(i, n)| (&*n.id, i)).collect();
     assert_eq!(ids.len(), graph.nodes.len(), "{}: node ids are unique", graph.path);
     let first = &graph.nodes[0];
     assert_eq!((first.kind, first.parent.as_deref()), (NodeKind::Module, None), "{}", graph.path);
@@ -56,7 +57,7 @@ fn check_file(graph: &FileGraph, text: &str) {
             n.start_line,
             n.end_line
         );
-        assert_eq!(n.path, graph.path);
+        assert_eq!(*n.path, *graph.path);
         if i > 0 {
             // A parent comes earlier, so following parents always ends at the module: a forest.
             let parent =
@@ -67,13 +68,13 @@ fn check_file(graph: &FileGraph, text: &str) {
     }
     let mut contains: HashSet<(&str, &str)> = HashSet::new();
     for e in &graph.edges {
-        assert!(ids.contains_key(e.src.as_str()), "{}: edge from an unknown node", graph.path);
+        assert!(ids.contains_key(&*e.src), "{}: edge from an unknown node", graph.path);
         assert!(e.line >= 1 && e.line <= lines, "{}: edge line {} of {lines}", graph.path, e.line);
         assert!((0.0..=1.0).contains(&e.confidence));
         match (&e.dst, e.kind) {
             (Some(dst), EdgeKind::Contains) => {
-                assert!(ids.contains_key(dst.as_str()));
-                contains.insert((e.src.as_str(), dst.as_str()));
+                assert!(ids.contains_key(&**dst));
+                contains.insert((&*e.src, &**dst));
             }
             (None, EdgeKind::Contains) => panic!("{}: CONTAINS without a target", graph.path),
             (None, _) => assert_eq!(e.confidence, 0.0, "an external edge has no confidence"),
@@ -81,16 +82,16 @@ fn check_file(graph: &FileGraph, text: &str) {
         }
     }
     let parents: HashSet<(&str, &str)> =
-        graph.nodes.iter().filter_map(|n| Some((n.parent.as_deref()?, n.id.as_str()))).collect();
+        graph.nodes.iter().filter_map(|n| Some((n.parent.as_deref()?, &*n.id))).collect();
     assert_eq!(contains, parents, "{}: CONTAINS edges are exactly the parent links", graph.path);
 }
 
 fn check_resolved(graphs: &[FileGraph]) {
-    let all: HashSet<&str> = graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| n.id.as_str()).collect();
+    let all: HashSet<&str> = graphs.iter().flat_map(|g| g.nodes.iter()).map(|n| &*n.id).collect();
     for g in graphs {
         for e in &g.edges {
             if let Some(dst) = &e.dst {
-                assert!(all.contains(dst.as_str()), "{}: edge to an unknown node", g.path);
+                assert!(all.contains(&**dst), "{}: edge to an unknown node", g.path);
             }
         }
     }
@@ -159,6 +160,18 @@ proptest! {
         resolve(&mut graphs);
         check_file(&graphs[0], &text);
         check_resolved(&graphs);
+    }
+
+    #[test]
+    fn every_chunk_names_the_innermost_symbol_holding_it((path, text) in mutated(), max_lines in 3usize..40) {
+        let config = ChunkConfig { max_lines, overlap_lines: max_lines % 3, ..ChunkConfig::default() };
+        let (chunks, graph) = chunk_with_graph(&path, &text, &config);
+        let graph = graph.unwrap();
+        prop_assert!(!chunks.is_empty() || text.trim().is_empty());
+        for chunk in &chunks {
+            let expected = graph.node_for_span(chunk.start_line, chunk.end_line).map(|n| &*n.id);
+            prop_assert_eq!(chunk.metadata.symbol_id.as_deref(), expected, "chunk at {}–{}", chunk.start_line, chunk.end_line);
+        }
     }
 }
 

@@ -17,13 +17,13 @@ fn references(files: &[(&str, &str, Language)]) -> (Pairs, Pairs) {
         files.iter().map(|(path, text, lang)| extract_graph(path, text, *lang).unwrap()).collect();
     resolve(&mut graphs);
     let fqn: HashMap<&str, &str> =
-        graphs.iter().flat_map(|g| &g.nodes).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+        graphs.iter().flat_map(|g| &g.nodes).map(|n| (&*n.id, n.fqn.as_str())).collect();
     let mut resolved = BTreeSet::new();
     let mut external = BTreeSet::new();
     for e in graphs.iter().flat_map(|g| &g.edges).filter(|e| e.kind == EdgeKind::References) {
-        let src = fqn[e.src.as_str()].to_string();
+        let src = fqn[&*e.src].to_string();
         match &e.dst {
-            Some(d) => resolved.insert((src, fqn[d.as_str()].to_string())),
+            Some(d) => resolved.insert((src, fqn[&**d].to_string())),
             None => external.insert((src, e.dst_name.clone())),
         };
     }

@@ -309,8 +309,7 @@ impl ChunkStore for MemoryStore {
 
 /// One namespace's links for one query, as the D1 statements compute them.
 fn links_of(files: &[FileGraph], qi: usize, q: &SymbolQuery, per_query: usize) -> Vec<SymbolLink> {
-    let nodes: HashMap<&str, &Node> =
-        files.iter().flat_map(|f| &f.nodes).map(|n| (n.id.as_str(), n)).collect();
+    let nodes: HashMap<&str, &Node> = files.iter().flat_map(|f| &f.nodes).map(|n| (&*n.id, n)).collect();
     let calls: Vec<_> = files
         .iter()
         .flat_map(|f| &f.edges)
@@ -343,10 +342,10 @@ fn links_of(files: &[FileGraph], qi: usize, q: &SymbolQuery, per_query: usize) -
         }
         let target = nodes.get(dst).is_some_and(|n| {
             q.symbol_id.as_deref() == Some(dst)
-                || (n.path == q.path && (q.start_line..=q.end_line).contains(&n.start_line))
+                || (*n.path == *q.path && (q.start_line..=q.end_line).contains(&n.start_line))
         });
         if target && !on_lines(&e.path, e.line) {
-            if let Some(src) = nodes.get(e.src.as_str()) {
+            if let Some(src) = nodes.get(&*e.src) {
                 keep(LinkDirection::UsedBy, &e.src, &src.name, &e.path, e.line, e.confidence);
             }
         }

@@ -536,8 +536,9 @@ async fn families(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
 
 async fn graph_links(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     let (ns1, ns2) = (fx.one.id(), fx.two.id());
-    let symbol =
-        |name: &str| fx.graph.iter().flat_map(|f| &f.nodes).find(|n| n.name == name).map(|n| n.id.clone());
+    let symbol = |name: &str| {
+        fx.graph.iter().flat_map(|f| &f.nodes).find(|n| n.name == name).map(|n| n.id.to_string())
+    };
     let q = |ns: &str, path: &str, lines: (u32, u32), name: &str| SymbolQuery {
         namespace: ns.into(),
         path: path.into(),

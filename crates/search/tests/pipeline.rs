@@ -596,7 +596,7 @@ fn call_world(with_graph: bool) -> World {
     for (path, text, symbol) in sources {
         let mut chunks = chunk_text(path, text, &ChunkConfig::default());
         assert_eq!(chunks.len(), 1, "{path}");
-        chunks[0].metadata.symbol_id = Some(symbol.id.clone());
+        chunks[0].metadata.symbol_id = Some(symbol.id.to_string());
         block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
     }
     if with_graph {

@@ -66,7 +66,9 @@ struct Extractor<'a> {
     src: &'a str,
     language: Language,
     lang: &'a GraphLang,
-    package: Option<String>,
+    /// `path`, shared by the file's nodes and edges.
+    file: Arc<str>,
+    package: Option<Arc<str>>,
     nodes: Vec<Node>,
     /// Each node's children in order as linked lists (first child, next sibling): one vector
     /// per parent cost a reallocation every few members of a class or interface.
@@ -246,7 +248,8 @@ pub(crate) fn extract(path: &str, src: &str, language: Language, tree: &Tree, la
         src,
         language,
         lang,
-        package: package.clone(),
+        file: path.into(),
+        package: package.as_deref().map(Arc::from),
         nodes: Vec::with_capacity(estimate),
         first_child: Vec::with_capacity(estimate),
         last_child: Vec::with_capacity(estimate),
@@ -327,7 +330,7 @@ impl<'a> Extractor<'a> {
                 dst_name: fqn.clone(),
                 confidence: 1.0,
                 resolution: Resolution::Syntax,
-                path: self.path.to_string(),
+                path: self.file.clone(),
                 line: start_line,
                 hint: None,
             });
@@ -344,7 +347,7 @@ impl<'a> Extractor<'a> {
             package: self.package.clone(),
             signature,
             doc,
-            path: self.path.to_string(),
+            path: self.file.clone(),
             language: self.language,
             start_line,
             end_line,
@@ -731,7 +734,7 @@ impl<'a> Extractor<'a> {
             dst_name: clean.clone(),
             confidence: 0.0,
             resolution: Resolution::External,
-            path: self.path.to_string(),
+            path: self.file.clone(),
             line,
             hint: Some(Hint { name, qualifier, owner: None }),
         });
@@ -834,7 +837,7 @@ impl<'a> Extractor<'a> {
                 dst_name: call.dst_name,
                 confidence: resolution.confidence(),
                 resolution,
-                path: self.path.to_string(),
+                path: self.file.clone(),
                 line: call.line,
                 hint: found.is_none().then(|| Hint {
                     name: call.name,
@@ -874,7 +877,7 @@ impl<'a> Extractor<'a> {
                 dst_name,
                 confidence: 0.0,
                 resolution: Resolution::External,
-                path: self.path.to_string(),
+                path: self.file.clone(),
                 line: import.line,
                 hint: Some(Hint {
                     name: import.name.clone().unwrap_or_default(),
@@ -886,7 +889,7 @@ impl<'a> Extractor<'a> {
         FileGraph {
             path: self.path.to_string(),
             language: self.language,
-            package: self.package,
+            package: self.package.as_deref().map(str::to_string),
             nodes: self.nodes,
             edges: self.edges,
             imports: self.imports,
@@ -902,7 +905,7 @@ impl<'a> Extractor<'a> {
         // building a key.
         let mut bases: HashMap<&str, Vec<&str>> = HashMap::new();
         for e in self.edges.iter().filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements)) {
-            bases.entry(e.src.as_str()).or_default().push(e.dst_name.as_str());
+            bases.entry(&*e.src).or_default().push(e.dst_name.as_str());
         }
         let types = types_by_name(&self.nodes);
         let mut seen: HashSet<(usize, &str)> = HashSet::with_capacity(refs.len());
@@ -911,7 +914,7 @@ impl<'a> Extractor<'a> {
             if !seen.insert((r.src, r.dst_name.as_str())) {
                 continue;
             }
-            let src = self.nodes[r.src].id.as_str();
+            let src = &*self.nodes[r.src].id;
             if bases.get(src).is_some_and(|b| b.contains(&r.dst_name.as_str())) {
                 continue;
             }
@@ -936,7 +939,7 @@ impl<'a> Extractor<'a> {
                 dst_name: r.dst_name,
                 confidence: resolution.confidence(),
                 resolution,
-                path: self.path.to_string(),
+                path: self.file.clone(),
                 line: r.line,
                 hint: local.is_none().then(|| Hint {
                     name: r.name,

@@ -17,6 +17,8 @@
 //!
 //! The per-language rules live in `lang/` (one file per family, with a template for adding one);
 //! HTTP handler recognition in `endpoint.rs`; import-to-file mapping in `modules.rs`.
+use std::sync::Arc;
+
 use crate::chunk::{chunk_text, Chunk, ChunkConfig};
 use crate::lang::Language;
 
@@ -39,7 +41,7 @@ pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolut
 
 /// A node's id: BLAKE3 over the length-prefixed path, kind, fqn and ordinal (the how-manieth node
 /// with this kind and fqn in the file, from 0), hex (64 chars).
-pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> String {
+pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> Arc<str> {
     // The same bytes hashed in one call (one call per node: the streaming hasher's set-up and
     // per-update work cost more than the hash of these few bytes).
     const STACK: usize = 512;
@@ -67,7 +69,7 @@ pub fn node_id(path: &str, kind: NodeKind, fqn: &str, ordinal: u32) -> String {
         h.update(&ordinal.to_le_bytes());
         h.finalize()
     };
-    hash.to_hex().as_str().to_string()
+    Arc::from(hash.to_hex().as_str())
 }
 
 /// Chunks a file (exactly as [`chunk_text`], plus each chunk's `symbol_id`) and, for a language
@@ -127,33 +129,66 @@ pub fn has_graph(language: Language) -> bool {
 }
 
 impl FileGraph {
-    /// Sets every chunk's `symbol_id` to its node ([`FileGraph::node_for_span`]).
+    /// Sets every chunk's `symbol_id` to its node: the same node as [`FileGraph::node_for_span`]
+    /// gives for the chunk's lines, found in one sweep over the chunks in line order (a file's
+    /// chunks times its nodes was the largest single cost of the graph on large files).
     pub fn assign_symbols(&self, chunks: &mut [Chunk]) {
-        for chunk in chunks {
-            chunk.metadata.symbol_id =
-                self.node_for_span(chunk.start_line, chunk.end_line).map(|n| n.id.clone());
+        let nodes = self.nodes_for_spans(chunks);
+        for (chunk, node) in chunks.iter_mut().zip(nodes) {
+            chunk.metadata.symbol_id = node.map(|i| self.nodes[i].id.to_string());
         }
+    }
+
+    /// [`FileGraph::node_for_span`] of every `(start, end)` line span in `chunks`, as node
+    /// indices: candidates sorted by first line enter an active list as the sweep reaches their
+    /// first line and leave it after their last, so each span looks only at the nodes holding its
+    /// first line (a handful: the nesting depth).
+    fn nodes_for_spans(&self, chunks: &[Chunk]) -> Vec<Option<usize>> {
+        let mut out = vec![None; chunks.len()];
+        let mut order: Vec<usize> = (0..chunks.len()).collect();
+        order.sort_by_key(|&c| chunks[c].start_line);
+        let mut candidates: Vec<usize> =
+            (1..self.nodes.len()).filter(|&i| self.nodes[i].kind != NodeKind::Field).collect();
+        candidates.sort_by_key(|&i| self.nodes[i].start_line);
+        let (mut next, mut active) = (0, Vec::<usize>::new());
+        for c in order {
+            let (start, end) = (chunks[c].start_line, chunks[c].end_line);
+            if end < start {
+                // Not a span the sweep can answer (nodes ending inside it hold neither line).
+                out[c] = self.node_index_for_span(start, end);
+                continue;
+            }
+            while let Some(&i) = candidates.get(next).filter(|&&i| self.nodes[i].start_line <= start) {
+                active.push(i);
+                next += 1;
+            }
+            active.retain(|&i| self.nodes[i].end_line >= start);
+            // Smallest span first, then the earliest node: `min_by_key`'s tie rule.
+            let key = |&i: &usize| (self.nodes[i].end_line - self.nodes[i].start_line, i);
+            let inner = active.iter().filter(|&&i| self.nodes[i].end_line >= end).min_by_key(|i| key(i));
+            out[c] = inner
+                .or_else(|| active.iter().min_by_key(|i| key(i)))
+                .copied()
+                .or_else(|| (!self.nodes.is_empty()).then_some(0));
+        }
+        out
     }
 
     /// The innermost symbol whose span holds lines `start..=end` (a chunk's node), falling back
     /// to the innermost one holding `start`, then to the file's module node.
     pub fn node_for_span(&self, start: u32, end: u32) -> Option<&Node> {
-        let span = |n: &&Node| n.end_line - n.start_line;
-        let inner = self
-            .nodes
-            .iter()
-            .skip(1)
-            .filter(|n| n.start_line <= start && n.end_line >= end && n.kind != NodeKind::Field)
-            .min_by_key(span);
-        inner
-            .or_else(|| {
-                self.nodes
-                    .iter()
-                    .skip(1)
-                    .filter(|n| n.start_line <= start && n.end_line >= start && n.kind != NodeKind::Field)
-                    .min_by_key(span)
-            })
-            .or_else(|| self.nodes.first())
+        self.node_index_for_span(start, end).map(|i| &self.nodes[i])
+    }
+
+    fn node_index_for_span(&self, start: u32, end: u32) -> Option<usize> {
+        let innermost = |holds: &dyn Fn(&Node) -> bool| {
+            (1..self.nodes.len())
+                .filter(|&i| self.nodes[i].kind != NodeKind::Field && holds(&self.nodes[i]))
+                .min_by_key(|&i| self.nodes[i].end_line - self.nodes[i].start_line)
+        };
+        innermost(&|n| n.start_line <= start && n.end_line >= end)
+            .or_else(|| innermost(&|n| n.start_line <= start && n.end_line >= start))
+            .or_else(|| (!self.nodes.is_empty()).then_some(0))
     }
 }
 

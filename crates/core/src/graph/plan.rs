@@ -143,10 +143,10 @@ pub fn build_plan(node: &Node, edges: &[Edge]) -> ChunkPlan {
     calls.sort_by(|a, b| a.line.cmp(&b.line).then_with(|| a.dst_name.cmp(&b.dst_name)));
     ChunkPlan {
         id: format!("{}:{}:{}", node.id, source.as_str(), source.kind()),
-        node_id: node.id.clone(),
+        node_id: node.id.to_string(),
         source,
         kind: source.kind().to_string(),
-        path: node.path.clone(),
+        path: node.path.to_string(),
         lang: node.language.as_str().to_string(),
         start_line: node.start_line,
         end_line: node.end_line.max(node.start_line),
@@ -156,7 +156,7 @@ pub fn build_plan(node: &Node, edges: &[Edge]) -> ChunkPlan {
             .into_iter()
             .map(|e| Relation {
                 kind: EdgeKind::Calls.as_str().to_string(),
-                dst_node_id: e.dst.clone(),
+                dst_node_id: e.dst.as_deref().map(str::to_string),
                 dst_name: e.dst_name.clone(),
                 confidence: e.confidence,
             })
@@ -622,10 +622,10 @@ mod tests {
             doc in proptest::option::of(".{0,20}"),
         ) {
             let mut n = node(kind, &name, signature.as_deref(), doc.as_deref());
-            n.package = package.clone();
+            n.package = package.as_deref().map(Into::into);
             let plan = build_plan(&n, &[]);
             prop_assert_eq!(&plan, &build_plan(&n, &[]));
-            prop_assert!(plan.id.starts_with(&n.id));
+            prop_assert!(plan.id.starts_with(&*n.id));
             prop_assert_eq!(plan.source == PlanSource::Doc, has_doc(&n));
             prop_assert_eq!(plan.priority, priority_for(kind));
             prop_assert_eq!(plan.section_path.last(), Some(&name));

@@ -4,6 +4,7 @@
 //! again from scratch, so the result depends only on the input files: running it twice, or after
 //! some files were replaced, gives the same edges as a fresh run.
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
 use super::text::{split_path, strip_generics};
@@ -41,7 +42,7 @@ fn pass(files: &mut [FileGraph], index: &Index, kinds: impl Fn(EdgeKind) -> bool
 }
 
 /// A resolved target: its id and how it was found.
-type Found = Option<(String, Resolution)>;
+type Found = Option<(Arc<str>, Resolution)>;
 
 /// A node by position: (file, node).
 type At = (usize, usize);
@@ -51,7 +52,7 @@ fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
     let mut by_id: HashMap<&str, At> = HashMap::new();
     for (fi, file) in files.iter().enumerate() {
         for (ni, node) in file.nodes.iter().enumerate() {
-            by_id.insert(node.id.as_str(), (fi, ni));
+            by_id.insert(&*node.id, (fi, ni));
         }
     }
     let mut out: HashMap<At, Vec<At>> = HashMap::new();
@@ -60,7 +61,7 @@ fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
             if !matches!(edge.kind, EdgeKind::Extends | EdgeKind::Implements) {
                 continue;
             }
-            let (Some(&src), Some(dst)) = (by_id.get(edge.src.as_str()), edge.dst.as_deref()) else {
+            let (Some(&src), Some(dst)) = (by_id.get(&*edge.src), edge.dst.as_deref()) else {
                 continue;
             };
             if let Some(&dst) = by_id.get(dst) {
@@ -156,7 +157,7 @@ struct Index {
     by_fqn: HashMap<String, Vec<At>>,
     by_name: HashMap<String, Vec<At>>,
     kinds: Vec<Vec<NodeKind>>,
-    ids: Vec<Vec<String>>,
+    ids: Vec<Vec<Arc<str>>>,
     fqns: Vec<Vec<String>>,
     packages: Vec<Option<String>>,
     bases: HashMap<At, Vec<At>>,
@@ -187,7 +188,7 @@ impl Index {
                 index.by_package.entry(p.clone()).or_default().push(fi);
             }
             index.packages.push(package);
-            let module_id = file.nodes.first().map(|n| n.id.as_str());
+            let module_id = file.nodes.first().map(|n| &*n.id);
             for (ni, node) in file.nodes.iter().enumerate().skip(1) {
                 if node.parent.as_deref() == module_id {
                     index.top.entry((fi, node.name.clone())).or_default().push(ni);
@@ -203,7 +204,7 @@ impl Index {
         index
     }
 
-    fn id(&self, at: At) -> String {
+    fn id(&self, at: At) -> Arc<str> {
         self.ids[at.0][at.1].clone()
     }
 
@@ -277,7 +278,7 @@ impl Index {
         file: &FileGraph,
         edge: &Edge,
         hint: &Hint,
-    ) -> Option<(String, Resolution)> {
+    ) -> Option<(Arc<str>, Resolution)> {
         if edge.kind == EdgeKind::Imports {
             return self.resolve_import(file, edge, hint);
         }
@@ -530,7 +531,7 @@ impl Index {
         self.resolve_type(fi, file, last, depth + 1)
     }
 
-    fn resolve_import(&self, file: &FileGraph, edge: &Edge, hint: &Hint) -> Option<(String, Resolution)> {
+    fn resolve_import(&self, file: &FileGraph, edge: &Edge, hint: &Hint) -> Option<(Arc<str>, Resolution)> {
         let any = |_: NodeKind| true;
         let import = file.imports.iter().find(|i| {
             i.line == edge.line

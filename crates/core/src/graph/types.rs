@@ -1,5 +1,7 @@
 //! The graph's data: nodes (symbols), edges, and what one file contributes before cross-file
 //! resolution. Field names are the wire names (camelCase) used by the CLI and the worker.
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::lang::Language;
@@ -170,23 +172,25 @@ impl Resolution {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
-    /// BLAKE3 of path + kind + fqn + ordinal (see [`crate::graph::node_id`]).
-    pub id: String,
+    /// BLAKE3 of path + kind + fqn + ordinal (see [`crate::graph::node_id`]); shared with the
+    /// edges and children that name it.
+    pub id: Arc<str>,
     pub kind: NodeKind,
     pub name: String,
     /// Package / module parts, enclosing types and the name, joined with `.`.
     pub fqn: String,
-    pub package: Option<String>,
+    pub package: Option<Arc<str>>,
     /// The declaration without its body, whitespace collapsed.
     pub signature: Option<String>,
     /// The doc comment (markers stripped), or a Python docstring.
     pub doc: Option<String>,
-    pub path: String,
+    /// The file (shared by every node and edge of it).
+    pub path: Arc<str>,
     pub language: Language,
     pub start_line: u32,
     pub end_line: u32,
     /// The enclosing node's id (`None` only for a file's module node).
-    pub parent: Option<String>,
+    pub parent: Option<Arc<str>>,
     /// `ENDPOINT` only: the route as written (`/users/{id}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
@@ -204,14 +208,14 @@ pub struct Node {
 #[serde(rename_all = "camelCase")]
 pub struct Edge {
     pub kind: EdgeKind,
-    pub src: String,
-    pub dst: Option<String>,
+    pub src: Arc<str>,
+    pub dst: Option<Arc<str>>,
     /// The target's name as written at the site (`helper`, `self.save`, `os.path.join`, a module).
     pub dst_name: String,
     pub confidence: f32,
     pub resolution: Resolution,
     /// File of the site.
-    pub path: String,
+    pub path: Arc<str>,
     /// 1-based line of the site (call site, import, declaration).
     pub line: u32,
     /// What resolution needs beyond the name (kept so that a store can re-resolve later).
