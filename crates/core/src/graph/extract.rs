@@ -9,7 +9,6 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::hash_map::Entry;
 use std::hash::BuildHasher;
 use std::num::NonZeroU16 as FieldId;
-use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use tree_sitter::{Node as TsNode, Tree};
@@ -35,18 +34,19 @@ struct Scope {
     node: usize,
     /// fqn of the type whose members `self`/`this` reach here (shared: every call and type
     /// name under the scope records it).
-    owner: Option<Rc<str>>,
-    receiver: Option<Rc<str>>,
+    owner: Option<Arc<str>>,
+    receiver: Option<Arc<str>>,
     /// Whether this scope pushed a part onto the fqn.
     pushed: bool,
 }
 
 struct PendingCall {
     src: usize,
-    name: String,
+    /// The callee's simple name, when it differs from `dst_name` (`helper()` needs one string).
+    name: Option<String>,
     qualifier: Option<String>,
-    owner: Option<Rc<str>>,
-    receiver: Option<Rc<str>>,
+    owner: Option<Arc<str>>,
+    receiver: Option<Arc<str>>,
     dst_name: String,
     line: u32,
 }
@@ -54,9 +54,10 @@ struct PendingCall {
 /// A type name written in a declaration or expression (a `REFERENCES` edge once resolved).
 struct PendingRef {
     src: usize,
-    name: String,
+    /// The simple name, when it differs from `dst_name` (a qualified or generic type).
+    name: Option<String>,
     qualifier: Option<String>,
-    owner: Option<Rc<str>>,
+    owner: Option<Arc<str>>,
     dst_name: String,
     line: u32,
 }
@@ -533,7 +534,7 @@ impl<'a> Extractor<'a> {
             let owner = self.enclosing_type().and_then(|s| s.owner.clone());
             self.refs.push(PendingRef {
                 src: self.caller(),
-                name: name.into_owned(),
+                name: (name != written).then(|| name.into_owned()),
                 qualifier,
                 owner,
                 dst_name: written.into_owned(),
@@ -572,7 +573,6 @@ impl<'a> Extractor<'a> {
                 break;
             }
         }
-        let before: Vec<TsNode<'a>> = self.runs.get(level).cloned().unwrap_or_default();
         let innermost = self.scopes.last().map(|s| s.node).unwrap_or(0);
         // Directly in a type (or an `impl` block): functions are methods.
         let in_type =
@@ -614,8 +614,9 @@ impl<'a> Extractor<'a> {
         }
         let fqn = self.fqn_of(&decl.name);
         let signature = signature(node, decl.body, self.src);
-        let doc = doc_of(span, &before, decl.body, self.src);
-        let annotations = self.annotations(span, &before, node);
+        let before = self.runs.get(level).map_or(&[][..], Vec::as_slice);
+        let doc = doc_of(span, before, decl.body, self.src);
+        let annotations = self.annotations(span, before, node);
         let mut route = annotations.iter().find_map(|a| annotation_route(a));
         if route.is_none() && kind.is_body() {
             route = next_route(self.path, &decl.name);
@@ -653,7 +654,7 @@ impl<'a> Extractor<'a> {
         for (base_kind, base) in &decl.bases {
             self.base_edge(index, *base_kind, base, start);
         }
-        let owner: Option<Rc<str>> = if kind.is_type() {
+        let owner: Option<Arc<str>> = if kind.is_type() {
             Some(fqn.into())
         } else if let Some(owner) = &decl.owner {
             Some(self.fqn_of(owner).into())
@@ -663,7 +664,7 @@ impl<'a> Extractor<'a> {
         let receiver = decl
             .receiver
             .as_deref()
-            .map(Rc::from)
+            .map(Arc::from)
             .or_else(|| self.scopes.last().and_then(|s| s.receiver.clone()));
         if let Some(prefix) = class_prefix {
             self.route_prefix.push((node.id(), prefix));
@@ -758,7 +759,8 @@ impl<'a> Extractor<'a> {
             Some(&p) => self.flags(p) & KindFlags::ANNOTATION != 0,
             None => false,
         };
-        let route = if in_annotation { None } else { call_route(node, &name, self.src) };
+        let simple = name.as_deref().unwrap_or(&written);
+        let route = if in_annotation { None } else { call_route(node, simple, self.src) };
         if let Some((method, route, handlers)) = route {
             let caller = self.caller();
             let label = format!("{method} {route}");
@@ -785,7 +787,7 @@ impl<'a> Extractor<'a> {
                 }
                 self.calls.push(PendingCall {
                     src: index,
-                    name: hname,
+                    name: (hname != handler).then_some(hname),
                     qualifier: hqual,
                     owner: owner.clone(),
                     receiver: receiver.clone(),
@@ -830,6 +832,11 @@ impl<'a> Extractor<'a> {
                 Some((i, r)) => (Some(self.nodes[i].id.clone()), r),
                 None => (None, Resolution::External),
             };
+            let hint = found.is_none().then(|| Hint {
+                name: call.name.unwrap_or_else(|| call.dst_name.clone()),
+                qualifier: self_qualifier(call.qualifier, self.lang, call.receiver.as_deref()),
+                owner: call.owner,
+            });
             edges.push(Edge {
                 kind: EdgeKind::Calls,
                 src: self.nodes[call.src].id.clone(),
@@ -839,11 +846,7 @@ impl<'a> Extractor<'a> {
                 resolution,
                 path: self.file.clone(),
                 line: call.line,
-                hint: found.is_none().then(|| Hint {
-                    name: call.name,
-                    qualifier: self_qualifier(call.qualifier, self.lang, call.receiver.as_deref()),
-                    owner: call.owner.map(|o| o.to_string()),
-                }),
+                hint,
             });
         }
         // Local types for EXTENDS / IMPLEMENTS.
@@ -918,7 +921,8 @@ impl<'a> Extractor<'a> {
             if bases.get(src).is_some_and(|b| b.contains(&r.dst_name.as_str())) {
                 continue;
             }
-            let local = if r.qualifier.is_none() { types.get(r.name.as_str()).copied() } else { None };
+            let name = r.name.as_deref().unwrap_or(&r.dst_name);
+            let local = if r.qualifier.is_none() { types.get(name).copied() } else { None };
             if local == Some(r.src) {
                 continue;
             }
@@ -932,6 +936,11 @@ impl<'a> Extractor<'a> {
                 Some(i) => (Some(self.nodes[i].id.clone()), Resolution::SameFile),
                 None => (None, Resolution::External),
             };
+            let hint = local.is_none().then(|| Hint {
+                name: r.name.unwrap_or_else(|| r.dst_name.clone()),
+                qualifier: r.qualifier,
+                owner: r.owner,
+            });
             self.edges.push(Edge {
                 kind: EdgeKind::References,
                 src: self.nodes[r.src].id.clone(),
@@ -941,11 +950,7 @@ impl<'a> Extractor<'a> {
                 resolution,
                 path: self.file.clone(),
                 line: r.line,
-                hint: local.is_none().then(|| Hint {
-                    name: r.name,
-                    qualifier: r.qualifier,
-                    owner: r.owner.map(|o| o.to_string()),
-                }),
+                hint,
             });
         }
     }
@@ -957,6 +962,7 @@ impl<'a> Extractor<'a> {
         types: &HashMap<&str, usize>,
     ) -> Option<(usize, Resolution)> {
         let callable = |i: &usize| self.nodes[*i].kind.is_callable();
+        let name = call.name.as_deref().unwrap_or(&call.dst_name);
         match call.qualifier.as_deref() {
             None => {
                 // Enclosing scopes, innermost first: nested functions, then (where the language
@@ -966,7 +972,7 @@ impl<'a> Extractor<'a> {
                     let skip = self.nodes[scope].kind.is_type() && !self.lang.implicit_members;
                     if !skip {
                         if let Some(i) =
-                            self.children_of(scope).find(|&i| callable(&i) && self.nodes[i].name == call.name)
+                            self.children_of(scope).find(|&i| callable(&i) && self.nodes[i].name == name)
                         {
                             let r = if scope == 0 { Resolution::SameFile } else { Resolution::Scope };
                             return Some((i, r));
@@ -976,7 +982,7 @@ impl<'a> Extractor<'a> {
                 }
                 if self.lang.implicit_members {
                     if let Some(owner) = &call.owner {
-                        let fqn = format!("{owner}.{}", call.name);
+                        let fqn = format!("{owner}.{name}");
                         if let Some(&i) = by_fqn.get(fqn.as_str()).filter(|i| callable(i)) {
                             return Some((i, Resolution::Scope));
                         }
@@ -987,13 +993,13 @@ impl<'a> Extractor<'a> {
             Some(q) if SUPER_NAMES.contains(&q) => None,
             Some(q) if self.lang.self_names.contains(&q) || call.receiver.as_deref() == Some(q) => {
                 let owner = call.owner.as_ref()?;
-                let fqn = format!("{owner}.{}", call.name);
+                let fqn = format!("{owner}.{name}");
                 by_fqn.get(fqn.as_str()).filter(|i| callable(i)).map(|&i| (i, Resolution::Scope))
             }
             Some(q) => {
                 // `Type.member()` / `Type::new()` for a type of this file.
                 let ty = *types.get(q)?;
-                let fqn = format!("{}.{}", self.nodes[ty].fqn, call.name);
+                let fqn = format!("{}.{name}", self.nodes[ty].fqn);
                 by_fqn.get(fqn.as_str()).filter(|i| callable(i)).map(|&i| (i, Resolution::SameFile))
             }
         }
@@ -1366,8 +1372,13 @@ fn field(node: TsNode<'_>, id: Option<FieldId>) -> Option<TsNode<'_>> {
     node.child_by_field_id(id?.get())
 }
 
-/// The callee of a call node: its simple name, qualifier, and the callee text as written.
-fn callee(node: TsNode<'_>, src: &str, fields: &CalleeFields) -> Option<(String, Option<String>, String)> {
+/// The callee of a call node: its simple name when it differs from the text as written, its
+/// qualifier, and the callee text as written.
+fn callee(
+    node: TsNode<'_>,
+    src: &str,
+    fields: &CalleeFields,
+) -> Option<(Option<String>, Option<String>, String)> {
     let written: std::borrow::Cow<'_, str> = if let Some(f) = field(node, fields.function)
         .or_else(|| field(node, fields.constructor))
         .or_else(|| field(node, fields.type_))
@@ -1385,11 +1396,17 @@ fn callee(node: TsNode<'_>, src: &str, fields: &CalleeFields) -> Option<(String,
         let first = node.named_child(0)?;
         text(first, src).into()
     };
+    // Most callees are a plain name (`helper`): it is its own simple name, nothing to strip.
+    if is_plain_identifier(&written) {
+        return (written.len() <= 200).then(|| (None, None, written.into_owned()));
+    }
     let written = strip_generics(&written);
     let (name, qualifier) = split_path(&written);
     if name.is_empty() || name.len() > 200 {
         return None;
     }
-    let written = if written.len() > 200 { name.clone() } else { written };
-    Some((name, qualifier, written))
+    if written.len() > 200 {
+        return Some((None, qualifier, name));
+    }
+    Some(((name != written).then_some(name), qualifier, written))
 }

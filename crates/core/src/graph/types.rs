@@ -234,7 +234,7 @@ pub struct Hint {
     pub qualifier: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// fqn of the type whose member `self`/`this` is (the enclosing type or receiver type).
-    pub owner: Option<String>,
+    pub owner: Option<Arc<str>>,
 }
 
 /// An import statement's binding.
