@@ -1,6 +1,7 @@
 //! Code graph benchmarks (divan) on the same real source as the code chunker bench (found on this
 //! machine at bench time, never copied into the repo): Rust from `$CARGO_HOME/registry/src`,
-//! TypeScript / JavaScript from `node_modules`, Python from the interpreter's library.
+//! TypeScript / JavaScript from `node_modules`, Python from the interpreter's library. Files are
+//! named relative to those roots, as a repository's files are (node ids hash the path).
 //!
 //! Per family, on the same files:
 //! - `chunk`: [`chunk_text`] alone (the peer: what indexing does today);
@@ -106,7 +107,15 @@ fn corpus(family: &str) -> &'static Corpus {
                 let (language, ext, dirs) = roots(f);
                 let (mut files, mut bytes) = (Vec::new(), 0);
                 for dir in dirs {
+                    let from = files.len();
                     collect(&dir, ext, budget(), &mut files, &mut bytes);
+                    // Named as a repository names them (relative to the corpus root), as the
+                    // worker and the CLI do: every node id hashes the path.
+                    for (path, _) in &mut files[from..] {
+                        if let Ok(rel) = Path::new(path.as_str()).strip_prefix(&dir) {
+                            *path = rel.to_string_lossy().into_owned();
+                        }
+                    }
                 }
                 (f, Corpus { language, files, bytes })
             })

@@ -490,9 +490,10 @@ impl<'a> Extractor<'a> {
         let always = flags & KindFlags::TYPE_NAME != 0;
         if always {
             // The name of the type being defined (`struct Foo`, `type Foo = …`).
-            let name_field = self.grammar.name_field;
-            if name_field.is_some() && self.field(pos) == name_field {
-                return Some(false);
+            if let Some(name_field) = self.grammar.name_field {
+                if self.in_field(node, pos, &[name_field]) {
+                    return Some(false);
+                }
             }
         } else {
             let mut at = self.ancestors.len();
@@ -506,7 +507,7 @@ impl<'a> Extractor<'a> {
             }
             let slot = parent_flags & KindFlags::TYPE_PARENT != 0
                 || (!self.grammar.type_fields.is_empty()
-                    && self.field(pos).is_some_and(|f| self.grammar.type_fields.contains(&f)))
+                    && self.in_field(node, pos, &self.grammar.type_fields))
                 || (!types.keywords.is_empty()
                     && node.prev_sibling().is_some_and(|p| types.keywords.contains(&p.kind())));
             if !slot {
@@ -544,14 +545,27 @@ impl<'a> Extractor<'a> {
         Some(!always)
     }
 
-    /// The field the node at `at` is in, when it is `name` or one of the type fields (the only
-    /// ones asked about).
-    fn field(&self, at: At<'_, 'a>) -> Option<FieldId> {
+    /// Whether `node`, at `at`, is in one of `fields` (`name` or the type fields, the only ones
+    /// asked about).
+    fn in_field(&self, node: TsNode<'a>, at: At<'_, 'a>, fields: &[FieldId]) -> bool {
         match at {
-            At::Cursor(cursor) => cursor.field_id(),
+            At::Cursor(cursor) => cursor.field_id().is_some_and(|f| fields.contains(&f)),
             At::Child(parent, index) => {
-                let name = parent.field_name_for_child(index)?;
-                self.grammar.fields.iter().find(|(n, _)| *n == name).map(|&(_, id)| id)
+                // Most parents have no child in these fields at all, which the parent's field
+                // map answers without walking to child `index` (`field_name_for_child` does).
+                let mut unsure = false;
+                for &f in fields {
+                    match parent.child_by_field_id(f.get()) {
+                        None => {}
+                        Some(child) if child.id() == node.id() => return true,
+                        // A field may hold several children: only the slow lookup is exact.
+                        Some(_) => unsure = true,
+                    }
+                }
+                unsure
+                    && parent.field_name_for_child(index).is_some_and(|name| {
+                        self.grammar.fields.iter().any(|&(n, id)| n == name && fields.contains(&id))
+                    })
             }
         }
     }
@@ -560,7 +574,7 @@ impl<'a> Extractor<'a> {
         self.scopes.iter().rev().find(|s| s.owner.is_some())
     }
 
-    fn definition(&mut self, node: TsNode<'a>, decl: super::lang::Decl<'a>) {
+    fn definition(&mut self, node: TsNode<'a>, mut decl: super::lang::Decl<'a>) {
         let mut span = node;
         // The siblings before `span`: those of the node, or of the wrapper it is in.
         let mut level = self.runs.len().saturating_sub(1);
@@ -636,10 +650,11 @@ impl<'a> Extractor<'a> {
         }
         let start = line_of(span);
         let end = span.end_position().row as u32 + 1;
+        // The name and fqn move into the node; what follows reads them from there.
         let index = self.push_node(
             kind,
-            decl.name.clone(),
-            fqn.clone(),
+            std::mem::take(&mut decl.name),
+            fqn,
             Some(parent),
             start,
             end,
@@ -647,7 +662,7 @@ impl<'a> Extractor<'a> {
             doc,
             route,
         );
-        self.nodes[index].declared_type = decl.type_ref.clone();
+        self.nodes[index].declared_type = decl.type_ref.take();
         if pushed_owner {
             self.parts.pop();
         }
@@ -655,7 +670,7 @@ impl<'a> Extractor<'a> {
             self.base_edge(index, *base_kind, base, start);
         }
         let owner: Option<Arc<str>> = if kind.is_type() {
-            Some(fqn.into())
+            Some(Arc::from(self.nodes[index].fqn.as_str()))
         } else if let Some(owner) = &decl.owner {
             Some(self.fqn_of(owner).into())
         } else {
@@ -672,7 +687,7 @@ impl<'a> Extractor<'a> {
         let pushed = if pushed_owner {
             // Keep the owner in the fqn of anything nested in the method.
             self.parts.push(decl.owner.as_deref().unwrap_or_default());
-            self.parts.push(&decl.name);
+            self.parts.push(&self.nodes[index].name);
             // Two parts: pop one now through a helper scope sharing the same ts id.
             self.scopes.push(Scope {
                 ts_id: node.id(),
@@ -683,7 +698,7 @@ impl<'a> Extractor<'a> {
             });
             true
         } else {
-            self.parts.push(&decl.name);
+            self.parts.push(&self.nodes[index].name);
             true
         };
         self.scopes.push(Scope { ts_id: node.id(), node: index, owner, receiver, pushed });

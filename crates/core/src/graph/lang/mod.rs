@@ -82,10 +82,15 @@ pub(crate) fn field<'t>(node: Node<'t>, name: &'static str) -> Option<Node<'t>> 
     let language = node.language();
     let id = IDS.with(|ids| {
         let mut ids = ids.borrow_mut();
-        if let Some((_, _, id)) =
-            ids.iter().find(|(l, n, _)| *l == *language && (std::ptr::eq(*n, name) || *n == name))
-        {
+        // By the name's address first: each call site passes its own literal, so the string
+        // compares of a scan by content are paid once per call site, not once per call.
+        let same = |l: &tree_sitter::Language| *l == *language;
+        if let Some((_, _, id)) = ids.iter().find(|(l, n, _)| std::ptr::eq(*n, name) && same(l)) {
             return *id;
+        }
+        if let Some(&(_, _, id)) = ids.iter().find(|(l, n, _)| *n == name && same(l)) {
+            ids.push(((*language).clone(), name, id));
+            return id;
         }
         let id = language.field_id_for_name(name);
         ids.push(((*language).clone(), name, id));
