@@ -130,8 +130,8 @@ pub fn has_graph(language: Language) -> bool {
 
 impl FileGraph {
     /// Sets every chunk's `symbol_id` to its node: the same node as [`FileGraph::node_for_span`]
-    /// gives for the chunk's lines, found in one sweep over the chunks in line order (a file's
-    /// chunks times its nodes was the largest single cost of the graph on large files).
+    /// gives for the chunk's lines, found in one sweep over the chunks in line order instead of a
+    /// scan of every node per chunk (chunks × nodes grows with the square of a large file).
     pub fn assign_symbols(&self, chunks: &mut [Chunk]) {
         let nodes = self.nodes_for_spans(chunks);
         for (chunk, node) in chunks.iter_mut().zip(nodes) {
