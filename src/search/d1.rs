@@ -129,13 +129,21 @@ impl KeywordIndex for D1Search {
                 let t = crate::store::keyword::table(ns);
                 let mut params: Vec<Arg> = vec![Arg::Text(&expr), Arg::Text(ns.as_str())];
                 let sql = if filtered {
-                    // The filters read the chunk row of every match; only the rows they keep are
-                    // scored. FTS5 drives (CROSS JOIN, see below).
+                    // Each match is checked against the filters in a subquery and only the kept
+                    // ones are scored; then, as without filters, chunk rows are read only for the
+                    // kept matches that can be in the top `limit`. A language filter alone is
+                    // answered from the (namespace, language) index, without the chunk row (a
+                    // row holds the chunk's text: reading one per match cost more than scoring).
                     params.extend(filter_params.iter().copied());
+                    let limit_param = params.len() + 1;
                     format!(
-                        "SELECT c.namespace AS namespace, c.id AS id, bm25({t}, {weights}) AS score \
-                         FROM {t} CROSS JOIN chunks c ON c.rowid = {t}.rowid \
-                         WHERE {t} MATCH ?1 AND c.namespace = ?2{filter_sql} ORDER BY score, c.id LIMIT ?"
+                        "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
+                           WHERE {t} MATCH ?1 \
+                             AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = {t}.rowid AND c.namespace = ?2{filter_sql})) \
+                         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
+                         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
+                         WHERE k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
+                         ORDER BY k.score, c.id LIMIT ?{limit_param}"
                     )
                 } else {
                     // Score every match once (materialized), then read chunk rows only for the

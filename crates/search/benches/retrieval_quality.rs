@@ -664,7 +664,7 @@ fn in_degrees(texts: &BTreeMap<String, String>) -> HashMap<String, u32> {
     let mut degree: HashMap<&str, u32> = HashMap::new();
     for e in graphs.iter().flat_map(|g| &g.edges) {
         if matches!(e.kind, EdgeKind::Calls | EdgeKind::References) {
-            if let Some(dst) = e.dst.as_deref().filter(|d| *d != e.src) {
+            if let Some(dst) = e.dst.as_deref().filter(|d| **d != *e.src) {
                 *degree.entry(dst).or_default() += 1;
             }
         }
@@ -692,18 +692,18 @@ fn chunks_with_plans(texts: &BTreeMap<String, String>) -> Vec<Chunk> {
     }
     resolve(&mut graphs);
     let fqn: HashMap<&str, &str> =
-        graphs.iter().flat_map(|g| &g.nodes).map(|n| (n.id.as_str(), n.fqn.as_str())).collect();
+        graphs.iter().flat_map(|g| &g.nodes).map(|n| (&*n.id, n.fqn.as_str())).collect();
     // Both directions of every `CALLS` edge (resolved or external), keyed by node id.
     let mut uses: HashMap<&str, Vec<Link>> = HashMap::new();
     let mut used_by: HashMap<&str, Vec<Link>> = HashMap::new();
     for e in graphs.iter().flat_map(|g| &g.edges).filter(|e| e.kind == EdgeKind::Calls) {
         let callee = e.dst.as_deref().and_then(|d| fqn.get(d)).map_or(e.dst_name.clone(), |f| f.to_string());
-        uses.entry(e.src.as_str()).or_default().push(Link {
+        uses.entry(&*e.src).or_default().push(Link {
             name: callee,
             confidence: e.confidence,
             external: e.dst.is_none(),
         });
-        if let (Some(dst), Some(src)) = (e.dst.as_deref(), fqn.get(e.src.as_str())) {
+        if let (Some(dst), Some(src)) = (e.dst.as_deref(), fqn.get(&*e.src)) {
             used_by.entry(dst).or_default().push(Link {
                 name: src.to_string(),
                 confidence: e.confidence,
@@ -719,7 +719,7 @@ fn chunks_with_plans(texts: &BTreeMap<String, String>) -> Vec<Chunk> {
                 PlanSource::Doc => plan::render_doc(node),
                 PlanSource::Code => plan::extract_snippet(text, node.start_line, node.end_line),
             };
-            let links = |m: &HashMap<&str, Vec<Link>>| m.get(node.id.as_str()).cloned().unwrap_or_default();
+            let links = |m: &HashMap<&str, Vec<Link>>| m.get(&*node.id).cloned().unwrap_or_default();
             out.push(plan::plan_chunk(&p, &body, None, &plan::link_text(&links(&uses), &links(&used_by))));
         }
     }

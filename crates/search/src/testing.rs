@@ -443,6 +443,25 @@ async fn filters(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     );
     let md = run(SearchFilters { languages: vec![Language::Markdown], ..Default::default() }).await?;
     check!(md == ["docs/guide.md"], "languages=[markdown] gave {md:?}");
+    let two =
+        run(SearchFilters { languages: vec![Language::Rust, Language::Markdown], ..Default::default() })
+            .await?;
+    check!(
+        two.len() == 2
+            && two.contains(&"docs/guide.md".to_string())
+            && two.contains(&"src/net/retry.rs".to_string()),
+        "languages=[rust, markdown] gave {two:?}"
+    );
+    // Below the number of kept matches, a filtered search keeps the best of them in order.
+    let ts = SearchFilters { languages: vec![Language::Typescript], ..Default::default() };
+    let ts_query = |limit| query(&ns, "client connect send helper url message", ts.clone(), limit);
+    let ts_all = search(stores, &ts_query(10)).await?;
+    let ts_two = search(stores, &ts_query(2)).await?;
+    check!(ts_all.len() >= 3, "languages=[typescript] gave {ts_all:?}");
+    check!(
+        ts_two.iter().map(|h| &h.key).eq(ts_all.iter().take(2).map(|h| &h.key)),
+        "limit 2 gave {ts_two:?}, limit 10 {ts_all:?}"
+    );
     let src = run(SearchFilters { paths: vec!["src/**".into()], ..Default::default() }).await?;
     check!(!src.is_empty() && src.iter().all(|p| p.starts_with("src/")), "paths=[src/**] gave {src:?}");
     let glob = run(SearchFilters { paths: vec!["*.rs".into()], ..Default::default() }).await?;
