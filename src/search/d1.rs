@@ -120,6 +120,40 @@ impl KeywordIndex for D1Search {
             filter_sql.push_str(&format!(" AND ({ors})"));
             filter_params.extend(tags.iter().map(|t| Arg::Text(t)));
         }
+        // The same filters for a namespace's own index, as subqueries on the match's rowid (`{t}`
+        // stands for its table): language (and tags) on `chunks`, where a language alone is one
+        // seek in the (namespace, language) index; globs on the narrow `chunk_paths`. Neither
+        // reads the match's chunk row unless a tag is asked for.
+        let mut own_filter = String::new();
+        let mut own_params: Vec<Arg> = Vec::new();
+        // Numbered placeholders after `?1` (the query) and `?2` (the namespace): a bare `?`
+        // takes the number after the largest seen so far, and `?2` may come after the filters.
+        fn mark<'v>(params: &mut Vec<Arg<'v>>, value: &'v str, each: &str) -> String {
+            params.push(Arg::Text(value));
+            each.replace('?', &format!("?{}", params.len() + 2))
+        }
+        if !languages.is_empty() || !tags.is_empty() {
+            own_filter.push_str(
+                " AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = {t}.rowid AND c.namespace = ?2",
+            );
+            if !languages.is_empty() {
+                let marks: Vec<String> = languages.iter().map(|l| mark(&mut own_params, l, "?")).collect();
+                own_filter.push_str(&format!(" AND c.language IN ({})", marks.join(", ")));
+            }
+            if !tags.is_empty() {
+                let ors: Vec<String> =
+                    tags.iter().map(|t| mark(&mut own_params, t, "instr(c.tags, ?) > 0")).collect();
+                own_filter.push_str(&format!(" AND ({})", ors.join(" OR ")));
+            }
+            own_filter.push(')');
+        }
+        if !globs.is_empty() {
+            let ors: Vec<String> = globs.iter().map(|g| mark(&mut own_params, g, "p.path GLOB ?")).collect();
+            own_filter.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM chunk_paths p WHERE p.chunk_rowid = {{t}}.rowid AND ({}))",
+                ors.join(" OR ")
+            ));
+        }
         let weights = format!("{w0:.1}, {w1:.1}, {w2:.1}");
         for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
             let own = self.own_indexes(&db, &namespaces).await?;
@@ -129,20 +163,20 @@ impl KeywordIndex for D1Search {
                 let t = crate::store::keyword::table(ns);
                 let mut params: Vec<Arg> = vec![Arg::Text(&expr), Arg::Text(ns.as_str())];
                 let sql = if filtered {
-                    // Each match is checked against the filters in a subquery and only the kept
+                    // Each match is checked against the filters (`own_filter`) and only the kept
                     // ones are scored; then, as without filters, chunk rows are read only for the
-                    // kept matches that can be in the top `limit`. A language filter alone is
-                    // answered from the (namespace, language) index, without the chunk row (a
-                    // row holds the chunk's text: reading one per match cost more than scoring).
-                    params.extend(filter_params.iter().copied());
+                    // kept matches that can be in the top `limit`. (A chunk row holds the chunk's
+                    // text: reading one per match to filter cost more than scoring the match.)
+                    params.extend(own_params.iter().copied());
                     let limit_param = params.len() + 1;
+                    let own_filter = own_filter.replace("{t}", &t);
                     format!(
                         "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
-                           WHERE {t} MATCH ?1 \
-                             AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = {t}.rowid AND c.namespace = ?2{filter_sql})) \
+                           WHERE {t} MATCH ?1{own_filter}) \
                          SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
                          FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
-                         WHERE k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
+                         WHERE c.namespace = ?2 \
+                           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
                          ORDER BY k.score, c.id LIMIT ?{limit_param}"
                     )
                 } else {

@@ -466,6 +466,23 @@ async fn filters(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     check!(!src.is_empty() && src.iter().all(|p| p.starts_with("src/")), "paths=[src/**] gave {src:?}");
     let glob = run(SearchFilters { paths: vec!["*.rs".into()], ..Default::default() }).await?;
     check!(glob == ["src/net/retry.rs"], "paths=[*.rs] gave {glob:?}");
+    let all_kinds = SearchFilters {
+        languages: vec![Language::Rust, Language::Typescript],
+        paths: vec!["src/net/**".into()],
+        tags: vec!["api".into()],
+    };
+    let all_kinds = run(all_kinds).await?;
+    check!(all_kinds == ["src/net/retry.rs"], "languages + paths + tags gave {all_kinds:?}");
+    let ts_src = run(SearchFilters {
+        languages: vec![Language::Typescript],
+        paths: vec!["src/*.ts".into()],
+        ..Default::default()
+    })
+    .await?;
+    check!(
+        !ts_src.is_empty() && ts_src.iter().all(|p| p == "src/client.ts"),
+        "languages + paths gave {ts_src:?}"
+    );
     let api = run(SearchFilters { tags: vec!["api".into()], ..Default::default() }).await?;
     check!(api == ["src/net/retry.rs"], "tags=[api] gave {api:?}");
     let any = run(SearchFilters { tags: vec!["docs".into(), "net".into()], ..Default::default() }).await?;
