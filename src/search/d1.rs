@@ -120,40 +120,39 @@ impl KeywordIndex for D1Search {
             filter_sql.push_str(&format!(" AND ({ors})"));
             filter_params.extend(tags.iter().map(|t| Arg::Text(t)));
         }
-        // The same filters for a namespace's own index, as subqueries on the match's rowid (`{t}`
-        // stands for its table): language (and tags) on `chunks`, where a language alone is one
-        // seek in the (namespace, language) index; globs on the narrow `chunk_paths`. Neither
-        // reads the match's chunk row unless a tag is asked for.
-        let mut own_filter = String::new();
+        // The same filters for a namespace's own index, tested on the match's row of the narrow
+        // `chunk_facets` (language, path, tags by the chunk's rowid; `{t}` stands for the
+        // index's table): one seek per match instead of reading its chunk row.
+        let mut facets: Vec<String> = Vec::new();
         let mut own_params: Vec<Arg> = Vec::new();
-        // Numbered placeholders after `?1` (the query) and `?2` (the namespace): a bare `?`
-        // takes the number after the largest seen so far, and `?2` may come after the filters.
+        // Numbered placeholders after `?1` (the query) and `?2` (the namespace), which comes
+        // after the filters in the statement (a bare `?` takes the number after the largest
+        // seen so far).
         fn mark<'v>(params: &mut Vec<Arg<'v>>, value: &'v str, each: &str) -> String {
             params.push(Arg::Text(value));
             each.replace('?', &format!("?{}", params.len() + 2))
         }
-        if !languages.is_empty() || !tags.is_empty() {
-            own_filter.push_str(
-                " AND EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = {t}.rowid AND c.namespace = ?2",
-            );
-            if !languages.is_empty() {
-                let marks: Vec<String> = languages.iter().map(|l| mark(&mut own_params, l, "?")).collect();
-                own_filter.push_str(&format!(" AND c.language IN ({})", marks.join(", ")));
-            }
-            if !tags.is_empty() {
-                let ors: Vec<String> =
-                    tags.iter().map(|t| mark(&mut own_params, t, "instr(c.tags, ?) > 0")).collect();
-                own_filter.push_str(&format!(" AND ({})", ors.join(" OR ")));
-            }
-            own_filter.push(')');
+        if !languages.is_empty() {
+            let marks: Vec<String> = languages.iter().map(|l| mark(&mut own_params, l, "?")).collect();
+            facets.push(format!("f.language IN ({})", marks.join(", ")));
         }
         if !globs.is_empty() {
-            let ors: Vec<String> = globs.iter().map(|g| mark(&mut own_params, g, "p.path GLOB ?")).collect();
-            own_filter.push_str(&format!(
-                " AND EXISTS (SELECT 1 FROM chunk_paths p WHERE p.chunk_rowid = {{t}}.rowid AND ({}))",
-                ors.join(" OR ")
-            ));
+            let ors: Vec<String> = globs.iter().map(|g| mark(&mut own_params, g, "f.path GLOB ?")).collect();
+            facets.push(format!("({})", ors.join(" OR ")));
         }
+        if !tags.is_empty() {
+            let ors: Vec<String> =
+                tags.iter().map(|t| mark(&mut own_params, t, "instr(f.tags, ?) > 0")).collect();
+            facets.push(format!("({})", ors.join(" OR ")));
+        }
+        let own_filter = if facets.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " AND EXISTS (SELECT 1 FROM chunk_facets f WHERE f.chunk_rowid = {{t}}.rowid AND {})",
+                facets.join(" AND ")
+            )
+        };
         let weights = format!("{w0:.1}, {w1:.1}, {w2:.1}");
         for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
             let own = self.own_indexes(&db, &namespaces).await?;
