@@ -486,24 +486,33 @@ impl ChunkStore for D1Search {
 }
 
 /// Callees of a chunk: the resolved calls made on its lines, one row per callee (its best edge),
-/// located at the callee's definition. Ordered like [`link_order`].
-const USES_SQL: &str =
-    "SELECT n.name AS name, n.path AS path, n.start_line AS line, MAX(e.confidence) AS confidence \
-     FROM graph_edges e JOIN graph_nodes n ON n.namespace = e.namespace AND n.id = e.dst \
-     WHERE e.namespace = ?1 AND e.path = ?2 AND e.line BETWEEN ?3 AND ?4 AND e.kind = 'CALLS' \
+/// located at the callee's definition. Ordered like [`link_order`], ties by the callee's id.
+///
+/// The chunk's call sites are found first, on their own (`MATERIALIZED`): left to itself the
+/// planner walks the whole namespace's edges in callee order to save the `GROUP BY` a sort, a cost
+/// that grows with the repository instead of with the chunk.
+pub(crate) const USES_SQL: &str = "WITH e AS MATERIALIZED ( \
+       SELECT dst, confidence FROM graph_edges \
+       WHERE namespace = ?1 AND path = ?2 AND line BETWEEN ?3 AND ?4 AND kind = 'CALLS' AND dst IS NOT NULL) \
+     SELECT n.name AS name, n.path AS path, n.start_line AS line, MAX(e.confidence) AS confidence \
+     FROM e JOIN graph_nodes n ON n.namespace = ?1 AND n.id = e.dst \
      GROUP BY e.dst \
-     ORDER BY MAX(e.confidence) DESC, n.path <> ?2, ABS(n.start_line - ?3), n.name, n.path LIMIT ?6";
+     ORDER BY MAX(e.confidence) DESC, n.path <> ?2, ABS(n.start_line - ?3), n.name, n.path, e.dst LIMIT ?6";
 
 /// Callers of a chunk: resolved calls into its node or into a node defined on its lines (calls
-/// from its own lines excluded), one row per calling node, located at its first call site.
-const USED_BY_SQL: &str = "SELECT s.name AS name, e.path AS path, MIN(e.line) AS line, MAX(e.confidence) AS confidence \
-     FROM graph_edges e JOIN graph_nodes s ON s.namespace = e.namespace AND s.id = e.src \
-     WHERE e.namespace = ?1 AND e.kind = 'CALLS' \
-       AND e.dst IN (SELECT id FROM graph_nodes WHERE namespace = ?1 AND id = ?5 \
+/// from its own lines excluded), one row per calling node, located at its first call site; ties by
+/// the caller's id. The calls are found first by callee (`MATERIALIZED`, as in [`USES_SQL`]: not a
+/// walk over the namespace's edges in caller order).
+pub(crate) const USED_BY_SQL: &str = "WITH e AS MATERIALIZED ( \
+       SELECT src, path, line, confidence FROM graph_edges \
+       WHERE namespace = ?1 AND kind = 'CALLS' \
+         AND dst IN (SELECT id FROM graph_nodes WHERE namespace = ?1 AND id = ?5 \
                      UNION SELECT id FROM graph_nodes WHERE namespace = ?1 AND path = ?2 AND start_line BETWEEN ?3 AND ?4) \
-       AND NOT (e.path = ?2 AND e.line BETWEEN ?3 AND ?4) \
+         AND NOT (path = ?2 AND line BETWEEN ?3 AND ?4)) \
+     SELECT s.name AS name, e.path AS path, MIN(e.line) AS line, MAX(e.confidence) AS confidence \
+     FROM e JOIN graph_nodes s ON s.namespace = ?1 AND s.id = e.src \
      GROUP BY e.src \
-     ORDER BY MAX(e.confidence) DESC, e.path <> ?2, ABS(MIN(e.line) - ?3), s.name, e.path LIMIT ?6";
+     ORDER BY MAX(e.confidence) DESC, e.path <> ?2, ABS(MIN(e.line) - ?3), s.name, e.path, e.src LIMIT ?6";
 
 #[derive(Deserialize)]
 struct LinkRow {

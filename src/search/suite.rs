@@ -2,6 +2,10 @@
 //! cases the in-memory stores pass natively: `POST /__test/search/suite` `{prefix?}` (test build
 //! only, `EDGERAG_TEST_ROUTES=1`). BM25 parity compares FTS5's ranking and scores with the
 //! reference formula, so run it on a database holding nothing but the suite's chunks.
+//!
+//! `GET /__test/search/plans` answers SQLite's query plan of the code-graph link statements
+//! (`{name: [detail, …]}`), so a test can check that their cost follows the chunk asked about, not
+//! the size of the namespace.
 use edgerag_core::graph::{Edge, FileGraph};
 use edgerag_core::Chunk;
 use edgerag_search::ports::{ChunkStore, KeywordIndex, NamespaceCatalog, NamespaceInfo};
@@ -103,10 +107,16 @@ impl SearchStores for D1Stores {
     }
 }
 
-/// Handles `POST /__test/search/suite`; `None` for any other path or when test routes are off.
+/// Handles `POST /__test/search/suite` and `GET /__test/search/plans`; `None` for any other path
+/// or when test routes are off.
 pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Response>> {
-    if req.path() != "/__test/search/suite" || !crate::vector::test_routes::enabled(env) {
+    if !crate::vector::test_routes::enabled(env) {
         return None;
+    }
+    match req.path().as_str() {
+        "/__test/search/suite" => {}
+        "/__test/search/plans" => return Some(plans(env).await),
+        _ => return None,
     }
     let body: serde_json::Value = req.json().await.unwrap_or_default();
     let prefix = body.get("prefix").and_then(|p| p.as_str()).unwrap_or("suite").to_string();
@@ -119,4 +129,34 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
     let d1 = D1Stores { search: D1Search::new(stores.clone(), access), stores };
     let report = run_suite(&d1, &prefix).await;
     Some(Response::from_json(&report))
+}
+
+#[derive(serde::Deserialize)]
+struct PlanRow {
+    detail: String,
+}
+
+/// `EXPLAIN QUERY PLAN` of each code-graph link statement, on the default database.
+async fn plans(env: &Env) -> worker::Result<Response> {
+    let failed = |e: &dyn std::fmt::Display| {
+        Ok(crate::http::error_response(&ApiError::new(500, "PLAN_FAILED", e.to_string())))
+    };
+    let db = match Stores::from_env(env) {
+        Ok(stores) => match stores.for_namespace("plan:check").await {
+            Ok(db) => db,
+            Err(e) => return failed(&e),
+        },
+        Err(e) => return failed(&e),
+    };
+    let args = crate::args!["plan:check", "src/a.rs", 1i64, 10i64, "node", 8i64];
+    let mut out = serde_json::Map::new();
+    for (name, sql) in [("uses", super::d1::USES_SQL), ("usedBy", super::d1::USED_BY_SQL)] {
+        match db.all::<PlanRow>(&format!("EXPLAIN QUERY PLAN {sql}"), &args).await {
+            Ok(rows) => {
+                out.insert(name.into(), rows.into_iter().map(|r| r.detail).collect::<Vec<_>>().into());
+            }
+            Err(e) => return failed(&e),
+        }
+    }
+    Response::from_json(&out)
 }

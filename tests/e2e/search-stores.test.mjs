@@ -39,3 +39,19 @@ test('the suite passes again on the same database (idempotent, no leftovers)', a
   assert.deepEqual(report.failed, [], JSON.stringify(report.failed, null, 2));
   assert.equal(report.passed.length, 12);
 });
+
+test('the code-graph link statements seek the chunk\'s edges: their cost does not grow with the namespace', async () => {
+  const r = await er.request('GET', '/__test/search/plans');
+  assert.equal(r.status, 200, r.text);
+  for (const [name, index] of [['uses', 'graph_edges_by_path'], ['usedBy', 'graph_edges_by_dst']]) {
+    const plan = r.body[name];
+    const edges = plan.filter((line) => line.includes('graph_edges'));
+    assert.ok(edges.length > 0, `${name}: no graph_edges step in ${JSON.stringify(plan)}`);
+    // Every read of the edges is a seek on the namespace and something narrower (a file, a
+    // callee), never a walk over all of the namespace's edges.
+    for (const line of edges) {
+      assert.match(line, /^SEARCH \S+ USING (COVERING )?INDEX graph_edges_\w+ \(namespace=\? AND \w+=\?/, `${name}: ${line}`);
+    }
+    assert.ok(edges.some((line) => line.includes(index)), `${name} reads ${index}: ${JSON.stringify(plan)}`);
+  }
+});
