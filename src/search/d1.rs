@@ -402,15 +402,17 @@ impl ChunkStore for D1Search {
             let graph_statements = statements.len();
             let mine: Vec<(usize, &SymbolQuery)> =
                 queries.iter().enumerate().filter(|(_, q)| nss.iter().any(|n| **n == q.namespace)).collect();
-            for (_, q) in &mine {
-                let params = [
-                    Arg::Text(&q.namespace),
-                    Arg::Text(&q.path),
-                    Arg::Int(i64::from(q.start_line)),
-                    Arg::Int(i64::from(q.end_line)),
-                    q.symbol_id.as_deref().map_or(Arg::Null, Arg::Text),
-                    Arg::Int(per_query as i64),
-                ];
+            if !mine.is_empty() {
+                // Every query of this database in two statements (callees, callers), the queries
+                // bound as one JSON array: `[index, namespace, path, start, end, symbol id]`.
+                let asked: Vec<serde_json::Value> = mine
+                    .iter()
+                    .map(|(qi, q)| {
+                        serde_json::json!([qi, q.namespace, q.path, q.start_line, q.end_line, q.symbol_id])
+                    })
+                    .collect();
+                let asked = serde_json::Value::from(asked).to_string();
+                let params = [Arg::Text(&asked), Arg::Int(per_query as i64)];
                 for sql in [USES_SQL, USED_BY_SQL] {
                     statements.push(db.stmt(sql, &params).map_err(port("code-graph"))?);
                 }
@@ -424,15 +426,14 @@ impl ChunkStore for D1Search {
                 out.with_graph
                     .extend(r.results::<GraphNamespace>().map_err(err)?.into_iter().map(|r| r.namespace));
             }
-            let directions = [LinkDirection::Uses, LinkDirection::UsedBy];
-            let asked = mine.iter().flat_map(|(qi, q)| directions.iter().map(move |d| (*qi, *q, *d)));
-            for ((qi, q, direction), r) in asked.zip(links) {
+            for (direction, r) in [LinkDirection::Uses, LinkDirection::UsedBy].into_iter().zip(links) {
                 let mut found: Vec<SymbolLink> = r
                     .results::<LinkRow>()
                     .map_err(err)?
                     .into_iter()
+                    .filter(|r| r.query < queries.len())
                     .map(|r| SymbolLink {
-                        query: qi,
+                        query: r.query,
                         direction,
                         name: r.name,
                         path: r.path,
@@ -440,7 +441,7 @@ impl ChunkStore for D1Search {
                         confidence: r.confidence as f32,
                     })
                     .collect();
-                found.sort_by(|a, b| link_order(q, a, b));
+                found.sort_by(|a, b| a.query.cmp(&b.query).then_with(|| link_order(&queries[a.query], a, b)));
                 out.links.extend(found);
             }
         }
@@ -485,37 +486,73 @@ impl ChunkStore for D1Search {
     }
 }
 
-/// Callees of a chunk: the resolved calls made on its lines, one row per callee (its best edge),
-/// located at the callee's definition. Ordered like [`link_order`], ties by the callee's id.
-///
-/// The chunk's call sites are found first, on their own (`MATERIALIZED`): left to itself the
-/// planner walks the whole namespace's edges in callee order to save the `GROUP BY` a sort, a cost
-/// that grows with the repository instead of with the chunk.
-pub(crate) const USES_SQL: &str = "WITH e AS MATERIALIZED ( \
-       SELECT dst, confidence FROM graph_edges \
-       WHERE namespace = ?1 AND path = ?2 AND line BETWEEN ?3 AND ?4 AND kind = 'CALLS' AND dst IS NOT NULL) \
-     SELECT n.name AS name, n.path AS path, n.start_line AS line, MAX(e.confidence) AS confidence \
-     FROM e JOIN graph_nodes n ON n.namespace = ?1 AND n.id = e.dst \
-     GROUP BY e.dst \
-     ORDER BY MAX(e.confidence) DESC, n.path <> ?2, ABS(n.start_line - ?3), n.name, n.path, e.dst LIMIT ?6";
+/// The asked chunks of [`USES_SQL`] and [`USED_BY_SQL`], from the JSON array bound as `?1`.
+macro_rules! asked_chunks {
+    () => {
+        "q AS MATERIALIZED ( \
+           SELECT json_extract(value, '$[0]') AS query, json_extract(value, '$[1]') AS namespace, \
+             json_extract(value, '$[2]') AS path, json_extract(value, '$[3]') AS start_line, \
+             json_extract(value, '$[4]') AS end_line, json_extract(value, '$[5]') AS symbol_id \
+           FROM json_each(?1))"
+    };
+}
 
-/// Callers of a chunk: resolved calls into its node or into a node defined on its lines (calls
-/// from its own lines excluded), one row per calling node, located at its first call site; ties by
-/// the caller's id. The calls are found first by callee (`MATERIALIZED`, as in [`USES_SQL`]: not a
-/// walk over the namespace's edges in caller order).
-pub(crate) const USED_BY_SQL: &str = "WITH e AS MATERIALIZED ( \
-       SELECT src, path, line, confidence FROM graph_edges \
-       WHERE namespace = ?1 AND kind = 'CALLS' \
-         AND dst IN (SELECT id FROM graph_nodes WHERE namespace = ?1 AND id = ?5 \
-                     UNION SELECT id FROM graph_nodes WHERE namespace = ?1 AND path = ?2 AND start_line BETWEEN ?3 AND ?4) \
-         AND NOT (path = ?2 AND line BETWEEN ?3 AND ?4)) \
-     SELECT s.name AS name, e.path AS path, MIN(e.line) AS line, MAX(e.confidence) AS confidence \
-     FROM e JOIN graph_nodes s ON s.namespace = ?1 AND s.id = e.src \
-     GROUP BY e.src \
-     ORDER BY MAX(e.confidence) DESC, e.path <> ?2, ABS(MIN(e.line) - ?3), s.name, e.path, e.src LIMIT ?6";
+/// Callees of chunks: for each asked chunk (`query`), the resolved calls made on its lines, one row
+/// per callee (its best edge), located at the callee's definition; the best `?2` by [`link_order`],
+/// ties by the callee's id.
+///
+/// Each chunk's call sites are found first, by file and line (`MATERIALIZED`): left to itself the
+/// planner walks the whole namespace's edges in callee order to save the `GROUP BY` a sort, a cost
+/// that grows with the repository instead of with the chunk; `CROSS JOIN` keeps the asked chunks
+/// the outer loop. All chunks go in one statement: a statement costs far more to send and run than
+/// these few index seeks.
+pub(crate) const USES_SQL: &str = concat!(
+    "WITH ",
+    asked_chunks!(),
+    ", e AS MATERIALIZED ( \
+       SELECT q.query, g.dst, MAX(g.confidence) AS confidence \
+       FROM q CROSS JOIN graph_edges g ON g.namespace = q.namespace AND g.path = q.path \
+         AND g.line BETWEEN q.start_line AND q.end_line \
+       WHERE g.kind = 'CALLS' AND g.dst IS NOT NULL \
+       GROUP BY q.query, g.dst), \
+     r AS ( \
+       SELECT e.query, n.name, n.path, n.start_line AS line, e.confidence, ROW_NUMBER() OVER ( \
+         PARTITION BY e.query ORDER BY e.confidence DESC, n.path <> q.path, \
+           ABS(n.start_line - q.start_line), n.name, n.path, e.dst) AS rank \
+       FROM e JOIN q ON q.query = e.query JOIN graph_nodes n ON n.namespace = q.namespace AND n.id = e.dst) \
+     SELECT query, name, path, line, confidence FROM r WHERE rank <= ?2 ORDER BY query, rank"
+);
+
+/// Callers of chunks: for each asked chunk, resolved calls into its node or into a node defined on
+/// its lines (calls from its own lines excluded), one row per calling node, located at its first
+/// call site (a caller's calls are all in its own file); the best `?2` by [`link_order`], ties by
+/// the caller's id. The called nodes and then their calls are found by seeks (`MATERIALIZED`, and
+/// `CROSS JOIN` to keep the asked chunks outermost, as in [`USES_SQL`]: not a walk over the edges).
+pub(crate) const USED_BY_SQL: &str = concat!(
+    "WITH ",
+    asked_chunks!(),
+    ", t AS MATERIALIZED ( \
+       SELECT q.query, n.id FROM q JOIN graph_nodes n ON n.namespace = q.namespace AND n.id = q.symbol_id \
+       UNION \
+       SELECT q.query, n.id FROM q JOIN graph_nodes n ON n.namespace = q.namespace AND n.path = q.path \
+         AND n.start_line BETWEEN q.start_line AND q.end_line), \
+     e AS MATERIALIZED ( \
+       SELECT t.query, g.src, g.path, MIN(g.line) AS line, MAX(g.confidence) AS confidence \
+       FROM t CROSS JOIN q ON q.query = t.query \
+         CROSS JOIN graph_edges g ON g.namespace = q.namespace AND g.dst = t.id AND g.kind = 'CALLS' \
+       WHERE NOT (g.path = q.path AND g.line BETWEEN q.start_line AND q.end_line) \
+       GROUP BY t.query, g.src), \
+     r AS ( \
+       SELECT e.query, s.name, e.path, e.line, e.confidence, ROW_NUMBER() OVER ( \
+         PARTITION BY e.query ORDER BY e.confidence DESC, e.path <> q.path, \
+           ABS(e.line - q.start_line), s.name, e.path, e.src) AS rank \
+       FROM e JOIN q ON q.query = e.query JOIN graph_nodes s ON s.namespace = q.namespace AND s.id = e.src) \
+     SELECT query, name, path, line, confidence FROM r WHERE rank <= ?2 ORDER BY query, rank"
+);
 
 #[derive(Deserialize)]
 struct LinkRow {
+    query: usize,
     name: String,
     path: String,
     line: i64,

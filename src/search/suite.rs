@@ -148,7 +148,7 @@ async fn plans(env: &Env) -> worker::Result<Response> {
         },
         Err(e) => return failed(&e),
     };
-    let args = crate::args!["plan:check", "src/a.rs", 1i64, 10i64, "node", 8i64];
+    let args = crate::args![r#"[[0, "plan:check", "src/a.rs", 1, 10, "node"]]"#, 8i64];
     let mut out = serde_json::Map::new();
     for (name, sql) in [("uses", super::d1::USES_SQL), ("usedBy", super::d1::USED_BY_SQL)] {
         match db.all::<PlanRow>(&format!("EXPLAIN QUERY PLAN {sql}"), &args).await {

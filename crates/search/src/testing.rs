@@ -641,6 +641,22 @@ async fn graph_links(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
         .map_err(|e| format!("graph_links failed: {e}"))?;
     let names: Vec<&str> = one.links.iter().map(|l| l.name.as_str()).collect();
     check!(names == ["send"], "per_query 1 kept {names:?}");
+    // The limit holds per asked chunk and direction, not for the whole answer.
+    let each = stores
+        .chunks()
+        .graph_links(&namespaces, &queries[..3], 1)
+        .await
+        .map_err(|e| format!("graph_links failed: {e}"))?;
+    let mut kept: Vec<(usize, LinkDirection, &str)> =
+        each.links.iter().map(|l| (l.query, l.direction, l.name.as_str())).collect();
+    kept.sort();
+    let want = [
+        (0, LinkDirection::Uses, "helper"),
+        (1, LinkDirection::UsedBy, "send"),
+        (2, LinkDirection::Uses, "backoff"),
+        (2, LinkDirection::UsedBy, "send"),
+    ];
+    check!(kept == want, "per_query 1 over three chunks kept {kept:?}, want {want:?}");
     Ok(())
 }
 
