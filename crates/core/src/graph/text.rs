@@ -1,7 +1,8 @@
 //! Names as written in source: generic arguments dropped, paths split into name and qualifier.
 
 /// Whether `s` is an identifier of ASCII letters, digits and `_` only: [`strip_generics`] and
-/// [`split_path`] leave it as is (`s`, and `(s, None)`).
+/// [`split_path`] leave it as is (`s`, and `(s, None)`). Only the extractor asks.
+#[cfg(feature = "tree-sitter")]
 pub(crate) fn is_plain_identifier(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
