@@ -13,6 +13,7 @@ use crate::api::{
 use crate::args;
 use crate::error::ApiError;
 use crate::http::{check_repo_part, ApiResult};
+use crate::store::graph::{self, NODE_COLUMNS};
 use crate::store::namespaces::{self, namespace_id};
 use crate::store::{numbered_placeholders, Arg, Db, Stores};
 
@@ -24,9 +25,6 @@ const MAX_REFERENCES: u32 = 500;
 const IDS_PER_QUERY: usize = 90;
 /// Lines returned by one range read at most.
 pub const MAX_LINES: u32 = 5_000;
-
-const NODE_COLUMNS: &str =
-    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent, route, http_method";
 
 #[derive(Deserialize)]
 struct NodeRow {
@@ -121,13 +119,7 @@ pub async fn find_symbols(repo: &RepoDb, query: &SymbolQuery) -> ApiResult<Symbo
     let kind = query.kind.as_deref().map(str::to_ascii_uppercase);
     let rows: Vec<NodeRow> = repo
         .db
-        .all(
-            &format!(
-                "SELECT {NODE_COLUMNS} FROM graph_nodes WHERE namespace = ?1 AND (name = ?2 OR fqn = ?2) \
-                 AND (?3 IS NULL OR kind = ?3) ORDER BY path, start_line, id"
-            ),
-            &args![repo.namespace.as_str(), name, kind.as_deref()],
-        )
+        .all(&graph::nodes_by_name_sql(), &args![repo.namespace.as_str(), name, kind.as_deref()])
         .await?;
     let path = query.path.as_deref();
     let symbols = rows

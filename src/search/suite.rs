@@ -3,9 +3,9 @@
 //! only, `EDGERAG_TEST_ROUTES=1`). BM25 parity compares FTS5's ranking and scores with the
 //! reference formula, so run it on a database holding nothing but the suite's chunks.
 //!
-//! `GET /__test/search/plans` answers SQLite's query plan of the code-graph link statements
-//! (`{name: [detail, …]}`), so a test can check that their cost follows the chunk asked about, not
-//! the size of the namespace.
+//! `GET /__test/search/plans` answers SQLite's query plan of the code-graph statements a search or
+//! a symbol lookup runs (`{name: [detail, …]}`), so a test can check that their cost follows the
+//! chunk or name asked about, not the size of the namespace.
 use edgerag_core::graph::{Edge, FileGraph};
 use edgerag_core::Chunk;
 use edgerag_search::ports::{ChunkStore, KeywordIndex, NamespaceCatalog, NamespaceInfo};
@@ -136,7 +136,7 @@ struct PlanRow {
     detail: String,
 }
 
-/// `EXPLAIN QUERY PLAN` of each code-graph link statement, on the default database.
+/// `EXPLAIN QUERY PLAN` of each code-graph statement, on the default database.
 async fn plans(env: &Env) -> worker::Result<Response> {
     let failed = |e: &dyn std::fmt::Display| {
         Ok(crate::http::error_response(&ApiError::new(500, "PLAN_FAILED", e.to_string())))
@@ -148,10 +148,17 @@ async fn plans(env: &Env) -> worker::Result<Response> {
         },
         Err(e) => return failed(&e),
     };
-    let args = crate::args![r#"[[0, "plan:check", "src/a.rs", 1, 10, "node"]]"#, 8i64];
+    let links = crate::args![r#"[[0, "plan:check", "src/a.rs", 1, 10, "node"]]"#, 8i64];
+    let by_name = crate::args!["plan:check", "connect", Option::<&str>::None];
+    let by_name_sql = graph::nodes_by_name_sql();
+    let statements: [(&str, &str, &[crate::store::Arg]); 3] = [
+        ("uses", super::d1::USES_SQL, &links),
+        ("usedBy", super::d1::USED_BY_SQL, &links),
+        ("symbolsByName", &by_name_sql, &by_name),
+    ];
     let mut out = serde_json::Map::new();
-    for (name, sql) in [("uses", super::d1::USES_SQL), ("usedBy", super::d1::USED_BY_SQL)] {
-        match db.all::<PlanRow>(&format!("EXPLAIN QUERY PLAN {sql}"), &args).await {
+    for (name, sql, args) in statements {
+        match db.all::<PlanRow>(&format!("EXPLAIN QUERY PLAN {sql}"), args).await {
             Ok(rows) => {
                 out.insert(name.into(), rows.into_iter().map(|r| r.detail).collect::<Vec<_>>().into());
             }

@@ -359,6 +359,23 @@ pub fn delete_namespace_statements(db: &Db, namespace: &str) -> StoreResult<Vec<
         .collect()
 }
 
+/// The columns of a node as the symbol routes read it.
+pub const NODE_COLUMNS: &str =
+    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent, route, http_method";
+
+/// The nodes named `?2` (simple or fully qualified name) in namespace `?1`, of kind `?3` when not
+/// null, in path order. The two names are sought in their own indexes first (`MATERIALIZED`): with
+/// `name = ?2 OR fqn = ?2` the planner walks every node of the namespace in path order instead.
+pub fn nodes_by_name_sql() -> String {
+    format!(
+        "WITH m AS MATERIALIZED ( \
+           SELECT rowid AS r FROM graph_nodes WHERE namespace = ?1 AND name = ?2 \
+           UNION SELECT rowid FROM graph_nodes WHERE namespace = ?1 AND fqn = ?2) \
+         SELECT {NODE_COLUMNS} FROM m CROSS JOIN graph_nodes ON graph_nodes.rowid = m.r \
+         WHERE ?3 IS NULL OR kind = ?3 ORDER BY path, start_line, id"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
