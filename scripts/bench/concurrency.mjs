@@ -9,10 +9,10 @@
 // under load ≥ 70% of idle.
 //
 //   node scripts/bench/concurrency.mjs [--tree DIR] [--files N] [--concurrency 32] [--searches N]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 
 import { ROOT, startEdgerag, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+import { HEADER_QUERIES, textFiles } from './tree.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -24,30 +24,12 @@ const filesPerRepo = Number(opt('--files', '400'));
 const concurrency = Number(opt('--concurrency', '32'));
 const searches = Number(opt('--searches', '96'));
 
-function walk(dir, out = []) {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile()) out.push(p);
-  }
-  return out;
-}
 
-const all = walk(tree)
-  .map((p) => ({ path: relative(tree, p), content: readFileSync(p) }))
-  .filter((f) => !f.content.includes(0) && f.content.length < 256 * 1024)
-  .map((f) => ({ path: f.path, content: f.content.toString('utf8') }));
+const all = textFiles(tree, { maxBytes: 256 * 1024 - 1 });
 if (all.length < 3 * filesPerRepo) throw new Error(`${tree} has ${all.length} text files; need ${3 * filesPerRepo}`);
 // Three disjoint slices: the searched repository and two of the same size to ingest.
 const slices = [0, 1, 2].map((k) => all.filter((_, i) => i % 3 === k).slice(0, filesPerRepo));
 
-const QUERIES = [
-  'how are buffers allocated', 'uv_loop_t event loop run', 'v8 isolate create params', 'napi create function',
-  'string utf8 length', 'thread pool work queue', 'tcp socket connect', 'handle scope escape',
-  'array buffer backing store', 'promise resolve reject', 'timer start repeat', 'file system read callback',
-];
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
@@ -76,7 +58,7 @@ async function ingest(name, files) {
 let errors = 0;
 async function search(i) {
   const t = performance.now();
-  const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'searched', rawQuery: QUERIES[i % QUERIES.length] } });
+  const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'searched', rawQuery: HEADER_QUERIES[i % HEADER_QUERIES.length] } });
   const ms = performance.now() - t;
   if (r.status !== 200) {
     errors++;

