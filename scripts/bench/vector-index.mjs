@@ -63,6 +63,21 @@ try {
         );
       }
     }
+    // Three queries of one search (a text model's paraphrases each get a vector search): one
+    // `query_many` call (one pass over the copy, one read of the candidates) against three calls.
+    for (const [label, together, calls] of [['3 queries, 3 calls', 1, 3], ['3 queries, 1 call', 3, 1]]) {
+      const inner = [];
+      for (let q = 0; q < queries; q++) {
+        let ms = 0;
+        for (let c = 0; c < calls; c++) {
+          const r = await er.request('POST', '/__test/vectors/query', { body: { namespace: ns, dims, queries: 1, topK: 50, seed: 1000 * q + c + 1, together } });
+          if (r.status !== 200) throw new Error(r.text);
+          ms += r.body.ms[0];
+        }
+        inner.push(ms);
+      }
+      console.log(`${String(size).padStart(6)} vectors × ${dims}d, cached ${label.padEnd(22)}: worker p50 ${pct(inner, 50).toFixed(1)} ms, p95 ${pct(inner, 95).toFixed(1)} ms (top 50 each)`);
+    }
   }
   console.log(`workerd peak RSS (VmHWM, all isolates + SQLite): ${(workerdPeakKb({ before }) / 1024).toFixed(0)} MiB`);
 } finally {

@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | `POST /__test/vectors/suite` | `{prefix?}` | runs the shared VectorIndex suite on the local D1 index |
 //! | `POST /__test/vectors/load` | `{namespace, count, dims, seed?, start?}` | upserts `count` deterministic random unit vectors |
-//! | `POST /__test/vectors/query` | `{namespace, dims, queries, topK?, seed?, filter?}` | runs queries, returns per-query ms |
+//! | `POST /__test/vectors/query` | `{namespace, dims, queries, topK?, seed?, filter?, together?}` | runs queries (`together` at a time through `query_many`), returns the ms of each call |
 //! | `POST /__test/vectors/clear` | `{namespace}` | deletes a namespace's local vectors |
 //! | `POST /__test/vectors/nearest` | `{namespace, text, topK?, filter?}` | embeds `text` with the configured embedder and queries |
 //! | `POST /__test/embed` | `{texts}` | embeds through the D1 cache, returns vectors and cache stats |
@@ -199,6 +199,9 @@ struct QueryBody {
     /// Memory for the in-memory copies (default: the index's default; 0 = always scan D1).
     #[serde(default)]
     cache_bytes: Option<usize>,
+    /// Queries per call: above 1, each call is one `query_many` of this many queries.
+    #[serde(default = "one_usize")]
+    together: usize,
 }
 
 fn one_usize() -> usize {
@@ -222,13 +225,25 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
     let mut ms = Vec::with_capacity(b.queries);
     let mut paths = Vec::with_capacity(b.queries);
     let mut last = Vec::new();
+    if !(1..=16).contains(&b.together) {
+        return Err(bad("together must be in 1..=16"));
+    }
     for _ in 0..b.queries {
-        let q = VectorQuery { vector: rng.unit(b.dims), top_k: b.top_k, filter: b.filter.clone() };
+        let qs: Vec<VectorQuery> = (0..b.together)
+            .map(|_| VectorQuery { vector: rng.unit(b.dims), top_k: b.top_k, filter: b.filter.clone() })
+            .collect();
         let started = now_ms();
-        let (matches, path) = index.query_traced(&b.namespace, &q).await.map_err(vector_failed)?;
+        if b.together == 1 {
+            let (matches, path) = index.query_traced(&b.namespace, &qs[0]).await.map_err(vector_failed)?;
+            paths.push(format!("{path:?}").to_lowercase());
+            last = matches;
+        } else {
+            for answer in index.query_many(&b.namespace, &qs).await {
+                last = answer.map_err(vector_failed)?;
+            }
+            paths.push("many".to_string());
+        }
         ms.push(now_ms() - started);
-        paths.push(format!("{path:?}").to_lowercase());
-        last = matches;
     }
     Ok(serde_json::json!({
         "ms": ms,

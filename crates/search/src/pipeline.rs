@@ -345,9 +345,13 @@ impl<'a> SearchPipeline<'a> {
             k: settings.retrieval.rrf_k,
         };
         let limit = input.plan.retriever_limit();
-        let vector_searches = join_all(query_vectors.iter().flatten().filter_map(|values| {
-            vector_ports.map(|(_, index)| self.vector_search(values, index, &input, limit))
-        }));
+        let vectors: Vec<&[f32]> = query_vectors.iter().flatten().map(Vec::as_slice).collect();
+        let vector_searches = async {
+            match vector_ports {
+                Some((_, index)) => self.vector_search(&vectors, index, &input, limit).await,
+                None => Vec::new(),
+            }
+        };
         // Sub-queries often reduce to the same keyword terms (the content-words variant drops
         // only stopwords, which the terms drop too): each distinct term list is searched once.
         // Every keyword statement ranks all of its matches, so a repeat costs as much as the first.
@@ -470,14 +474,15 @@ impl<'a> SearchPipeline<'a> {
         Ok(out)
     }
 
-    /// One vector query across the namespaces: hits best first, an error note, milliseconds.
+    /// The vector queries (one per sub-query) across the namespaces, all of a namespace's queries in
+    /// one call: per query, hits best first, an error note, milliseconds (of the whole call).
     async fn vector_search(
         &self,
-        values: &[f32],
+        vectors: &[&[f32]],
         index: &dyn VectorIndex,
         input: &ExecuteInput<'_>,
         limit: usize,
-    ) -> (Vec<ScoredKey>, Option<String>, f64) {
+    ) -> Vec<(Vec<ScoredKey>, Option<String>, f64)> {
         let s = &self.services;
         let settings = &input.plan.settings.retrieval;
         let t0 = s.clock.now_ms();
@@ -486,25 +491,38 @@ impl<'a> SearchPipeline<'a> {
             path_prefix: input.filters.path_prefix(),
             tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
         };
-        let query =
-            VectorQuery { vector: values.to_vec(), top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT), filter };
-        let results = join_all(input.namespaces.iter().map(|ns| index.query(ns, &query))).await;
-        let mut hits: Vec<ScoredKey> = Vec::new();
-        let mut error = None;
-        for (ns, r) in input.namespaces.iter().zip(results) {
-            match r {
-                Ok(matches) => hits.extend(
-                    matches
-                        .into_iter()
-                        .filter(|m| m.score >= settings.min_vector_similarity)
-                        .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
-                ),
-                Err(e) => error = Some(format!("vector search failed in {ns} ({e}); keyword results only")),
+        let queries: Vec<VectorQuery> = vectors
+            .iter()
+            .map(|values| VectorQuery {
+                vector: values.to_vec(),
+                top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT),
+                filter: filter.clone(),
+            })
+            .collect();
+        let per_namespace = join_all(input.namespaces.iter().map(|ns| index.query_many(ns, &queries))).await;
+        let ms = s.clock.now_ms() - t0;
+        let mut out: Vec<(Vec<ScoredKey>, Option<String>, f64)> =
+            queries.iter().map(|_| (Vec::new(), None, ms)).collect();
+        for (ns, results) in input.namespaces.iter().zip(per_namespace) {
+            for ((hits, error, _), r) in out.iter_mut().zip(results) {
+                match r {
+                    Ok(matches) => hits.extend(
+                        matches
+                            .into_iter()
+                            .filter(|m| m.score >= settings.min_vector_similarity)
+                            .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
+                    ),
+                    Err(e) => {
+                        *error = Some(format!("vector search failed in {ns} ({e}); keyword results only"))
+                    }
+                }
             }
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        hits.truncate(limit);
-        (hits, error, s.clock.now_ms() - t0)
+        for (hits, _, _) in &mut out {
+            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+            hits.truncate(limit);
+        }
+        out
     }
 
     /// BM25 for one sub-query; `None` when the profile gives keywords no weight.

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
-use edgerag_core::vector::quantized::{rescore, FilterFields, QuantizedVectors};
+use edgerag_core::vector::quantized::{rescore, CandidateQuery, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
     dedup_last_wins, VectorError, VectorMatch, VectorMetadata, VectorQuery, VectorRecord,
@@ -153,7 +153,10 @@ impl D1Vectors {
         }
         let generation = self.generation(namespace).await?;
         match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
-            Lookup::Hit(set) => Ok((self.answer_from(&set, namespace, query).await?, CachePath::Hit)),
+            Lookup::Hit(set) => {
+                let mut answers = self.answer_many_from(&set, namespace, &[query]).await?;
+                Ok((answers.pop().unwrap_or_default(), CachePath::Hit))
+            }
             Lookup::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
             Lookup::Miss => self.build_and_answer(namespace, query, generation).await,
         }
@@ -177,30 +180,68 @@ impl D1Vectors {
         Ok(row.map_or(0.0, |r| r.generation))
     }
 
-    /// Top K from the in-memory copy: its candidates re-scored exactly with their f32 values.
-    async fn answer_from(
+    /// [`VectorIndex::query_many`]: when the namespace's in-memory copy is current, one generation
+    /// read, one pass over the copy for every query and one read of all their candidates' f32
+    /// values; otherwise each query on its own (the first rebuilds the copy, the rest use it).
+    pub(super) async fn query_many(
+        &self,
+        namespace: &str,
+        queries: &[&VectorQuery],
+    ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
+        if self.cache_bytes > 0 && queries.len() > 1 {
+            let set = match self.generation(namespace).await {
+                Ok(generation) => CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)),
+                Err(e) => return queries.iter().map(|_| Err(e.clone())).collect(),
+            };
+            if let Lookup::Hit(set) = set {
+                return match self.answer_many_from(&set, namespace, queries).await {
+                    Ok(answers) => answers.into_iter().map(Ok).collect(),
+                    Err(e) => queries.iter().map(|_| Err(e.clone())).collect(),
+                };
+            }
+        }
+        let mut out = Vec::with_capacity(queries.len());
+        for q in queries {
+            out.push(self.query_traced(namespace, q).await.map(|(matches, _)| matches));
+        }
+        out
+    }
+
+    /// Top K of each query from the in-memory copy: the candidates of all of them re-scored exactly
+    /// with their f32 values, read in one round trip.
+    async fn answer_many_from(
         &self,
         set: &QuantizedVectors,
         namespace: &str,
-        query: &VectorQuery,
-    ) -> Result<Vec<VectorMatch>, VectorError> {
-        let candidates: Vec<String> = set
-            .candidates(&query.vector, query.top_k, &query.filter)
-            .into_iter()
-            .map(str::to_string)
+        queries: &[&VectorQuery],
+    ) -> Result<Vec<Vec<VectorMatch>>, VectorError> {
+        let asked: Vec<CandidateQuery<'_>> = queries
+            .iter()
+            .map(|q| CandidateQuery { vector: &q.vector, top_k: q.top_k, filter: &q.filter })
             .collect();
-        let records = self.get_by_ids(namespace, &candidates).await?;
-        let records: Vec<&VectorRecord> = records.iter().filter(|r| r.values.len() == self.dims).collect();
-        let best =
-            rescore(&query.vector, query.top_k, records.iter().map(|r| (r.id.as_str(), r.values.as_slice())));
-        let mut meta: HashMap<&str, &VectorMetadata> =
-            records.iter().map(|r| (r.id.as_str(), &r.metadata)).collect();
-        best.into_iter()
-            .map(|(score, id)| {
-                let metadata = meta.remove(id.as_str()).cloned().ok_or_else(|| {
-                    VectorError::Backend(format!("local index: {id} vanished during the query"))
-                })?;
-                Ok(VectorMatch { id, score, metadata })
+        let candidates = set.candidates_many(&asked);
+        let mut all: Vec<String> = candidates.iter().flatten().map(|id| id.to_string()).collect();
+        all.sort_unstable();
+        all.dedup();
+        let records = self.get_by_ids(namespace, &all).await?;
+        let by_id: HashMap<&str, &VectorRecord> =
+            records.iter().filter(|r| r.values.len() == self.dims).map(|r| (r.id.as_str(), r)).collect();
+        queries
+            .iter()
+            .zip(&candidates)
+            .map(|(query, ids)| {
+                let mine =
+                    ids.iter().filter_map(|id| by_id.get(id)).map(|r| (r.id.as_str(), r.values.as_slice()));
+                rescore(&query.vector, query.top_k, mine)
+                    .into_iter()
+                    .map(|(score, id)| {
+                        let metadata =
+                            by_id.get(id.as_str()).map(|r| r.metadata.clone()).ok_or_else(|| {
+                                VectorError::Backend(format!("local index: {id} vanished during the query"))
+                            })?;
+                        Ok(VectorMatch { id, score, metadata })
+                    })
+                    .collect()
             })
             .collect()
     }

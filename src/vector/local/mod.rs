@@ -107,6 +107,30 @@ impl VectorIndex for LocalD1Index {
         Ok(self.query_traced(namespace, query).await?.0)
     }
 
+    async fn query_many(
+        &self,
+        namespace: &str,
+        queries: &[VectorQuery],
+    ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
+        let valid: Vec<Result<(), VectorError>> =
+            queries.iter().map(|q| validate_query(namespace, q, self.dims)).collect();
+        let asked: Vec<&VectorQuery> =
+            queries.iter().zip(&valid).filter(|(_, v)| v.is_ok()).map(|(q, _)| q).collect();
+        let mut answers = match self.on(namespace).await {
+            Ok(db) => db.query_many(namespace, &asked).await,
+            Err(e) => asked.iter().map(|_| Err(e.clone())).collect(),
+        }
+        .into_iter();
+        valid
+            .into_iter()
+            .map(|v| {
+                v.and_then(|()| {
+                    answers.next().unwrap_or_else(|| Err(d1("query", "a query of the batch went unanswered")))
+                })
+            })
+            .collect()
+    }
+
     async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
         validate_namespace(namespace)?;
         self.on(namespace).await?.get_by_ids(namespace, ids).await

@@ -185,6 +185,16 @@ pub trait VectorIndex {
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError>;
     /// Best `top_k` matches by cosine similarity, ties broken by id ascending.
     async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError>;
+    /// Each of `queries` answered as [`VectorIndex::query`] answers it, in order. The default runs
+    /// them concurrently; an index that can answer several queries in one pass over its vectors
+    /// (and one round trip) overrides it.
+    async fn query_many(
+        &self,
+        namespace: &str,
+        queries: &[VectorQuery],
+    ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
+        futures_util::future::join_all(queries.iter().map(|q| self.query(namespace, q))).await
+    }
     async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError>;
     async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError>;
 }
@@ -202,6 +212,13 @@ impl<I: VectorIndex + ?Sized> VectorIndex for Box<I> {
     }
     async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
         (**self).query(namespace, query).await
+    }
+    async fn query_many(
+        &self,
+        namespace: &str,
+        queries: &[VectorQuery],
+    ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
+        (**self).query_many(namespace, queries).await
     }
     async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
         (**self).get_by_ids(namespace, ids).await

@@ -135,66 +135,141 @@ impl QuantizedVectors {
     /// `query` (score descending, ties by id ascending). Re-scoring exactly these with their f32
     /// values and keeping the best `top_k` equals a full exact scan. In set order.
     pub fn candidates(&self, query: &[f32], top_k: usize, filter: &VectorFilter) -> Vec<&str> {
-        if top_k == 0 || query.len() != self.dims {
-            return Vec::new();
+        self.candidates_many(&[CandidateQuery { vector: query, top_k, filter }]).pop().unwrap_or_default()
+    }
+
+    /// [`QuantizedVectors::candidates`] of each query, in order, in one pass over the codes:
+    /// queries with the same filter read each stored vector once for all of them (the sub-queries
+    /// of one search share their filter).
+    pub fn candidates_many(&self, queries: &[CandidateQuery<'_>]) -> Vec<Vec<&str>> {
+        let mut out: Vec<Vec<&str>> = vec![Vec::new(); queries.len()];
+        // Queries grouped by filter, each group's passing vectors found once.
+        let mut groups: Vec<(&VectorFilter, Vec<usize>)> = Vec::new();
+        for (j, q) in queries.iter().enumerate() {
+            if q.top_k == 0 || q.vector.len() != self.dims {
+                continue;
+            }
+            match groups.iter_mut().find(|(f, _)| *f == q.filter) {
+                Some((_, members)) => members.push(j),
+                None => groups.push((q.filter, vec![j])),
+            }
         }
-        let passing: Vec<usize> = (0..self.len()).filter(|&i| self.fields[i].matches(filter)).collect();
-        if passing.len() <= top_k {
-            return passing.into_iter().map(|i| self.ids[i].as_str()).collect();
-        }
-        let qn = norm(query);
-        if qn == 0.0 {
-            // Every exact score is 0: the top K are the K smallest ids.
-            let mut ids: Vec<&str> = passing.iter().map(|&i| self.ids[i].as_str()).collect();
-            ids.sort_unstable();
-            ids.truncate(top_k);
-            return ids;
-        }
-        let q1: f64 = query.iter().map(|x| f64::from(x.abs())).sum();
-        let q2: f64 = query.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
-        let d = self.dims as f64;
-        // Rounding of either f32 dot product: relative to Σ|qⱼ||vⱼ| ≤ ‖q‖‖v‖ (a sum of d products
-        // is within d·2⁻²⁴ of it; both scores, with room to spare), plus what underflow can lose.
-        let relative = 3.0 * d * f64::powi(2.0, -24);
-        let underflow = 4.0 * d * f64::powi(2.0, -149);
-        #[cfg(not(target_arch = "wasm32"))]
-        let dot = |codes: &[i16]| dot_codes_portable(query, codes);
-        #[cfg(target_arch = "wasm32")]
-        let lanes = QueryLanes::new(query);
-        #[cfg(target_arch = "wasm32")]
-        let dot = |codes: &[i16]| dot_codes_simd(&lanes, codes);
-        // (lower, upper) bound of each passing vector's exact score.
-        let bounds: Vec<(f64, f64)> = passing
-            .iter()
-            .map(|&i| {
-                let n = self.norms[i];
-                if n == 0.0 {
-                    return (0.0, 0.0); // the exact scorer returns 0 for a zero vector
-                }
-                let acc = dot(&self.codes[i * self.dims..(i + 1) * self.dims]);
-                let denom = f64::from(qn * n);
-                let approx = f64::from(acc) * f64::from(self.steps[i]) / denom;
-                let quantization = q1 * f64::from(self.scales[i]) / COMPONENT_ERROR_DIVISOR * 1.001;
-                let rounding = relative * q2 * self.norms64[i] + underflow;
-                // + the final f32 multiply/divide of the exact score (a few ulps).
-                let err = (quantization + rounding) / denom + approx.abs() * 1e-6 + 1e-7;
-                if approx.is_finite() && err.is_finite() {
-                    (approx - err, approx + err)
+        for (filter, members) in groups {
+            let passing: Vec<usize> = (0..self.len()).filter(|&i| self.fields[i].matches(filter)).collect();
+            let mut scoring: Vec<Scoring<'_>> = Vec::new();
+            for j in members {
+                let q = &queries[j];
+                if passing.len() <= q.top_k {
+                    out[j] = passing.iter().map(|&i| self.ids[i].as_str()).collect();
+                } else if let Some(s) = Scoring::new(j, q, self.dims) {
+                    scoring.push(s);
                 } else {
-                    (f64::NEG_INFINITY, f64::INFINITY)
+                    // A zero query: every exact score is 0, the top K are the K smallest ids.
+                    let mut ids: Vec<&str> = passing.iter().map(|&i| self.ids[i].as_str()).collect();
+                    ids.sort_unstable();
+                    ids.truncate(q.top_k);
+                    out[j] = ids;
                 }
-            })
-            .collect();
-        // The K-th best lower bound: at least K vectors score at least this much exactly.
-        let mut lows: Vec<f64> = bounds.iter().map(|b| b.0).collect();
-        let (_, kth, _) = lows.select_nth_unstable_by(top_k - 1, |a, b| b.total_cmp(a));
-        let threshold = *kth;
-        passing
-            .iter()
-            .zip(&bounds)
-            .filter(|(_, b)| b.1 >= threshold)
-            .map(|(&i, _)| self.ids[i].as_str())
-            .collect()
+            }
+            if scoring.is_empty() {
+                continue;
+            }
+            // (lower, upper) bound of each passing vector's exact score, per scored query.
+            for &i in &passing {
+                let codes = &self.codes[i * self.dims..(i + 1) * self.dims];
+                for s in &mut scoring {
+                    let bound = self.bound(i, s, codes);
+                    s.bounds.push(bound);
+                }
+            }
+            for s in scoring {
+                // The K-th best lower bound: at least K vectors score at least this much exactly.
+                let mut lows: Vec<f64> = s.bounds.iter().map(|b| b.0).collect();
+                let (_, kth, _) = lows.select_nth_unstable_by(s.top_k - 1, |a, b| b.total_cmp(a));
+                let threshold = *kth;
+                out[s.query] = passing
+                    .iter()
+                    .zip(&s.bounds)
+                    .filter(|(_, b)| b.1 >= threshold)
+                    .map(|(&i, _)| self.ids[i].as_str())
+                    .collect();
+            }
+        }
+        out
+    }
+
+    /// The (lower, upper) bound of stored vector `i`'s exact score for a scored query.
+    fn bound(&self, i: usize, s: &Scoring<'_>, codes: &[i16]) -> (f64, f64) {
+        let n = self.norms[i];
+        if n == 0.0 {
+            return (0.0, 0.0); // the exact scorer returns 0 for a zero vector
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        let acc = dot_codes_portable(s.vector, codes);
+        #[cfg(target_arch = "wasm32")]
+        let acc = dot_codes_simd(&s.lanes, codes);
+        let denom = f64::from(s.qn * n);
+        let approx = f64::from(acc) * f64::from(self.steps[i]) / denom;
+        let quantization = s.q1 * f64::from(self.scales[i]) / COMPONENT_ERROR_DIVISOR * 1.001;
+        let rounding = s.relative * s.q2 * self.norms64[i] + s.underflow;
+        // + the final f32 multiply/divide of the exact score (a few ulps).
+        let err = (quantization + rounding) / denom + approx.abs() * 1e-6 + 1e-7;
+        if approx.is_finite() && err.is_finite() {
+            (approx - err, approx + err)
+        } else {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        }
+    }
+}
+
+/// One query of [`QuantizedVectors::candidates_many`].
+#[derive(Debug, Clone, Copy)]
+pub struct CandidateQuery<'a> {
+    pub vector: &'a [f32],
+    pub top_k: usize,
+    pub filter: &'a VectorFilter,
+}
+
+/// What bounding one query's scores needs, computed once per query.
+struct Scoring<'q> {
+    /// Its index among the queries asked.
+    query: usize,
+    top_k: usize,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    vector: &'q [f32],
+    #[cfg(target_arch = "wasm32")]
+    lanes: QueryLanes<'q>,
+    qn: f32,
+    q1: f64,
+    q2: f64,
+    /// Rounding of either f32 dot product: relative to Σ|qⱼ||vⱼ| ≤ ‖q‖‖v‖ (a sum of d products
+    /// is within d·2⁻²⁴ of it; both scores, with room to spare), plus what underflow can lose.
+    relative: f64,
+    underflow: f64,
+    bounds: Vec<(f64, f64)>,
+}
+
+impl<'q> Scoring<'q> {
+    /// `None` for a zero query (nothing to bound: every exact score is 0).
+    fn new(query: usize, q: &CandidateQuery<'q>, dims: usize) -> Option<Self> {
+        let qn = norm(q.vector);
+        if qn == 0.0 {
+            return None;
+        }
+        let d = dims as f64;
+        Some(Scoring {
+            query,
+            top_k: q.top_k,
+            vector: q.vector,
+            #[cfg(target_arch = "wasm32")]
+            lanes: QueryLanes::new(q.vector),
+            qn,
+            q1: q.vector.iter().map(|x| f64::from(x.abs())).sum(),
+            q2: q.vector.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt(),
+            relative: 3.0 * d * f64::powi(2.0, -24),
+            underflow: 4.0 * d * f64::powi(2.0, -149),
+            bounds: Vec::new(),
+        })
     }
 }
 
@@ -442,6 +517,37 @@ mod tests {
             };
             let query = &q[..dims];
             prop_assert_eq!(via_candidates(&set, query, k, &f).0, exact(&set, query, k, &f));
+        }
+
+        #[test]
+        fn candidates_of_many_queries_in_one_pass_equal_each_query_alone(
+            dims in 1usize..16,
+            raw in prop::collection::vec((prop::collection::vec(component(), 16), 0u8..3), 0..80),
+            queries in prop::collection::vec((prop::collection::vec(component(), 16), 0usize..20, prop::option::of(0u8..3)), 0..5),
+        ) {
+            let langs = ["rust", "go", "python"];
+            let mut qv = QuantizedVectors::new(dims);
+            for (i, (v, l)) in raw.iter().enumerate() {
+                qv.push(format!("id{i:03}"), &v[..dims], fields("src/f.x", langs[*l as usize], &[]));
+            }
+            // Some queries share a filter (and so one pass), some do not; top_k 0 asks nothing.
+            let filters: Vec<VectorFilter> = queries
+                .iter()
+                .map(|(_, _, l)| VectorFilter {
+                    languages: l.map(|l| vec![langs[l as usize].to_string()]).unwrap_or_default(),
+                    ..VectorFilter::default()
+                })
+                .collect();
+            let asked: Vec<CandidateQuery<'_>> = queries
+                .iter()
+                .zip(&filters)
+                .map(|((v, k, _), filter)| CandidateQuery { vector: &v[..dims], top_k: *k, filter })
+                .collect();
+            let together = qv.candidates_many(&asked);
+            prop_assert_eq!(together.len(), asked.len());
+            for (q, got) in asked.iter().zip(together) {
+                prop_assert_eq!(got, qv.candidates(q.vector, q.top_k, q.filter));
+            }
         }
     }
 }

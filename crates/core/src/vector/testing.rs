@@ -90,6 +90,7 @@ where
     case!(dimension_mismatch_rejected);
     case!(invalid_records_rejected_whole_batch);
     case!(large_batch_and_exact_ranking);
+    case!(many_queries_in_one_call_answer_as_each_alone);
     report
 }
 
@@ -413,7 +414,9 @@ async fn invalid_records_rejected_whole_batch<I: VectorIndex>(ix: &I, ns: &str) 
 
 /// More vectors than one Vectorize upsert call (1000) and than one local-index scan page (500):
 /// the answer must equal an exact brute-force ranking.
-async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> CaseResult {
+/// `LARGE` deterministic random records over three languages, seven directories and one tag, and
+/// a generator of further random vectors (queries).
+fn large_records() -> (Vec<VectorRecord>, impl FnMut() -> Vec<f32>) {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -433,8 +436,13 @@ async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> Case
             ),
         })
         .collect();
+    (recs, move || (0..SUITE_DIMS).map(|_| next()).collect())
+}
+
+async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> CaseResult {
+    let (recs, mut vector) = large_records();
     err(ix.upsert(ns, &recs).await, "upsert large batch")?;
-    let query: Vec<f32> = (0..SUITE_DIMS).map(|_| next()).collect();
+    let query: Vec<f32> = vector();
     for filter in [
         VectorFilter::default(),
         VectorFilter { languages: s(&["go"]), path_prefix: Some("dir3/".into()), tag: Some("five".into()) },
@@ -455,5 +463,52 @@ async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> Case
             "ranking over {LARGE} vectors with {filter:?} differs:\n got {got:?}\nwant {want:?}"
         );
     }
+    Ok(())
+}
+
+async fn many_queries_in_one_call_answer_as_each_alone<I: VectorIndex>(ix: &I, ns: &str) -> CaseResult {
+    let (recs, mut vector) = large_records();
+    err(ix.upsert(ns, &recs).await, "upsert large batch")?;
+    let go = VectorFilter { languages: s(&["go"]), ..VectorFilter::default() };
+    let queries = vec![
+        VectorQuery { vector: vector(), top_k: 25, filter: VectorFilter::default() },
+        VectorQuery { vector: vector(), top_k: 7, filter: VectorFilter::default() },
+        VectorQuery { vector: vector(), top_k: 25, filter: go.clone() },
+        VectorQuery { vector: vec![1.0, 0.0], top_k: 5, filter: VectorFilter::default() },
+        VectorQuery { vector: vector(), top_k: 0, filter: go },
+        VectorQuery { vector: vec![0.0; SUITE_DIMS], top_k: 3, filter: VectorFilter::default() },
+    ];
+    // Twice: the first call may build an index's in-memory state, the second reads it.
+    for round in 0..2 {
+        let together = ix.query_many(ns, &queries).await;
+        check!(
+            together.len() == queries.len(),
+            "round {round}: {} answers to {} queries",
+            together.len(),
+            queries.len()
+        );
+        for (i, (q, got)) in queries.iter().zip(together).enumerate() {
+            let alone = ix.query(ns, q).await;
+            match (&got, &alone) {
+                (Ok(g), Ok(a)) => {
+                    check!(
+                        g == a,
+                        "round {round}, query {i}: together {:?}, alone {:?}",
+                        ids_of(g),
+                        ids_of(a)
+                    );
+                }
+                (Err(g), Err(a)) => {
+                    check!(g.code() == a.code(), "round {round}, query {i}: {g} vs {a}");
+                }
+                _ => return Err(format!("round {round}, query {i}: together {got:?}, alone {alone:?}")),
+            }
+        }
+    }
+    let answered = ix.query_many(ns, &queries[..3]).await;
+    check!(
+        answered.iter().all(|r| r.as_ref().is_ok_and(|m| !m.is_empty())),
+        "valid queries unanswered: {answered:?}"
+    );
     Ok(())
 }
