@@ -388,8 +388,8 @@ impl ChunkStore for D1Search {
         let mut out = GraphLinks::default();
         let err = |e: worker::Error| PortError::new("code-graph", e.to_string());
         for (db, nss) in self.by_database(namespaces, |n| n.as_str(), "code-graph").await? {
-            // One round trip per database: which namespaces have a graph, then two statements
-            // per query (callees, callers).
+            // One round trip per database: which namespaces have a graph, then the callees and
+            // the callers of every asked chunk of the database (two statements).
             let mut statements = Vec::new();
             for group in nss.chunks(MAX_PARAMS) {
                 let sql = format!(
@@ -403,8 +403,8 @@ impl ChunkStore for D1Search {
             let mine: Vec<(usize, &SymbolQuery)> =
                 queries.iter().enumerate().filter(|(_, q)| nss.iter().any(|n| **n == q.namespace)).collect();
             if !mine.is_empty() {
-                // Every query of this database in two statements (callees, callers), the queries
-                // bound as one JSON array: `[index, namespace, path, start, end, symbol id]`.
+                // The asked chunks bound as one JSON array of
+                // `[index, namespace, path, start, end, symbol id]`.
                 let asked: Vec<serde_json::Value> = mine
                     .iter()
                     .map(|(qi, q)| {
