@@ -9,6 +9,7 @@
 // under load ≥ 70% of idle.
 //
 //   node scripts/bench/concurrency.mjs [--tree DIR] [--files N] [--concurrency 32] [--searches N]
+//   SEARCH_CONCURRENCY=N (environment): the worker's searches per isolate (default 2)
 import { join } from 'node:path';
 
 import { ROOT, startEdgerag, startHashEmbedder } from '../../tests/e2e/harness.mjs';
@@ -36,7 +37,7 @@ const pct = (xs, p) => {
 };
 
 const embed = await startHashEmbedder();
-const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' } });
+const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1', ...(process.env.SEARCH_CONCURRENCY ? { SEARCH_CONCURRENCY: process.env.SEARCH_CONCURRENCY } : {}) } });
 
 async function ingest(name, files) {
   const t0 = performance.now();

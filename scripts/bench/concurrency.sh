@@ -5,6 +5,7 @@
 # for how production spreads the load).
 #
 #   scripts/bench/concurrency.sh [--tree DIR] [--files N] [--concurrency 32] [--searches N]
+#   SEARCH_CONCURRENCY=N scripts/bench/concurrency.sh   the worker's searches per isolate (default 2)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
