@@ -15,7 +15,7 @@ use serde::Deserialize;
 mod prose;
 
 use crate::auth::Access;
-use crate::store::{placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
+use crate::store::{numbered_placeholders, placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
 
 /// D1-backed implementation of every store port, over every database of the deployment, limited
 /// to the namespaces the caller may read: the catalog lists only those, and lookups drop any
@@ -79,6 +79,37 @@ fn port(backend: &str) -> impl Fn(StoreError) -> PortError + '_ {
     move |e| PortError::new(backend, e.to_string())
 }
 
+/// The keyword filters as SQL conditions on `alias`'s `language`, `path` and `tags` columns (each
+/// a whole condition; all must hold), numbered placeholders from `?{first}`, and their values in
+/// that order: any of the languages, any of the path globs, any of the tags (as stored needles).
+fn filter_conditions<'v>(
+    alias: &str,
+    first: usize,
+    languages: &[&'v str],
+    globs: &'v [String],
+    tags: &'v [String],
+) -> (Vec<String>, Vec<Arg<'v>>) {
+    let mut values: Vec<Arg<'v>> = Vec::new();
+    let mut conditions = Vec::new();
+    let mut mark = |value: &'v str| {
+        values.push(Arg::Text(value));
+        format!("?{}", first + values.len() - 1)
+    };
+    if !languages.is_empty() {
+        let marks: Vec<String> = languages.iter().map(|l| mark(l)).collect();
+        conditions.push(format!("{alias}.language IN ({})", marks.join(", ")));
+    }
+    if !globs.is_empty() {
+        let ors: Vec<String> = globs.iter().map(|g| format!("{alias}.path GLOB {}", mark(g))).collect();
+        conditions.push(format!("({})", ors.join(" OR ")));
+    }
+    if !tags.is_empty() {
+        let ors: Vec<String> = tags.iter().map(|t| format!("instr({alias}.tags, {}) > 0", mark(t))).collect();
+        conditions.push(format!("({})", ors.join(" OR ")));
+    }
+    (conditions, values)
+}
+
 #[derive(Deserialize)]
 struct Hit {
     namespace: String,
@@ -102,57 +133,11 @@ impl KeywordIndex for D1Search {
         let mut hits: Vec<ScoredKey> = Vec::new();
         // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
         let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
-        let filtered = !languages.is_empty() || !globs.is_empty() || !tags.is_empty();
-        // The filters as one SQL condition on `c` (the chunk row), and their parameters.
-        let mut filter_sql = String::new();
-        let mut filter_params: Vec<Arg> = Vec::new();
-        if !languages.is_empty() {
-            filter_sql.push_str(&format!(" AND c.language IN ({})", placeholders(languages.len())));
-            filter_params.extend(languages.iter().map(|l| Arg::Text(l)));
-        }
-        if !globs.is_empty() {
-            let ors = vec!["c.path GLOB ?"; globs.len()].join(" OR ");
-            filter_sql.push_str(&format!(" AND ({ors})"));
-            filter_params.extend(globs.iter().map(|g| Arg::Text(g)));
-        }
-        if !tags.is_empty() {
-            let ors = vec!["instr(c.tags, ?) > 0"; tags.len()].join(" OR ");
-            filter_sql.push_str(&format!(" AND ({ors})"));
-            filter_params.extend(tags.iter().map(|t| Arg::Text(t)));
-        }
-        // The same filters for a namespace's own index, tested on the match's row of the narrow
-        // `chunk_facets` (language, path, tags by the chunk's rowid; `{t}` stands for the
-        // index's table): one seek per match instead of reading its chunk row.
-        let mut facets: Vec<String> = Vec::new();
-        let mut own_params: Vec<Arg> = Vec::new();
-        // Numbered placeholders after `?1` (the query) and `?2` (the namespace), which comes
-        // after the filters in the statement (a bare `?` takes the number after the largest
-        // seen so far).
-        fn mark<'v>(params: &mut Vec<Arg<'v>>, value: &'v str, each: &str) -> String {
-            params.push(Arg::Text(value));
-            each.replace('?', &format!("?{}", params.len() + 2))
-        }
-        if !languages.is_empty() {
-            let marks: Vec<String> = languages.iter().map(|l| mark(&mut own_params, l, "?")).collect();
-            facets.push(format!("f.language IN ({})", marks.join(", ")));
-        }
-        if !globs.is_empty() {
-            let ors: Vec<String> = globs.iter().map(|g| mark(&mut own_params, g, "f.path GLOB ?")).collect();
-            facets.push(format!("({})", ors.join(" OR ")));
-        }
-        if !tags.is_empty() {
-            let ors: Vec<String> =
-                tags.iter().map(|t| mark(&mut own_params, t, "instr(f.tags, ?) > 0")).collect();
-            facets.push(format!("({})", ors.join(" OR ")));
-        }
-        let own_filter = if facets.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " AND EXISTS (SELECT 1 FROM chunk_facets f WHERE f.chunk_rowid = {{t}}.rowid AND {})",
-                facets.join(" AND ")
-            )
-        };
+        // A namespace's own index tests the filters on the match's row of the narrow
+        // `chunk_facets` (language, path, tags by the chunk's rowid): one seek per match instead of
+        // reading its chunk row. Placeholders from `?3`: after `?1` (the query) and `?2` (the
+        // namespace, which comes after the filters in the statement).
+        let (facets, facet_values) = filter_conditions("f", 3, &languages, &globs, &tags);
         let weights = format!("{w0:.1}, {w1:.1}, {w2:.1}");
         for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
             let own = self.own_indexes(&db, &namespaces).await?;
@@ -161,36 +146,30 @@ impl KeywordIndex for D1Search {
             for ns in namespaces.iter().filter(|n| own.contains(n.as_str())) {
                 let t = crate::store::keyword::table(ns);
                 let mut params: Vec<Arg> = vec![Arg::Text(&expr), Arg::Text(ns.as_str())];
-                let sql = if filtered {
-                    // Each match is checked against the filters (`own_filter`) and only the kept
-                    // ones are scored; then, as without filters, chunk rows are read only for the
-                    // kept matches that can be in the top `limit`. (A chunk row holds the chunk's
-                    // text: reading one per match to filter cost more than scoring the match.)
-                    params.extend(own_params.iter().copied());
-                    let limit_param = params.len() + 1;
-                    let own_filter = own_filter.replace("{t}", &t);
-                    format!(
-                        "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
-                           WHERE {t} MATCH ?1{own_filter}) \
-                         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
-                         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
-                         WHERE c.namespace = ?2 \
-                           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
-                         ORDER BY k.score, c.id LIMIT ?{limit_param}"
-                    )
+                params.extend(facet_values.iter().copied());
+                let limit_param = params.len() + 1;
+                // Each match is checked against the filters and only the kept ones are scored,
+                // once (materialized); then chunk rows are read only for the kept matches that can
+                // be in the top `limit`: those scoring at most the `limit`-th best score (ties
+                // included, so the (score, id) order stays exact). A chunk row holds the chunk's
+                // text: reading one per match to filter cost more than scoring the match.
+                let filter = if facets.is_empty() {
+                    String::new()
                 } else {
-                    // Score every match once (materialized), then read chunk rows only for the
-                    // matches that can be in the top `limit`: those scoring at most the
-                    // `limit`-th best score (ties included, so the (score, id) order stays exact).
                     format!(
-                        "WITH k AS MATERIALIZED (SELECT rowid, bm25({t}, {weights}) AS score FROM {t} WHERE {t} MATCH ?1) \
-                         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
-                         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
-                         WHERE c.namespace = ?2 \
-                           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?3 - 1), k.score) \
-                         ORDER BY k.score, c.id LIMIT ?3"
+                        " AND EXISTS (SELECT 1 FROM chunk_facets f WHERE f.chunk_rowid = {t}.rowid AND {})",
+                        facets.join(" AND ")
                     )
                 };
+                let sql = format!(
+                    "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
+                       WHERE {t} MATCH ?1{filter}) \
+                     SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
+                     FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
+                     WHERE c.namespace = ?2 \
+                       AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
+                     ORDER BY k.score, c.id LIMIT ?{limit_param}"
+                );
                 params.push(Arg::Int(limit as i64));
                 debug_assert!(params.len() <= MAX_PARAMS);
                 statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
@@ -203,17 +182,21 @@ impl KeywordIndex for D1Search {
             // the full-text query once per row instead: at 5,000 rows a namespace that is ~2,000×
             // slower (minutes, not milliseconds), and which plan it picks depends on statistics.
             // Namespaces per statement: what the query, filters and limit leave of the 100 parameters.
-            let per_statement = MAX_PARAMS - 2 - filter_params.len();
+            let per_statement = MAX_PARAMS - 2 - facet_values.len();
             for group in shared.chunks(per_statement) {
+                // The filters on `c` (the chunk row), placeholders after the query and namespaces.
+                let (conditions, values) = filter_conditions("c", group.len() + 2, &languages, &globs, &tags);
+                let filter: String = conditions.iter().map(|c| format!(" AND {c}")).collect();
+                let limit_param = group.len() + values.len() + 2;
                 let sql = format!(
                     "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
                      FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
-                     WHERE chunks_fts MATCH ? AND c.namespace IN ({}){filter_sql} ORDER BY score, c.id LIMIT ?",
-                    placeholders(group.len())
+                     WHERE chunks_fts MATCH ?1 AND c.namespace IN ({}){filter} ORDER BY score, c.id LIMIT ?{limit_param}",
+                    numbered_placeholders(2, group.len())
                 );
                 let mut params: Vec<Arg> = vec![Arg::Text(&expr)];
                 params.extend(group.iter().map(|n| Arg::Text(n.as_str())));
-                params.extend(filter_params.iter().copied());
+                params.extend(values);
                 params.push(Arg::Int(limit as i64));
                 debug_assert!(params.len() <= MAX_PARAMS);
                 statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
