@@ -226,24 +226,22 @@ impl D1Vectors {
         let records = self.get_by_ids(namespace, &all).await?;
         let by_id: HashMap<&str, &VectorRecord> =
             records.iter().filter(|r| r.values.len() == self.dims).map(|r| (r.id.as_str(), r)).collect();
-        queries
+        Ok(queries
             .iter()
             .zip(&candidates)
             .map(|(query, ids)| {
                 let mine =
                     ids.iter().filter_map(|id| by_id.get(id)).map(|r| (r.id.as_str(), r.values.as_slice()));
+                // Every id `rescore` returns is one of `mine`, read above.
                 rescore(&query.vector, query.top_k, mine)
                     .into_iter()
                     .map(|(score, id)| {
-                        let metadata =
-                            by_id.get(id.as_str()).map(|r| r.metadata.clone()).ok_or_else(|| {
-                                VectorError::Backend(format!("local index: {id} vanished during the query"))
-                            })?;
-                        Ok(VectorMatch { id, score, metadata })
+                        let metadata = by_id[id.as_str()].metadata.clone();
+                        VectorMatch { id, score, metadata }
                     })
                     .collect()
             })
-            .collect()
+            .collect())
     }
 
     /// One unfiltered scan that answers the query exactly (filters applied here) and builds the

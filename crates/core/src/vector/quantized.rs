@@ -161,7 +161,8 @@ impl QuantizedVectors {
                 let q = &queries[j];
                 if passing.len() <= q.top_k {
                     out[j] = passing.iter().map(|&i| self.ids[i].as_str()).collect();
-                } else if let Some(s) = Scoring::new(j, q, self.dims) {
+                } else if let Some(mut s) = Scoring::new(j, q, self.dims) {
+                    s.bounds.reserve_exact(passing.len());
                     scoring.push(s);
                 } else {
                     // A zero query: every exact score is 0, the top K are the K smallest ids.

@@ -412,8 +412,6 @@ async fn invalid_records_rejected_whole_batch<I: VectorIndex>(ix: &I, ns: &str) 
     Ok(())
 }
 
-/// More vectors than one Vectorize upsert call (1000) and than one local-index scan page (500):
-/// the answer must equal an exact brute-force ranking.
 /// `LARGE` deterministic random records over three languages, seven directories and one tag, and
 /// a generator of further random vectors (queries).
 fn large_records() -> (Vec<VectorRecord>, impl FnMut() -> Vec<f32>) {
@@ -439,6 +437,8 @@ fn large_records() -> (Vec<VectorRecord>, impl FnMut() -> Vec<f32>) {
     (recs, move || (0..SUITE_DIMS).map(|_| next()).collect())
 }
 
+/// More vectors than one Vectorize upsert call (1000) and than one local-index scan page (500):
+/// the answer must equal an exact brute-force ranking.
 async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> CaseResult {
     let (recs, mut vector) = large_records();
     err(ix.upsert(ns, &recs).await, "upsert large batch")?;
