@@ -105,7 +105,7 @@ pub fn extract_graph(path: &str, text: &str, language: Language) -> Option<FileG
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&ts).ok()?;
-        let tree = parser.parse(body, None)?;
+        let tree = crate::chunk::code::parse_bounded(&mut parser, body)?;
         Some(extract::extract(path, body, language, &tree, glang))
     }
     #[cfg(not(feature = "tree-sitter"))]

@@ -14,6 +14,8 @@ mod heuristic;
 mod lang;
 #[cfg(feature = "tree-sitter")]
 mod syntax;
+#[cfg(feature = "tree-sitter")]
+pub(crate) use syntax::parse_bounded;
 
 /// Pieces for `text` in `language`, or `None` when no code chunker handles the language.
 pub fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Option<Vec<Piece>> {
