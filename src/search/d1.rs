@@ -8,9 +8,11 @@ use edgerag_search::ports::{
     LinkDirection, NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ProseFamily, ScoredKey,
     SymbolFamily, SymbolLink, SymbolQuery,
 };
-use edgerag_search::query::{fts5_expression, BM25_WEIGHTS};
+use edgerag_search::query::{fts5_phrases, mergeable_phrases, without_absent, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
+use std::collections::HashMap;
+use worker::D1PreparedStatement;
 
 mod prose;
 
@@ -117,102 +119,281 @@ struct Hit {
     score: f64,
 }
 
+/// What a keyword query binds besides its terms: the filters as stored values, and the limit.
+struct Bound<'q> {
+    languages: Vec<&'q str>,
+    globs: Vec<String>,
+    tags: Vec<String>,
+    /// Rows asked of each statement: over-fetched a little when the exact glob check (done by
+    /// the pipeline) may drop rows.
+    limit: usize,
+}
+
+impl<'q> Bound<'q> {
+    fn of(q: &'q KeywordQuery) -> Self {
+        let globs: Vec<String> = q.filters.sql_globs().into_iter().take(30).collect();
+        Bound {
+            languages: q.filters.languages.iter().take(20).map(|l| l.as_str()).collect(),
+            // Any of the tags (the request allows at most 20), matched as whole tags in the stored form.
+            tags: q.filters.tags.iter().take(20).map(|t| edgerag_core::tags::column_needle(t)).collect(),
+            limit: if globs.is_empty() { q.limit } else { q.limit * 2 },
+            globs,
+        }
+    }
+}
+
+/// The statement over a namespace's own index. Each match is checked against the filters on
+/// the match's row of the narrow `chunk_facets` (language, path, tags by the chunk's rowid: one
+/// seek per match instead of reading its chunk row, which holds the chunk's text and cost more
+/// than scoring the match), and only the kept ones are scored, once (materialized); then chunk
+/// rows are read only for the kept matches that can be in the top `limit`: those scoring at most
+/// the `limit`-th best score (ties included, so the (score, id) order stays exact).
+fn own_statement(
+    db: &Db,
+    namespace: &str,
+    expr: &str,
+    bound: &Bound,
+) -> Result<D1PreparedStatement, PortError> {
+    let t = crate::store::keyword::table(namespace);
+    // Placeholders from `?3`: after `?1` (the query) and `?2` (the namespace, which comes after
+    // the filters in the statement).
+    let (facets, values) = filter_conditions("f", 3, &bound.languages, &bound.globs, &bound.tags);
+    let mut params: Vec<Arg> = vec![Arg::Text(expr), Arg::Text(namespace)];
+    params.extend(values);
+    let limit_param = params.len() + 1;
+    let filter = if facets.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " AND EXISTS (SELECT 1 FROM chunk_facets f WHERE f.chunk_rowid = {t}.rowid AND {})",
+            facets.join(" AND ")
+        )
+    };
+    let sql = format!(
+        "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
+           WHERE {t} MATCH ?1{filter}) \
+         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
+         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
+         WHERE c.namespace = ?2 \
+           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
+         ORDER BY k.score, c.id LIMIT ?{limit_param}",
+        weights = bm25_weights()
+    );
+    params.push(Arg::Int(bound.limit as i64));
+    debug_assert!(params.len() <= MAX_PARAMS);
+    db.stmt(&sql, &params).map_err(port("keyword-index"))
+}
+
+/// The statements over the shared index for namespaces written before they had their own.
+/// CROSS JOIN pins the plan to "FTS5 drives, chunks looked up by rowid". Left free, SQLite may
+/// walk the namespace's rows through the (namespace, id) index and probe the full-text query once
+/// per row instead: at 5,000 rows a namespace that is ~2,000× slower (minutes, not milliseconds),
+/// and which plan it picks depends on statistics.
+fn shared_statements(
+    db: &Db,
+    namespaces: &[&String],
+    expr: &str,
+    bound: &Bound,
+) -> Result<Vec<D1PreparedStatement>, PortError> {
+    let filter_values = bound.languages.len() + bound.globs.len() + bound.tags.len();
+    // Namespaces per statement: what the query, filters and limit leave of the 100 parameters.
+    let per_statement = MAX_PARAMS - 2 - filter_values;
+    let mut statements = Vec::new();
+    for group in namespaces.chunks(per_statement) {
+        // The filters on `c` (the chunk row), placeholders after the query and namespaces.
+        let (conditions, values) =
+            filter_conditions("c", group.len() + 2, &bound.languages, &bound.globs, &bound.tags);
+        let filter: String = conditions.iter().map(|c| format!(" AND {c}")).collect();
+        let limit_param = group.len() + values.len() + 2;
+        let sql = format!(
+            "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
+             FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
+             WHERE chunks_fts MATCH ?1 AND c.namespace IN ({}){filter} ORDER BY score, c.id LIMIT ?{limit_param}",
+            numbered_placeholders(2, group.len()),
+            weights = bm25_weights()
+        );
+        let mut params: Vec<Arg> = vec![Arg::Text(expr)];
+        params.extend(group.iter().map(|n| Arg::Text(n.as_str())));
+        params.extend(values);
+        params.push(Arg::Int(bound.limit as i64));
+        debug_assert!(params.len() <= MAX_PARAMS);
+        statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
+    }
+    Ok(statements)
+}
+
+fn bm25_weights() -> String {
+    let [w0, w1, w2] = BM25_WEIGHTS;
+    format!("{w0:.1}, {w1:.1}, {w2:.1}")
+}
+
+impl D1Search {
+    /// Of the phrases `asked` per namespace (each with its own index, all in `db`), those its index
+    /// holds no row of: one statement per namespace, one round trip (none when nothing is asked).
+    async fn absent_phrases(
+        &self,
+        db: &Db,
+        asked: Vec<(&String, Vec<String>)>,
+    ) -> Result<HashMap<String, Vec<String>>, PortError> {
+        #[derive(Deserialize)]
+        struct Present {
+            phrase: String,
+        }
+        let asked: Vec<(&String, Vec<String>)> = asked.into_iter().filter(|(_, p)| !p.is_empty()).collect();
+        if asked.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut statements = Vec::new();
+        for (ns, phrases) in &asked {
+            let t = crate::store::keyword::table(ns);
+            let list =
+                serde_json::to_string(phrases).map_err(|e| PortError::new("keyword-index", e.to_string()))?;
+            statements.push(
+                db.stmt(
+                    &format!(
+                        "SELECT j.value AS phrase FROM json_each(?1) j \
+                         WHERE EXISTS (SELECT 1 FROM {t} WHERE {t} MATCH j.value)"
+                    ),
+                    &[Arg::Text(&list)],
+                )
+                .map_err(port("keyword-index"))?,
+            );
+        }
+        let present: Vec<Vec<Present>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
+        Ok(asked
+            .into_iter()
+            .zip(present)
+            .map(|((ns, phrases), present)| {
+                let absent =
+                    phrases.into_iter().filter(|p| !present.iter().any(|r| &r.phrase == p)).collect();
+                (ns.clone(), absent)
+            })
+            .collect())
+    }
+
+    /// Every query's hits (best first, ties by id, at most its limit), all queries of a database
+    /// in one batch: a statement serves every query that asks the same of the same namespace, and
+    /// queries whose phrases differ only by phrases a namespace's own index does not hold ask the
+    /// same of it ([`mergeable_phrases`]: the ids and scores are exactly those of each alone).
+    async fn keyword_searches(&self, queries: &[KeywordQuery]) -> Result<Vec<Vec<ScoredKey>>, PortError> {
+        let phrases: Vec<Vec<String>> = queries.iter().map(|q| fts5_phrases(&q.terms)).collect();
+        let live: Vec<usize> = (0..queries.len())
+            .filter(|&i| !phrases[i].is_empty() && !queries[i].namespaces.is_empty() && queries[i].limit > 0)
+            .collect();
+        // Queries that ask the same but for their terms share a shape: only they can share statements.
+        let same_ask = |a: &KeywordQuery, b: &KeywordQuery| {
+            a.namespaces == b.namespaces && a.filters == b.filters && a.limit == b.limit
+        };
+        let shape: Vec<usize> = (0..queries.len())
+            .map(|i| (0..i).find(|&j| same_ask(&queries[j], &queries[i])).unwrap_or(i))
+            .collect();
+        let bound: Vec<Bound> = queries.iter().map(Bound::of).collect();
+        let mut all_namespaces: Vec<String> =
+            live.iter().flat_map(|&i| queries[i].namespaces.iter().cloned()).collect();
+        all_namespaces.sort();
+        all_namespaces.dedup();
+        let mut hits: Vec<Vec<ScoredKey>> = vec![Vec::new(); queries.len()];
+        for (db, namespaces) in self.by_database(&all_namespaces, |n| n.as_str(), "keyword-index").await? {
+            let own = self.own_indexes(&db, &namespaces).await?;
+            let asks = |i: usize, ns: &String| live.contains(&i) && queries[i].namespaces.contains(ns);
+            // Per own index, the phrases that could let queries of one shape share a ranking.
+            let asked: Vec<(&String, Vec<String>)> = namespaces
+                .iter()
+                .copied()
+                .filter(|ns| own.contains(ns.as_str()))
+                .map(|ns| {
+                    let mut candidates: Vec<String> = Vec::new();
+                    for s in live.iter().copied().filter(|&i| shape[i] == i) {
+                        let lists: Vec<Vec<String>> = (0..queries.len())
+                            .filter(|&i| shape[i] == s && asks(i, ns))
+                            .map(|i| phrases[i].clone())
+                            .collect();
+                        for p in mergeable_phrases(&lists) {
+                            if !candidates.contains(&p) {
+                                candidates.push(p);
+                            }
+                        }
+                    }
+                    (ns, candidates)
+                })
+                .collect();
+            let absent = self.absent_phrases(&db, asked).await?;
+            let mut statements = Vec::new();
+            // Per statement, the queries it answers; statements keyed by what they ask (the
+            // namespace with its own index or none for the shared one, the expression, the shape).
+            let mut serves: Vec<Vec<usize>> = Vec::new();
+            let mut keyed: HashMap<(Option<&String>, String, usize), Vec<usize>> = HashMap::new();
+            for &i in &live {
+                let mine = |ns: &&String| queries[i].namespaces.contains(ns);
+                let mut asked: Vec<(Option<&String>, Vec<String>)> = Vec::new();
+                for ns in namespaces.iter().copied().filter(mine).filter(|ns| own.contains(ns.as_str())) {
+                    let gone = absent.get(ns.as_str()).map_or(&[][..], Vec::as_slice);
+                    asked.push((Some(ns), without_absent(&phrases[i], gone)));
+                }
+                if namespaces.iter().copied().filter(mine).any(|ns| !own.contains(ns.as_str())) {
+                    asked.push((None, phrases[i].clone()));
+                }
+                for (ns, reduced) in asked {
+                    if reduced.is_empty() {
+                        continue; // nothing the index holds: no match
+                    }
+                    let expr = reduced.join(" OR ");
+                    let key = (ns, expr, shape[i]);
+                    if let Some(ids) = keyed.get(&key) {
+                        ids.iter().for_each(|&k| serves[k].push(i));
+                        continue;
+                    }
+                    let made = match ns {
+                        Some(ns) => vec![own_statement(&db, ns, &key.1, &bound[i])?],
+                        None => {
+                            let shared: Vec<&String> = namespaces
+                                .iter()
+                                .copied()
+                                .filter(mine)
+                                .filter(|n| !own.contains(n.as_str()))
+                                .collect();
+                            shared_statements(&db, &shared, &key.1, &bound[i])?
+                        }
+                    };
+                    let ids: Vec<usize> = (statements.len()..statements.len() + made.len()).collect();
+                    statements.extend(made);
+                    serves.extend(ids.iter().map(|_| vec![i]));
+                    keyed.insert(key, ids);
+                }
+            }
+            if statements.is_empty() {
+                continue;
+            }
+            let rows: Vec<Vec<Hit>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
+            for (rows, served) in rows.into_iter().zip(serves) {
+                for i in served {
+                    hits[i].extend(rows.iter().map(|h| ScoredKey {
+                        key: ChunkKey::new(h.namespace.clone(), h.id.clone()),
+                        score: -h.score as f32,
+                    }));
+                }
+            }
+        }
+        for (q, h) in queries.iter().zip(&mut hits) {
+            // FTS5's bm25() is "lower is better"; the rows were turned into higher-is-better.
+            h.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+            h.truncate(q.limit);
+        }
+        Ok(hits)
+    }
+}
+
 #[async_trait::async_trait(?Send)]
 impl KeywordIndex for D1Search {
     async fn search(&self, q: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
-        let Some(expr) = fts5_expression(&q.terms) else { return Ok(Vec::new()) };
-        if q.namespaces.is_empty() || q.limit == 0 {
-            return Ok(Vec::new());
+        Ok(self.keyword_searches(std::slice::from_ref(q)).await?.pop().unwrap_or_default())
+    }
+
+    async fn search_many(&self, queries: &[KeywordQuery]) -> Vec<Result<Vec<ScoredKey>, PortError>> {
+        match self.keyword_searches(queries).await {
+            Ok(hits) => hits.into_iter().map(Ok).collect(),
+            Err(e) => queries.iter().map(|_| Err(e.clone())).collect(),
         }
-        let languages: Vec<&str> = q.filters.languages.iter().take(20).map(|l| l.as_str()).collect();
-        let globs: Vec<String> = q.filters.sql_globs().into_iter().take(30).collect();
-        // Any of the tags (the request allows at most 20), matched as whole tags in the stored form.
-        let tags: Vec<String> =
-            q.filters.tags.iter().take(20).map(|t| edgerag_core::tags::column_needle(t)).collect();
-        let [w0, w1, w2] = BM25_WEIGHTS;
-        let mut hits: Vec<ScoredKey> = Vec::new();
-        // Over-fetch a little when the exact glob check (done by the pipeline) may drop rows.
-        let limit = if globs.is_empty() { q.limit } else { q.limit * 2 };
-        // A namespace's own index tests the filters on the match's row of the narrow
-        // `chunk_facets` (language, path, tags by the chunk's rowid): one seek per match instead of
-        // reading its chunk row. Placeholders from `?3`: after `?1` (the query) and `?2` (the
-        // namespace, which comes after the filters in the statement).
-        let (facets, facet_values) = filter_conditions("f", 3, &languages, &globs, &tags);
-        let weights = format!("{w0:.1}, {w1:.1}, {w2:.1}");
-        for (db, namespaces) in self.by_database(&q.namespaces, |n| n.as_str(), "keyword-index").await? {
-            let own = self.own_indexes(&db, &namespaces).await?;
-            let mut statements = Vec::new();
-            // A namespace with its own index: one statement over its postings alone.
-            for ns in namespaces.iter().filter(|n| own.contains(n.as_str())) {
-                let t = crate::store::keyword::table(ns);
-                let mut params: Vec<Arg> = vec![Arg::Text(&expr), Arg::Text(ns.as_str())];
-                params.extend(facet_values.iter().copied());
-                let limit_param = params.len() + 1;
-                // Each match is checked against the filters and only the kept ones are scored,
-                // once (materialized); then chunk rows are read only for the kept matches that can
-                // be in the top `limit`: those scoring at most the `limit`-th best score (ties
-                // included, so the (score, id) order stays exact). A chunk row holds the chunk's
-                // text: reading one per match to filter cost more than scoring the match.
-                let filter = if facets.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " AND EXISTS (SELECT 1 FROM chunk_facets f WHERE f.chunk_rowid = {t}.rowid AND {})",
-                        facets.join(" AND ")
-                    )
-                };
-                let sql = format!(
-                    "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
-                       WHERE {t} MATCH ?1{filter}) \
-                     SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
-                     FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
-                     WHERE c.namespace = ?2 \
-                       AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
-                     ORDER BY k.score, c.id LIMIT ?{limit_param}"
-                );
-                params.push(Arg::Int(limit as i64));
-                debug_assert!(params.len() <= MAX_PARAMS);
-                statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
-            }
-            // Namespaces written before they had their own index: the shared one.
-            let shared: Vec<&String> =
-                namespaces.iter().copied().filter(|n| !own.contains(n.as_str())).collect();
-            // CROSS JOIN pins the plan to "FTS5 drives, chunks looked up by rowid". Left free,
-            // SQLite may walk the namespace's rows through the (namespace, id) index and probe
-            // the full-text query once per row instead: at 5,000 rows a namespace that is ~2,000×
-            // slower (minutes, not milliseconds), and which plan it picks depends on statistics.
-            // Namespaces per statement: what the query, filters and limit leave of the 100 parameters.
-            let per_statement = MAX_PARAMS - 2 - facet_values.len();
-            for group in shared.chunks(per_statement) {
-                // The filters on `c` (the chunk row), placeholders after the query and namespaces.
-                let (conditions, values) = filter_conditions("c", group.len() + 2, &languages, &globs, &tags);
-                let filter: String = conditions.iter().map(|c| format!(" AND {c}")).collect();
-                let limit_param = group.len() + values.len() + 2;
-                let sql = format!(
-                    "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
-                     FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
-                     WHERE chunks_fts MATCH ?1 AND c.namespace IN ({}){filter} ORDER BY score, c.id LIMIT ?{limit_param}",
-                    numbered_placeholders(2, group.len())
-                );
-                let mut params: Vec<Arg> = vec![Arg::Text(&expr)];
-                params.extend(group.iter().map(|n| Arg::Text(n.as_str())));
-                params.extend(values);
-                params.push(Arg::Int(limit as i64));
-                debug_assert!(params.len() <= MAX_PARAMS);
-                statements.push(db.stmt(&sql, &params).map_err(port("keyword-index"))?);
-            }
-            let groups: Vec<Vec<Hit>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
-            hits.extend(
-                groups
-                    .into_iter()
-                    .flatten()
-                    .map(|h| ScoredKey { key: ChunkKey::new(h.namespace, h.id), score: -h.score as f32 }),
-            );
-        }
-        // FTS5's bm25() is "lower is better"; the port reports higher-is-better.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        hits.truncate(q.limit);
-        Ok(hits)
     }
 }
 

@@ -367,7 +367,7 @@ impl<'a> SearchPipeline<'a> {
                 })
             })
             .collect();
-        let keyword_searches = join_all(distinct.iter().map(|t| self.keyword_search(t, &input, limit)));
+        let keyword_searches = self.keyword_search(&distinct, &input, limit);
         let (vector_results, distinct_keyword_results) =
             futures_util::future::join(vector_searches, keyword_searches).await;
         let keyword_results: Vec<_> = slots.iter().map(|&i| distinct_keyword_results[i].clone()).collect();
@@ -528,23 +528,28 @@ impl<'a> SearchPipeline<'a> {
     /// BM25 for one sub-query; `None` when the profile gives keywords no weight.
     async fn keyword_search(
         &self,
-        terms: &[QueryTerm],
+        term_lists: &[&Vec<QueryTerm>],
         input: &ExecuteInput<'_>,
         limit: usize,
-    ) -> Option<(Result<Vec<ScoredKey>, PortError>, f64)> {
+    ) -> Vec<Option<(Result<Vec<ScoredKey>, PortError>, f64)>> {
         let s = &self.services;
         if input.plan.settings.retrieval.keyword_weight <= 0.0 {
-            return None;
+            return term_lists.iter().map(|_| None).collect();
         }
         let t0 = s.clock.now_ms();
-        let query = KeywordQuery {
-            namespaces: input.namespaces.clone(),
-            terms: terms.to_vec(),
-            filters: input.filters.clone(),
-            limit,
-        };
-        let r = s.keyword.search(&query).await;
-        Some((r, s.clock.now_ms() - t0))
+        let queries: Vec<KeywordQuery> = term_lists
+            .iter()
+            .map(|terms| KeywordQuery {
+                namespaces: input.namespaces.clone(),
+                terms: terms.to_vec(),
+                filters: input.filters.clone(),
+                limit,
+            })
+            .collect();
+        // All sub-queries in one call: the index may share work between them.
+        let results = s.keyword.search_many(&queries).await;
+        let ms = s.clock.now_ms() - t0;
+        results.into_iter().map(|r| Some((r, ms))).collect()
     }
 
     /// Fuse one sub-query's retriever results (weighted RRF, then `minScore`).

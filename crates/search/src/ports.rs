@@ -59,6 +59,14 @@ pub trait KeywordIndex {
     /// Best `limit` chunks of the given namespaces that match any term and the filters, best
     /// first; ties by chunk id ascending. Empty terms → empty result.
     async fn search(&self, query: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError>;
+
+    /// Several queries at once (a search's sub-queries), answered in order, each exactly as
+    /// [`search`](Self::search) answers it alone. The default runs them concurrently; an index can
+    /// share work between them (one round trip, one ranking for lists that differ only by phrases
+    /// it does not hold: [`crate::query::mergeable_phrases`]).
+    async fn search_many(&self, queries: &[KeywordQuery]) -> Vec<Result<Vec<ScoredKey>, PortError>> {
+        futures_util::future::join_all(queries.iter().map(|q| self.search(q))).await
+    }
 }
 
 /// Lines of a file to read around a hit: chunk indexes `from..=to` of `path`.

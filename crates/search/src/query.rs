@@ -246,18 +246,62 @@ fn add_word(
     }
 }
 
-/// The FTS5 `MATCH` expression for the terms (`"get" OR "pars"*`), or `None` when empty.
-/// Terms only hold letters and digits (see [`tokenize`]); anything else is dropped defensively.
-pub fn fts5_expression(terms: &[QueryTerm]) -> Option<String> {
-    let parts: Vec<String> = terms
+/// The FTS5 phrases of the terms, in order (`"get"`, `"pars"*`). Terms only hold letters and
+/// digits (see [`tokenize`]); anything else is dropped defensively, and a term left empty has no
+/// phrase.
+pub fn fts5_phrases(terms: &[QueryTerm]) -> Vec<String> {
+    terms
         .iter()
         .filter_map(|t| {
             let clean: String = t.text.chars().filter(|c| c.is_alphanumeric()).collect();
             (!clean.is_empty())
                 .then(|| if t.prefix { format!("\"{clean}\"*") } else { format!("\"{clean}\"") })
         })
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(" OR "))
+        .collect()
+}
+
+/// The FTS5 `MATCH` expression for the terms (`"get" OR "pars"*`), or `None` when empty.
+pub fn fts5_expression(terms: &[QueryTerm]) -> Option<String> {
+    let phrases = fts5_phrases(terms);
+    (!phrases.is_empty()).then(|| phrases.join(" OR "))
+}
+
+/// Several phrase lists searched together (the sub-queries of one search), and which of their
+/// phrases an index should be asked about so that lists can share one ranking.
+///
+/// A phrase that no row of an index contains changes nothing there: it adds no match, and BM25
+/// (FTS5's `bm25()` and the in-memory reference alike) adds `idf · f·(k1+1) / (f + k1·(…))` per
+/// phrase, exactly `0.0` when its frequency `f` is zero. So a list without its absent phrases
+/// finds the same rows with bit-for-bit the same scores, and two lists that differ only by phrases
+/// absent from the index are one ranking, computed once. Sub-queries often differ exactly so: a
+/// query's identifier spellings (`slotPair`, `key_value`) are added to its words and seldom occur.
+pub fn mergeable_phrases(lists: &[Vec<String>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, a) in lists.iter().enumerate() {
+        for b in &lists[i + 1..] {
+            if a == b {
+                continue;
+            }
+            // Equal once the phrases of one that the other lacks are gone, in the same order.
+            let common_a: Vec<&String> = a.iter().filter(|p| b.contains(p)).collect();
+            let common_b: Vec<&String> = b.iter().filter(|p| a.contains(p)).collect();
+            // (Lists with nothing in common could only merge by both finding nothing.)
+            if common_a.is_empty() || common_a != common_b {
+                continue;
+            }
+            for p in a.iter().chain(b).filter(|p| !(a.contains(p) && b.contains(p))) {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `phrases` without those in `absent` (an index holds none of them), order kept.
+pub fn without_absent(phrases: &[String], absent: &[String]) -> Vec<String> {
+    phrases.iter().filter(|p| !absent.contains(p)).cloned().collect()
 }
 
 #[cfg(test)]
@@ -269,6 +313,28 @@ mod tests {
             .into_iter()
             .map(|t| if t.prefix { format!("{}*", t.text) } else { t.text })
             .collect()
+    }
+
+    fn phrases(list: &[&str]) -> Vec<String> {
+        list.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn lists_that_differ_by_added_phrases_can_merge() {
+        let words = phrases(&["\"convert\"*", "\"slot\"", "\"pair\""]);
+        let spelled = phrases(&["\"convert\"*", "\"slot\"", "\"pair\"", "\"slotpair\""]);
+        let split = phrases(&["\"get\"", "\"user\""]);
+        assert_eq!(mergeable_phrases(&[words.clone(), spelled.clone()]), ["\"slotpair\""]);
+        // Identical lists need no question; unrelated ones cannot merge by dropping phrases.
+        assert!(mergeable_phrases(&[words.clone(), words.clone()]).is_empty());
+        assert!(mergeable_phrases(&[words.clone(), split.clone()]).is_empty());
+        let parts = phrases(&["\"getuserdata\"", "\"user\""]);
+        assert_eq!(mergeable_phrases(&[split, parts.clone(), parts]), ["\"get\"", "\"getuserdata\""]);
+        // The order of the shared phrases is part of the score (summed in order): not mergeable.
+        let reordered = phrases(&["\"slot\"", "\"convert\"*", "\"pair\"", "\"x\""]);
+        assert!(mergeable_phrases(&[words.clone(), reordered]).is_empty());
+        assert_eq!(without_absent(&spelled, &phrases(&["\"slotpair\""])), words);
+        assert_eq!(fts5_expression(&[]), None);
     }
 
     #[test]

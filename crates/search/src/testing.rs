@@ -64,7 +64,7 @@ macro_rules! check {
 }
 
 /// Number of cases [`run_suite`] runs.
-pub const CASES: usize = 12;
+pub const CASES: usize = 13;
 
 /// The suite's data: two namespaces, a few files with tags, a class split into methods.
 struct Fixture {
@@ -291,6 +291,7 @@ pub async fn run_suite(stores: &dyn SearchStores, prefix: &str) -> SuiteReport {
         ("keyword_namespaces_never_leak", namespaces_never_leak(stores, &fx).await),
         ("keyword_filters_languages_paths_and_tags", filters(stores, &fx).await),
         ("keyword_limit_keeps_the_best", limit(stores, &fx).await),
+        ("keyword_many_queries_answer_as_each_alone", many_queries(stores, &fx).await),
         ("chunks_get_returns_what_was_stored_and_skips_missing", get(stores, &fx).await),
         ("chunks_neighbors_come_in_file_order", neighbors(stores, &fx).await),
         ("chunks_families_hold_the_definition_and_its_pieces", families(stores, &fx).await),
@@ -405,6 +406,48 @@ async fn scores_follow_the_namespace(stores: &dyn SearchStores, fx: &Fixture) ->
     check!(two.len() > 1, "the copies in namespace two are searchable: {two:?}");
     let after = search(stores, &q).await?;
     check!(after == before, "namespace one's results moved: before {before:?}, after {after:?}");
+    Ok(())
+}
+
+/// Several queries in one call (a search's sub-queries) get exactly what each gets alone, also
+/// when an index shares work between them: a query that only adds a spelling no chunk holds ranks
+/// exactly as the query without it, one that adds a held term does not.
+async fn many_queries(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
+    let one = [fx.one.id()];
+    let base = query(&one, "retry backoff", SearchFilters::default(), 10);
+    let with = |extra: &str| {
+        let mut q = base.clone();
+        q.terms.extend(keyword_terms(extra, TermOptions::default()));
+        q
+    };
+    let unheld = with("retrybackoffspelling");
+    let held = with("client");
+    let queries = [
+        base.clone(),
+        unheld.clone(),
+        held.clone(),
+        query(&one, "retrybackoffspelling", SearchFilters::default(), 10),
+        query(&[fx.one.id(), fx.two.id()], "retry backoff", SearchFilters::default(), 10),
+        query(
+            &one,
+            "client connect send",
+            SearchFilters { languages: vec![Language::Typescript], ..Default::default() },
+            2,
+        ),
+        base.clone(),
+    ];
+    let many = stores.keyword().search_many(&queries).await;
+    check!(many.len() == queries.len(), "{} answers for {} queries", many.len(), queries.len());
+    for (q, got) in queries.iter().zip(&many) {
+        let alone = search(stores, q).await?;
+        let got = got.as_ref().map_err(|e| format!("search_many failed: {e}"))?;
+        check!(*got == alone, "{:?}: together {got:?}, alone {alone:?}", q.terms);
+    }
+    let hits = |i: usize| many[i].as_ref().map_err(|e| e.to_string());
+    check!(hits(0)?.len() >= 2, "the base query found {:?}", hits(0)?);
+    check!(hits(1)? == hits(0)?, "a spelling no chunk holds changed the ranking: {:?}", hits(1)?);
+    check!(hits(2)? != hits(0)?, "a held term changed nothing: {:?}", hits(2)?);
+    check!(hits(3)?.is_empty(), "only an unheld spelling found {:?}", hits(3)?);
     Ok(())
 }
 
