@@ -8,7 +8,7 @@ use edgerag_search::ports::{
     LinkDirection, NamespaceCatalog, NamespaceInfo, NamespaceStatus, NeighborRange, ProseFamily, ScoredKey,
     SymbolFamily, SymbolLink, SymbolQuery,
 };
-use edgerag_search::query::{fts5_phrases, mergeable_phrases, without_absent, BM25_WEIGHTS};
+use edgerag_search::query::{fts5_phrases, mergeable_phrases, shared_scoring, without_absent, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -114,6 +114,9 @@ fn filter_conditions<'v>(
 
 #[derive(Deserialize)]
 struct Hit {
+    /// Which of a statement's lists the row ranks (0 unless it serves extensions).
+    #[serde(default)]
+    list: usize,
     namespace: String,
     id: String,
     score: f64,
@@ -142,16 +145,27 @@ impl<'q> Bound<'q> {
     }
 }
 
-/// The statement over a namespace's own index. Each match is checked against the filters on
-/// the match's row of the narrow `chunk_facets` (language, path, tags by the chunk's rowid: one
-/// seek per match instead of reading its chunk row, which holds the chunk's text and cost more
-/// than scoring the match), and only the kept ones are scored, once (materialized); then chunk
-/// rows are read only for the kept matches that can be in the top `limit`: those scoring at most
-/// the `limit`-th best score (ties included, so the (score, id) order stays exact).
+/// The statement over a namespace's own index, for a base expression and lists that extend it
+/// (their extra phrases, in order; [`shared_scoring`]). Rows carry `list`: 0 for the base, `j` for
+/// extension `j`.
+///
+/// Each match of the base is checked against the filters on the match's row of the narrow
+/// `chunk_facets` (language, path, tags by the chunk's rowid: one seek per match instead of
+/// reading its chunk row, which holds the chunk's text and cost more than scoring the match), and
+/// only the kept ones are scored, once (materialized); then chunk rows are read only for the kept
+/// matches that can be in the top `limit`: those scoring at most the `limit`-th best score (ties
+/// included, so the (score, id) order stays exact).
+///
+/// An extension's ranking reuses the base's scores: each extra phrase is scored alone (`bm25()` of
+/// a one-phrase query is that phrase's term), and the extension's candidates are the base's best
+/// rows and the rows holding an extra phrase, scored `((base + term₁) + …)` — FTS5's own sum
+/// (a row of the base scores below zero, so `min` keeps its score over the `0.0` of a row that only
+/// holds extra phrases).
 fn own_statement(
     db: &Db,
     namespace: &str,
     expr: &str,
+    extensions: &[Vec<String>],
     bound: &Bound,
 ) -> Result<D1PreparedStatement, PortError> {
     let t = crate::store::keyword::table(namespace);
@@ -160,7 +174,8 @@ fn own_statement(
     let (facets, values) = filter_conditions("f", 3, &bound.languages, &bound.globs, &bound.tags);
     let mut params: Vec<Arg> = vec![Arg::Text(expr), Arg::Text(namespace)];
     params.extend(values);
-    let limit_param = params.len() + 1;
+    params.push(Arg::Int(bound.limit as i64));
+    let limit = format!("?{}", params.len());
     let filter = if facets.is_empty() {
         String::new()
     } else {
@@ -169,17 +184,49 @@ fn own_statement(
             facets.join(" AND ")
         )
     };
-    let sql = format!(
-        "WITH k AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS score FROM {t} \
-           WHERE {t} MATCH ?1{filter}) \
-         SELECT c.namespace AS namespace, c.id AS id, k.score AS score \
-         FROM k CROSS JOIN chunks c ON c.rowid = k.rowid \
-         WHERE c.namespace = ?2 \
-           AND k.score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET ?{limit_param} - 1), k.score) \
-         ORDER BY k.score, c.id LIMIT ?{limit_param}",
-        weights = bm25_weights()
-    );
-    params.push(Arg::Int(bound.limit as i64));
+    let weights = bm25_weights();
+    let scored = |name: &str, column: &str, matched: &str| {
+        format!(
+            "{name} AS MATERIALIZED (SELECT {t}.rowid AS rowid, bm25({t}, {weights}) AS {column} FROM {t} \
+               WHERE {t} MATCH {matched}{filter})"
+        )
+    };
+    let best = |k: &str, list: usize| {
+        format!(
+            "SELECT * FROM (SELECT {list} AS list, c.namespace AS namespace, c.id AS id, {k}.score AS score \
+             FROM {k} CROSS JOIN chunks c ON c.rowid = {k}.rowid \
+             WHERE c.namespace = ?2 \
+               AND {k}.score <= IFNULL((SELECT score FROM {k} ORDER BY score LIMIT 1 OFFSET {limit} - 1), {k}.score) \
+             ORDER BY {k}.score, c.id LIMIT {limit})"
+        )
+    };
+    let mut ctes = vec![scored("k", "score", "?1")];
+    let mut selects = vec![best("k", 0)];
+    let json: Vec<String> =
+        extensions.iter().map(|x| serde_json::Value::from(x.clone()).to_string()).collect();
+    for (j, extra) in extensions.iter().enumerate() {
+        params.push(Arg::Text(&json[j]));
+        let list = params.len();
+        for i in 0..extra.len() {
+            ctes.push(scored(&format!("x{j}_{i}"), "s", &format!("json_extract(?{list}, '$[{i}]')")));
+        }
+        let rows: Vec<String> = (0..extra.len()).map(|i| format!("SELECT rowid FROM x{j}_{i}")).collect();
+        ctes.push(format!("e{j} AS MATERIALIZED ({})", rows.join(" UNION ")));
+        let sum = (0..extra.len())
+            .fold("c.score".to_string(), |acc, i| format!("({acc} + IFNULL(x{j}_{i}.s, 0.0))"));
+        let joins: String =
+            (0..extra.len()).map(|i| format!(" LEFT JOIN x{j}_{i} ON x{j}_{i}.rowid = c.rowid")).collect();
+        ctes.push(format!(
+            "b{j} AS MATERIALIZED (SELECT c.rowid AS rowid, {sum} AS score FROM \
+               (SELECT rowid, min(score) AS score FROM ( \
+                  SELECT rowid, score FROM k \
+                    WHERE score <= IFNULL((SELECT score FROM k ORDER BY score LIMIT 1 OFFSET {limit} - 1), score) \
+                  UNION ALL SELECT rowid, score FROM k WHERE rowid IN (SELECT rowid FROM e{j}) \
+                  UNION ALL SELECT rowid, 0.0 FROM e{j}) GROUP BY rowid) c{joins})"
+        ));
+        selects.push(best(&format!("b{j}"), j + 1));
+    }
+    let sql = format!("WITH {} {}", ctes.join(", "), selects.join(" UNION ALL "));
     debug_assert!(params.len() <= MAX_PARAMS);
     db.stmt(&sql, &params).map_err(port("keyword-index"))
 }
@@ -319,58 +366,77 @@ impl D1Search {
                 .collect();
             let absent = self.absent_phrases(&db, asked).await?;
             let mut statements = Vec::new();
-            // Per statement, the queries it answers; statements keyed by what they ask (the
-            // namespace with its own index or none for the shared one, the expression, the shape).
-            let mut serves: Vec<Vec<usize>> = Vec::new();
-            let mut keyed: HashMap<(Option<&String>, String, usize), Vec<usize>> = HashMap::new();
-            for &i in &live {
-                let mine = |ns: &&String| queries[i].namespaces.contains(ns);
-                let mut asked: Vec<(Option<&String>, Vec<String>)> = Vec::new();
-                for ns in namespaces.iter().copied().filter(mine).filter(|ns| own.contains(ns.as_str())) {
-                    let gone = absent.get(ns.as_str()).map_or(&[][..], Vec::as_slice);
-                    asked.push((Some(ns), without_absent(&phrases[i], gone)));
-                }
-                if namespaces.iter().copied().filter(mine).any(|ns| !own.contains(ns.as_str())) {
-                    asked.push((None, phrases[i].clone()));
-                }
-                for (ns, reduced) in asked {
-                    if reduced.is_empty() {
-                        continue; // nothing the index holds: no match
-                    }
-                    let expr = reduced.join(" OR ");
-                    let key = (ns, expr, shape[i]);
-                    if let Some(ids) = keyed.get(&key) {
-                        ids.iter().for_each(|&k| serves[k].push(i));
-                        continue;
-                    }
-                    let made = match ns {
-                        Some(ns) => vec![own_statement(&db, ns, &key.1, &bound[i])?],
-                        None => {
-                            let shared: Vec<&String> = namespaces
-                                .iter()
-                                .copied()
-                                .filter(mine)
-                                .filter(|n| !own.contains(n.as_str()))
-                                .collect();
-                            shared_statements(&db, &shared, &key.1, &bound[i])?
+            // Per statement, per list it ranks, the queries that list answers.
+            let mut serves: Vec<Vec<Vec<usize>>> = Vec::new();
+            // Own indexes: per namespace and shape, the distinct lists without the phrases the
+            // index lacks, scored together where one extends another.
+            for ns in namespaces.iter().copied().filter(|ns| own.contains(ns.as_str())) {
+                let gone = absent.get(ns.as_str()).map_or(&[][..], Vec::as_slice);
+                for s in live.iter().copied().filter(|&i| shape[i] == i) {
+                    let mut lists: Vec<Vec<String>> = Vec::new();
+                    let mut askers: Vec<Vec<usize>> = Vec::new();
+                    for i in (0..queries.len()).filter(|&i| shape[i] == s && asks(i, ns)) {
+                        let reduced = without_absent(&phrases[i], gone);
+                        if reduced.is_empty() {
+                            continue; // nothing the index holds: no match
                         }
-                    };
-                    let ids: Vec<usize> = (statements.len()..statements.len() + made.len()).collect();
-                    statements.extend(made);
-                    serves.extend(ids.iter().map(|_| vec![i]));
-                    keyed.insert(key, ids);
+                        match lists.iter().position(|l| *l == reduced) {
+                            Some(k) => askers[k].push(i),
+                            None => {
+                                lists.push(reduced);
+                                askers.push(vec![i]);
+                            }
+                        }
+                    }
+                    for group in shared_scoring(&lists) {
+                        let base = &lists[group.base];
+                        let extras: Vec<Vec<String>> =
+                            group.extensions.iter().map(|&e| lists[e][base.len()..].to_vec()).collect();
+                        statements.push(own_statement(&db, ns, &base.join(" OR "), &extras, &bound[s])?);
+                        serves.push(
+                            std::iter::once(group.base)
+                                .chain(group.extensions)
+                                .map(|l| askers[l].clone())
+                                .collect(),
+                        );
+                    }
                 }
+            }
+            // Namespaces written before they had their own index: the shared one, per distinct
+            // expression and shape.
+            let mut keyed: HashMap<(String, usize), Vec<usize>> = HashMap::new();
+            for &i in &live {
+                let shared: Vec<&String> = namespaces
+                    .iter()
+                    .copied()
+                    .filter(|ns| asks(i, ns) && !own.contains(ns.as_str()))
+                    .collect();
+                if shared.is_empty() {
+                    continue;
+                }
+                let key = (phrases[i].join(" OR "), shape[i]);
+                if let Some(ids) = keyed.get(&key) {
+                    ids.iter().for_each(|&k| serves[k][0].push(i));
+                    continue;
+                }
+                let made = shared_statements(&db, &shared, &key.0, &bound[i])?;
+                let ids: Vec<usize> = (statements.len()..statements.len() + made.len()).collect();
+                statements.extend(made);
+                serves.extend(ids.iter().map(|_| vec![vec![i]]));
+                keyed.insert(key, ids);
             }
             if statements.is_empty() {
                 continue;
             }
             let rows: Vec<Vec<Hit>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
-            for (rows, served) in rows.into_iter().zip(serves) {
-                for i in served {
-                    hits[i].extend(rows.iter().map(|h| ScoredKey {
-                        key: ChunkKey::new(h.namespace.clone(), h.id.clone()),
-                        score: -h.score as f32,
-                    }));
+            for (rows, lists) in rows.into_iter().zip(serves) {
+                for h in rows {
+                    for &i in lists.get(h.list).map_or(&[][..], Vec::as_slice) {
+                        hits[i].push(ScoredKey {
+                            key: ChunkKey::new(h.namespace.clone(), h.id.clone()),
+                            score: -h.score as f32,
+                        });
+                    }
                 }
             }
         }

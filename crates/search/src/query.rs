@@ -304,6 +304,45 @@ pub fn without_absent(phrases: &[String], absent: &[String]) -> Vec<String> {
     phrases.iter().filter(|p| !absent.contains(p)).cloned().collect()
 }
 
+/// Phrase lists that share one scoring pass: a base list and the lists that extend it (all of the
+/// base's phrases in order, then more), by index into the lists given to [`shared_scoring`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedScoring {
+    pub base: usize,
+    pub extensions: Vec<usize>,
+}
+
+/// Groups distinct phrase lists for shared scoring: every list is in exactly one group, as its base
+/// or as an extension of the longest base that is a proper prefix of it. Groups come in the order
+/// of their bases (shortest first, then as given).
+///
+/// Why an extension's ranking can come from its base's: BM25 adds one term per phrase in query
+/// order, so for `B = A + [x₁ … xₘ]` a row's score is `((score_A + s₁) + …) + sₘ`, each `sᵢ` being
+/// phrase `xᵢ`'s own term (exactly `0.0` for a row without it) — the same floating-point sums
+/// FTS5's `bm25()` does for `B`. A row without any extra phrase keeps its score under `A`, so `B`'s
+/// best K are among `A`'s best K (ties included) and the rows that hold an extra phrase — usually
+/// few: a query's identifier spellings added to its words.
+pub fn shared_scoring(lists: &[Vec<String>]) -> Vec<SharedScoring> {
+    let mut order: Vec<usize> = (0..lists.len()).collect();
+    order.sort_by_key(|&i| lists[i].len());
+    let mut groups: Vec<SharedScoring> = Vec::new();
+    for i in order {
+        let list = &lists[i];
+        let base = groups
+            .iter_mut()
+            .filter(|g| {
+                let b = &lists[g.base];
+                b.len() < list.len() && list.starts_with(b)
+            })
+            .max_by_key(|g| lists[g.base].len());
+        match base {
+            Some(g) => g.extensions.push(i),
+            None => groups.push(SharedScoring { base: i, extensions: Vec::new() }),
+        }
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +374,23 @@ mod tests {
         assert!(mergeable_phrases(&[words.clone(), reordered]).is_empty());
         assert_eq!(without_absent(&spelled, &phrases(&["\"slotpair\""])), words);
         assert_eq!(fts5_expression(&[]), None);
+    }
+
+    #[test]
+    fn lists_that_extend_another_share_its_scoring() {
+        let words = phrases(&["\"convert\"*", "\"slot\""]);
+        let spelled = phrases(&["\"convert\"*", "\"slot\"", "\"convertslot\""]);
+        let longer = phrases(&["\"convert\"*", "\"slot\"", "\"convertslot\"", "\"x\""]);
+        let other = phrases(&["\"slot\"", "\"convert\"*", "\"y\""]);
+        let groups = shared_scoring(&[longer, other, spelled, words]);
+        assert_eq!(
+            groups,
+            [
+                SharedScoring { base: 3, extensions: vec![2, 0] },
+                SharedScoring { base: 1, extensions: vec![] },
+            ]
+        );
+        assert!(shared_scoring(&[]).is_empty());
     }
 
     #[test]

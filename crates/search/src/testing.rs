@@ -411,7 +411,8 @@ async fn scores_follow_the_namespace(stores: &dyn SearchStores, fx: &Fixture) ->
 
 /// Several queries in one call (a search's sub-queries) get exactly what each gets alone, also
 /// when an index shares work between them: a query that only adds a spelling no chunk holds ranks
-/// exactly as the query without it, one that adds a held term does not.
+/// exactly as the query without it, one that adds a held term does not (queries that extend
+/// another with held terms, one and two of them, with and without a spelling nobody holds).
 async fn many_queries(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
     let one = [fx.one.id()];
     let base = query(&one, "retry backoff", SearchFilters::default(), 10);
@@ -427,6 +428,7 @@ async fn many_queries(stores: &dyn SearchStores, fx: &Fixture) -> CaseResult {
         unheld.clone(),
         held.clone(),
         query(&one, "retrybackoffspelling", SearchFilters::default(), 10),
+        with("client connect retrybackoffspelling"),
         query(&[fx.one.id(), fx.two.id()], "retry backoff", SearchFilters::default(), 10),
         query(
             &one,
