@@ -311,6 +311,21 @@ impl<'a> SearchPipeline<'a> {
             };
             sub_queries.extend(extra);
         }
+        // A deterministic variant only runs BM25 (it shares the query's vector results). One whose
+        // keyword terms are some of the query's own — the identifier-split form, when the query's
+        // terms already hold the parts — could only rank the same matches while ignoring the
+        // others, at the price of a whole keyword search: it is not run. (A variant with exactly
+        // the query's terms costs nothing: it shares the query's search.)
+        if !semantic_subqueries && sub_queries.len() > 1 {
+            let own = keyword_terms(&query, term_options);
+            let mut first = true;
+            sub_queries.retain(|sq| {
+                let terms = keyword_terms(sq, term_options);
+                std::mem::take(&mut first)
+                    || terms.len() >= own.len()
+                    || terms.iter().any(|t| !own.contains(t))
+            });
+        }
         out.keyword_query = fts5_expression(&keyword_terms(&query, term_options));
         timer.lap("query.expansion");
 

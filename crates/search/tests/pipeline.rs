@@ -171,7 +171,7 @@ fn finds_code_by_paraphrase_and_split_identifiers() {
 #[test]
 fn applied_modules_and_warnings_describe_the_run() {
     let w = world();
-    let r = search(&w, json!({"rawQuery": "where is getJson implemented"}));
+    let r = search(&w, json!({"rawQuery": "where is getJson parsed"}));
     for m in [
         "profile:balanced",
         "query.identifier-split",
@@ -194,12 +194,32 @@ fn applied_modules_and_warnings_describe_the_run() {
         (r.repo_owner.as_str(), r.repo_name.as_str(), r.profile.as_str()),
         ("acme", "shop", "balanced")
     );
-    assert!(r.instructions.contains("acme/shop") && r.instructions.contains("where is getJson implemented"));
+    assert!(r.instructions.contains("acme/shop") && r.instructions.contains("where is getJson parsed"));
     assert!(r.augmented_prompt.contains("src/net/HttpClient.java"));
     // Multi-query: every direct match says which sub-query found it.
     assert!(direct(&r).iter().all(|m| m.metadata.generated_by_sub_query.is_some()));
     // Matches are within the profile's topK plus neighbours.
     assert!(direct(&r).len() <= 8);
+}
+
+/// Without a text model the sub-queries are lexical variants that share the query's vector
+/// results; a variant whose keyword terms are only some of the query's own is not searched.
+#[test]
+fn variants_that_only_drop_query_terms_are_not_run() {
+    let w = world();
+    // "getJson implemented": the terms are getjson and json ("implemented" is a function word);
+    // the split form keeps only json and the content words only getjson.
+    let r = search(&w, json!({"rawQuery": "where is getJson implemented", "debug": true}));
+    let debug = r.debug.as_ref().unwrap();
+    assert_eq!(debug.sub_queries, ["where is getJson implemented"]);
+    assert!(!r.applied_modules.contains(&"retrieval.multi-query".to_string()), "{:?}", r.applied_modules);
+    assert!(!r.matches.is_empty());
+    // Its spellings (getjsonParsed, getjson_parsed) add a term: that variant runs.
+    let r = search(&w, json!({"rawQuery": "where is getJson parsed", "debug": true}));
+    let subs = &r.debug.as_ref().unwrap().sub_queries;
+    assert_eq!(subs.len(), 2, "{subs:?}");
+    assert!(subs[1].contains("getjsonParsed"), "{subs:?}");
+    assert!(r.applied_modules.contains(&"retrieval.multi-query".to_string()));
 }
 
 #[test]
