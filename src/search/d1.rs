@@ -145,6 +145,10 @@ impl<'q> Bound<'q> {
     }
 }
 
+/// Extra phrases one keyword statement scores beside its base (each is a small scoring pass of its
+/// own; 32 keep the statement far below D1's statement size limit).
+const MAX_EXTRA_PHRASES: usize = 32;
+
 /// The statement over a namespace's own index, for a base expression and lists that extend it
 /// (their extra phrases, in order; [`shared_scoring`]). Rows carry `list`: 0 for the base, `j` for
 /// extension `j`.
@@ -388,7 +392,7 @@ impl D1Search {
                             }
                         }
                     }
-                    for group in shared_scoring(&lists) {
+                    for group in shared_scoring(&lists, MAX_EXTRA_PHRASES) {
                         let base = &lists[group.base];
                         let extras: Vec<Vec<String>> =
                             group.extensions.iter().map(|&e| lists[e][base.len()..].to_vec()).collect();

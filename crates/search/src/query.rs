@@ -313,8 +313,10 @@ pub struct SharedScoring {
 }
 
 /// Groups distinct phrase lists for shared scoring: every list is in exactly one group, as its base
-/// or as an extension of the longest base that is a proper prefix of it. Groups come in the order
-/// of their bases (shortest first, then as given).
+/// or as an extension of the longest base that is a proper prefix of it, as long as the group's
+/// extra phrases (summed over its extensions) stay within `max_extra_phrases` — each is scored on
+/// its own, and the statement that holds them must stay small. Groups come in the order of their
+/// bases (shortest first, then as given).
 ///
 /// Why an extension's ranking can come from its base's: BM25 adds one term per phrase in query
 /// order, so for `B = A + [x₁ … xₘ]` a row's score is `((score_A + s₁) + …) + sₘ`, each `sᵢ` being
@@ -322,17 +324,22 @@ pub struct SharedScoring {
 /// FTS5's `bm25()` does for `B`. A row without any extra phrase keeps its score under `A`, so `B`'s
 /// best K are among `A`'s best K (ties included) and the rows that hold an extra phrase — usually
 /// few: a query's identifier spellings added to its words.
-pub fn shared_scoring(lists: &[Vec<String>]) -> Vec<SharedScoring> {
+pub fn shared_scoring(lists: &[Vec<String>], max_extra_phrases: usize) -> Vec<SharedScoring> {
     let mut order: Vec<usize> = (0..lists.len()).collect();
     order.sort_by_key(|&i| lists[i].len());
     let mut groups: Vec<SharedScoring> = Vec::new();
     for i in order {
         let list = &lists[i];
+        let extra = |g: &SharedScoring| -> usize {
+            g.extensions.iter().map(|&e| lists[e].len() - lists[g.base].len()).sum()
+        };
         let base = groups
             .iter_mut()
             .filter(|g| {
                 let b = &lists[g.base];
-                b.len() < list.len() && list.starts_with(b)
+                b.len() < list.len()
+                    && list.starts_with(b)
+                    && extra(g) + list.len() - b.len() <= max_extra_phrases
             })
             .max_by_key(|g| lists[g.base].len());
         match base {
@@ -382,7 +389,8 @@ mod tests {
         let spelled = phrases(&["\"convert\"*", "\"slot\"", "\"convertslot\""]);
         let longer = phrases(&["\"convert\"*", "\"slot\"", "\"convertslot\"", "\"x\""]);
         let other = phrases(&["\"slot\"", "\"convert\"*", "\"y\""]);
-        let groups = shared_scoring(&[longer, other, spelled, words]);
+        let lists = [longer, other, spelled, words];
+        let groups = shared_scoring(&lists, 8);
         assert_eq!(
             groups,
             [
@@ -390,7 +398,17 @@ mod tests {
                 SharedScoring { base: 1, extensions: vec![] },
             ]
         );
-        assert!(shared_scoring(&[]).is_empty());
+        // At most 2 extra phrases per group: `longer` (2 more than `words`) no longer fits beside
+        // `spelled` and is a base of its own.
+        assert_eq!(
+            shared_scoring(&lists, 2),
+            [
+                SharedScoring { base: 3, extensions: vec![2] },
+                SharedScoring { base: 1, extensions: vec![] },
+                SharedScoring { base: 0, extensions: vec![] },
+            ]
+        );
+        assert!(shared_scoring(&[], 8).is_empty());
     }
 
     #[test]
