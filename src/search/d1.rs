@@ -323,9 +323,11 @@ impl D1Search {
     }
 
     /// Every query's hits (best first, ties by id, at most its limit), all queries of a database
-    /// in one batch: a statement serves every query that asks the same of the same namespace, and
+    /// in one batch: a statement serves every query that asks the same of the same namespace;
     /// queries whose phrases differ only by phrases a namespace's own index does not hold ask the
-    /// same of it ([`mergeable_phrases`]: the ids and scores are exactly those of each alone).
+    /// same of it ([`mergeable_phrases`]); and a query whose phrases extend another's is ranked in
+    /// the other's statement ([`shared_scoring`]). The ids and scores are exactly those of each
+    /// query alone.
     async fn keyword_searches(&self, queries: &[KeywordQuery]) -> Result<Vec<Vec<ScoredKey>>, PortError> {
         let phrases: Vec<Vec<String>> = queries.iter().map(|q| fts5_phrases(&q.terms)).collect();
         let live: Vec<usize> = (0..queries.len())
