@@ -153,8 +153,8 @@ fn capitalize(w: &str) -> String {
 }
 
 /// Deterministic sub-queries for multi-query without an LLM, distinct from the query and from
-/// each other, at most `n - 1` of them: the identifier-split form, the keyword form with
-/// synthesized identifiers, and the content words alone.
+/// each other, at most `n - 1` of them: the identifier-split form, the query followed by the code
+/// spellings of its adjacent words, and the content words alone.
 pub fn deterministic_subqueries(query: &str, n: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let words = content_words(query);
@@ -163,7 +163,9 @@ pub fn deterministic_subqueries(query: &str, n: usize) -> Vec<String> {
         candidates.push(split);
     }
     if let Some(forms) = identifier_forms(query) {
-        candidates.push(format!("{} {forms}", words.join(" ")));
+        // The query itself, then its spellings: its keyword terms are the query's, then more
+        // (the keyword index ranks such a list from the query's own scores).
+        candidates.push(format!("{query} {forms}"));
     }
     if !words.is_empty() {
         candidates.push(words.join(" "));
@@ -216,7 +218,7 @@ mod tests {
         let subs = deterministic_subqueries(q, 3);
         assert_eq!(subs.len(), 2);
         assert_eq!(subs[0], "how does get user data cache results");
-        assert!(subs[1].starts_with("getuserdata cache results"), "{subs:?}");
+        assert!(subs[1].starts_with("how does getUserData cache results getuserdataCache"), "{subs:?}");
         assert!(deterministic_subqueries(q, 1).is_empty());
         assert!(deterministic_subqueries("retry", 3).is_empty());
     }
