@@ -540,7 +540,8 @@ impl<'a> SearchPipeline<'a> {
         out
     }
 
-    /// BM25 for one sub-query; `None` when the profile gives keywords no weight.
+    /// BM25 for each distinct term list of the sub-queries, all in one call to the index (each
+    /// result timed as the whole call); `None`s when the profile gives keywords no weight.
     async fn keyword_search(
         &self,
         term_lists: &[&Vec<QueryTerm>],

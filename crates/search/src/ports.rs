@@ -62,8 +62,9 @@ pub trait KeywordIndex {
 
     /// Several queries at once (a search's sub-queries), answered in order, each exactly as
     /// [`search`](Self::search) answers it alone. The default runs them concurrently; an index can
-    /// share work between them (one round trip, one ranking for lists that differ only by phrases
-    /// it does not hold: [`crate::query::mergeable_phrases`]).
+    /// share work between them: one round trip, one ranking for lists that differ only by phrases
+    /// it holds no row of ([`crate::query::mergeable_phrases`]), one scoring pass for a list and
+    /// those that extend it ([`crate::query::shared_scoring`]).
     async fn search_many(&self, queries: &[KeywordQuery]) -> Vec<Result<Vec<ScoredKey>, PortError>> {
         futures_util::future::join_all(queries.iter().map(|q| self.search(q))).await
     }
