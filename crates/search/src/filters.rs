@@ -3,7 +3,7 @@
 //! Globs follow `globset` with `*` allowed to cross `/` (so `*.py` finds Python files in every
 //! folder, as people expect) and `**` for any depth. Stores push filters down as far as they can
 //! ([`SearchFilters::sql_globs`], [`SearchFilters::path_prefix`]) and then call
-//! [`SearchFilters::matches`] for the exact answer.
+//! [`FilterMatcher::matches`] (from [`SearchFilters::matcher`]) for the exact answer.
 use edgerag_core::Language;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
