@@ -8,7 +8,7 @@
 //! [`SearchPipeline::execute`] is the core (a query + a resolved plan → ranked candidates); the
 //! benchmark drives it directly with plan variants. [`SearchPipeline::run`] adds the contract
 //! around it.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::vector::{VectorFilter, VectorIndex, VectorQuery};
@@ -23,8 +23,8 @@ use crate::filters::SearchFilters;
 use crate::fusion::{fuse, FusionParams};
 use crate::guard::{resolve, ResolvedPlan, MAX_CONTEXT_WINDOW_CHARS, MIN_CONTEXT_WINDOW_CHARS};
 use crate::ports::{
-    ChunkKey, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery,
-    NamespaceCatalog, Reranker, ScoredKey,
+    ChunkKey, ChunkRecord, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex,
+    KeywordQuery, NamespaceCatalog, Reranker, ScoredKey,
 };
 use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
@@ -430,27 +430,46 @@ impl<'a> SearchPipeline<'a> {
             out.applied_modules.push("retrieval.min-score".into());
         }
 
-        // Chunk bodies for every fused hit, in one lookup.
-        let mut keys: Vec<ChunkKey> = Vec::new();
-        let mut seen_keys: HashMap<ChunkKey, ()> = HashMap::new();
-        for r in &retrievals {
-            for f in &r.fused {
-                if seen_keys.insert(f.key.clone(), ()).is_none() {
-                    keys.push(f.key.clone());
+        // Chunk bodies for the fused hits each list can keep: a list keeps its first
+        // `top_k_per_query` hits that have a row and pass the exact filters, so the rows of its
+        // first hits are read, and more of them only while a list is short (the stores push the
+        // filters down, so it seldom is). One lookup per round, usually one round.
+        let matcher = input.filters.matcher();
+        let wanted = settings.retrieval.top_k_per_query as usize;
+        let mut by_key: HashMap<ChunkKey, ChunkRecord> = HashMap::new();
+        let mut read: HashSet<ChunkKey> = HashSet::new();
+        loop {
+            let mut next: Vec<ChunkKey> = Vec::new();
+            for r in &retrievals {
+                let (mut kept, mut pending) = (0, 0);
+                for f in &r.fused {
+                    if kept + pending >= wanted {
+                        break;
+                    }
+                    if !read.contains(&f.key) {
+                        pending += 1;
+                        if !next.contains(&f.key) {
+                            next.push(f.key.clone());
+                        }
+                    } else if by_key
+                        .get(&f.key)
+                        .is_some_and(|c| matcher.matches(&c.chunk.path, c.chunk.language, &c.tags))
+                    {
+                        kept += 1;
+                    }
                 }
             }
-        }
-        let records = if keys.is_empty() {
-            Vec::new()
-        } else {
-            s.chunks
-                .get(&keys)
+            if next.is_empty() {
+                break;
+            }
+            let records = s
+                .chunks
+                .get(&next)
                 .await
-                .map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?
-        };
-        let by_key: HashMap<ChunkKey, _> =
-            records.into_iter().map(|r| (ChunkKey::new(&r.namespace, &r.chunk.id), r)).collect();
-        let matcher = input.filters.matcher();
+                .map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
+            read.extend(next);
+            by_key.extend(records.into_iter().map(|r| (ChunkKey::new(&r.namespace, &r.chunk.id), r)));
+        }
         let lists: Vec<Vec<Candidate>> = retrievals
             .into_iter()
             .map(|r| {

@@ -732,3 +732,70 @@ fn sub_queries_with_the_same_keyword_terms_share_one_keyword_search() {
     // And the search still answers.
     assert!(!r.matches.is_empty());
 }
+
+/// Reads chunk rows through the memory store, recording the keys of each lookup.
+struct RecordingChunks<'a>(&'a MemoryStore, RefCell<Vec<Vec<ChunkKey>>>);
+
+#[async_trait::async_trait(?Send)]
+impl ChunkStore for RecordingChunks<'_> {
+    async fn get(&self, k: &[ChunkKey]) -> Result<Vec<ChunkRecord>, PortError> {
+        self.1.borrow_mut().push(k.to_vec());
+        self.0.get(k).await
+    }
+    async fn neighbors(&self, r: &[NeighborRange]) -> Result<Vec<ChunkRecord>, PortError> {
+        self.0.neighbors(r).await
+    }
+    async fn families(&self, f: &[SymbolFamily], l: usize) -> Result<Vec<ChunkRecord>, PortError> {
+        self.0.families(f, l).await
+    }
+}
+
+/// A keyword index that ignores the filters: the pipeline's exact check has to drop the rest.
+struct UnfilteredKeywords<'a>(&'a MemoryStore);
+
+#[async_trait::async_trait(?Send)]
+impl KeywordIndex for UnfilteredKeywords<'_> {
+    async fn search(&self, q: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+        self.0.search(&KeywordQuery { filters: Default::default(), ..q.clone() }).await
+    }
+}
+
+/// Chunk rows are read for the hits a sub-query's list can keep (its first `topKPerQuery` with a
+/// row that passes the filters), not for every fused hit; when the exact filter leaves a list
+/// short, the next hits' rows are read until it is full.
+#[test]
+fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
+    let w = world();
+    let (profiles, warnings) = ProfileRegistry::from_config(Some(
+        r#"{"profiles": {"narrow": {"extends": "balanced", "retrieval": {"topKPerQuery": 2}, "multiQuery": {"enabled": false}}}}"#,
+    ));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let events = Events::default();
+    let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
+    let mut s = services(&w, &events);
+    s.chunks = &recording;
+    let body = json!({"rawQuery": "retry the request with backoff", "profile": "narrow", "debug": true});
+    let r = search_with(s, &profiles, SearchMode::Repo, body);
+    assert!(!r.matches.is_empty());
+    let lookups = recording.1.borrow().clone();
+    // One list, two hits kept: the first lookup reads two rows, not every fused hit (the two
+    // retrievers bring up to 2 × 2 × 2 of them).
+    assert_eq!(lookups[0].len(), 2, "{lookups:?}");
+
+    // Python only, from a keyword index that ignores the filter and a vector index that honours
+    // it: rows of other languages are read, dropped, and the next hits read until two are kept.
+    let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
+    let unfiltered = UnfilteredKeywords(&w.store);
+    let mut s = services(&w, &events);
+    s.chunks = &recording;
+    s.keyword = &unfiltered;
+    s.vectors = None;
+    let body = json!({"rawQuery": "retry the request with backoff total invoice", "profile": "narrow",
+        "filters": {"languages": ["python"]}});
+    let r = search_with(s, &profiles, SearchMode::Repo, body);
+    let lookups = recording.1.borrow().clone();
+    assert_eq!(lookups[0].len(), 2, "{lookups:?}");
+    assert!(lookups.len() >= 2, "the first two rows are not both python, so more are read: {lookups:?}");
+    let direct = direct(&r);
+    assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
+}
