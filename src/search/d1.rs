@@ -115,7 +115,6 @@ fn filter_conditions<'v>(
 #[derive(Deserialize)]
 struct Hit {
     /// Which of a statement's lists the row ranks (0 unless it serves extensions).
-    #[serde(default)]
     list: usize,
     namespace: String,
     id: String,
@@ -257,7 +256,7 @@ fn shared_statements(
         let filter: String = conditions.iter().map(|c| format!(" AND {c}")).collect();
         let limit_param = group.len() + values.len() + 2;
         let sql = format!(
-            "SELECT c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
+            "SELECT 0 AS list, c.namespace AS namespace, c.id AS id, bm25(chunks_fts, {weights}) AS score \
              FROM chunks_fts CROSS JOIN chunks c ON c.rowid = chunks_fts.rowid \
              WHERE chunks_fts MATCH ?1 AND c.namespace IN ({}){filter} ORDER BY score, c.id LIMIT ?{limit_param}",
             numbered_placeholders(2, group.len()),

@@ -311,22 +311,30 @@ impl<'a> SearchPipeline<'a> {
             };
             sub_queries.extend(extra);
         }
+        // Each sub-query's keyword terms, the query's first.
+        let mut subs: Vec<(String, Vec<QueryTerm>)> = sub_queries
+            .into_iter()
+            .map(|sq| {
+                let terms = keyword_terms(&sq, term_options);
+                (sq, terms)
+            })
+            .collect();
         // A deterministic variant only runs BM25 (it shares the query's vector results). One whose
         // keyword terms are some of the query's own — the identifier-split form, when the query's
         // terms already hold the parts — could only rank the same matches while ignoring the
         // others, at the price of a whole keyword search: it is not run. (A variant with exactly
         // the query's terms costs nothing: it shares the query's search.)
-        if !semantic_subqueries && sub_queries.len() > 1 {
-            let own = keyword_terms(&query, term_options);
+        if !semantic_subqueries {
+            let own = subs[0].1.clone();
             let mut first = true;
-            sub_queries.retain(|sq| {
-                let terms = keyword_terms(sq, term_options);
+            subs.retain(|(_, terms)| {
                 std::mem::take(&mut first)
                     || terms.len() >= own.len()
                     || terms.iter().any(|t| !own.contains(t))
             });
         }
-        out.keyword_query = fts5_expression(&keyword_terms(&query, term_options));
+        let (sub_queries, terms): (Vec<String>, Vec<Vec<QueryTerm>>) = subs.into_iter().unzip();
+        out.keyword_query = fts5_expression(&terms[0]);
         timer.lap("query.expansion");
 
         // Query vectors, all sub-queries in one call.
@@ -370,8 +378,6 @@ impl<'a> SearchPipeline<'a> {
         // Sub-queries often reduce to the same keyword terms (the content-words variant drops
         // only stopwords, which the terms drop too): each distinct term list is searched once.
         // Every keyword statement ranks all of its matches, so a repeat costs as much as the first.
-        let terms: Vec<Vec<QueryTerm>> =
-            sub_queries.iter().map(|sq| keyword_terms(sq, term_options)).collect();
         let mut distinct: Vec<&Vec<QueryTerm>> = Vec::new();
         let slots: Vec<usize> = terms
             .iter()
