@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p edgerag-core --no-default-features --bench vector`
 //!
-//! - `quantized_candidates`: the in-memory copy's pre-score of every vector (16-bit codes) with
+//! - `quantized_candidates`: the in-memory copy's pre-score of every vector (8-bit codes) with
 //!   its error bounds, giving the candidates whose exact score could reach the top 50.
 //! - `quantized_then_rescore`: the same plus the exact re-scoring of the candidates (the whole
 //!   query, minus fetching the candidates' f32 values from D1).
@@ -51,6 +51,13 @@ struct Set {
     queries: Vec<Vec<f32>>,
 }
 
+impl Set {
+    /// The id and values of the vector pushed under key `k` (its position).
+    fn row(&self, k: i64) -> (&str, &[f32]) {
+        (self.ids[k as usize].as_str(), self.values[k as usize].as_slice())
+    }
+}
+
 fn set(n: usize) -> &'static Set {
     static SETS: OnceLock<Vec<(usize, Set)>> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
@@ -62,13 +69,13 @@ fn set(n: usize) -> &'static Set {
                 let values: Vec<Vec<f32>> = (0..n).map(|i| rng.vector_near(&centres[i % 64], 0.08)).collect();
                 let ids: Vec<String> = (0..n).map(|i| format!("chunk-{i:07}")).collect();
                 let mut quantized = QuantizedVectors::with_capacity(DIMS, n);
-                for (id, v) in ids.iter().zip(&values) {
+                for (i, (id, v)) in ids.iter().zip(&values).enumerate() {
                     let fields = FilterFields {
                         path: format!("src/{id}.rs"),
                         language: "rust".into(),
                         tags: Vec::new(),
                     };
-                    quantized.push(id.clone(), v, fields);
+                    quantized.push(i as i64, v, fields);
                 }
                 let queries = (0..16).map(|i| rng.vector_near(&centres[(i * 5) % 64], 0.08)).collect();
                 (n, Set { ids, values, quantized, queries })
@@ -89,7 +96,7 @@ fn quantized_candidates(bencher: Bencher, n: usize) {
     let mut i = 0;
     bencher.bench_local(|| {
         i += 1;
-        black_box(s.quantized.candidates(&s.queries[i % s.queries.len()], TOP_K, &filter).len())
+        black_box(s.quantized.candidates(&s.queries[i % s.queries.len()], TOP_K, &filter).map(|c| c.len()))
     });
 }
 
@@ -97,14 +104,12 @@ fn quantized_candidates(bencher: Bencher, n: usize) {
 fn quantized_then_rescore(bencher: Bencher, n: usize) {
     let s = set(n);
     let filter = VectorFilter::default();
-    let index: std::collections::HashMap<&str, &[f32]> =
-        s.ids.iter().map(String::as_str).zip(s.values.iter().map(Vec::as_slice)).collect();
     let mut i = 0;
     bencher.bench_local(|| {
         i += 1;
         let q = &s.queries[i % s.queries.len()];
-        let candidates = s.quantized.candidates(q, TOP_K, &filter);
-        black_box(rescore(q, TOP_K, candidates.iter().map(|id| (*id, index[id]))))
+        let candidates = s.quantized.candidates(q, TOP_K, &filter).unwrap();
+        black_box(rescore(q, TOP_K, candidates.iter().map(|&k| s.row(k))))
     });
 }
 
@@ -137,10 +142,8 @@ fn agreement_check(n: usize) -> usize {
     let s = set(n);
     let q = &s.queries[0];
     let exact = exact_top(s, q);
-    let index: std::collections::HashMap<&str, &[f32]> =
-        s.ids.iter().map(String::as_str).zip(s.values.iter().map(Vec::as_slice)).collect();
-    let candidates = s.quantized.candidates(q, TOP_K, &VectorFilter::default());
-    let fast = rescore(q, TOP_K, candidates.iter().map(|id| (*id, index[id])));
+    let candidates = s.quantized.candidates(q, TOP_K, &VectorFilter::default()).unwrap();
+    let fast = rescore(q, TOP_K, candidates.iter().map(|&k| s.row(k)));
     assert_eq!(fast, exact, "quantized scan and exact scan disagree");
     candidates.len()
 }

@@ -11,9 +11,10 @@ use edgerag_core::vector::{
 use serde::Deserialize;
 
 use super::sql::{
-    check_page_hex, filter_sql, parse_metadata, BuildPageRow, FullRow, GenerationRow, MetaRow, PageRow,
+    check_page_hex, filter_sql, parse_metadata, BuildPageRow, FullRow, GenerationRow, KeyedRow, MetaRow,
+    PageRow,
 };
-use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT};
+use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT};
 use crate::args;
 use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
 
@@ -208,7 +209,8 @@ impl D1Vectors {
     }
 
     /// Top K of each query from the in-memory copy: the candidates of all of them re-scored exactly
-    /// with their f32 values, read in one round trip.
+    /// with their f32 values, read in one round trip (a zero query, which the copy cannot narrow,
+    /// is scanned).
     async fn answer_many_from(
         &self,
         set: &QuantizedVectors,
@@ -220,28 +222,63 @@ impl D1Vectors {
             .map(|q| CandidateQuery { vector: &q.vector, top_k: q.top_k, filter: &q.filter })
             .collect();
         let candidates = set.candidates_many(&asked);
-        let mut all: Vec<String> = candidates.iter().flatten().map(|id| id.to_string()).collect();
+        let mut all: Vec<i64> = candidates.iter().flatten().flatten().copied().collect();
         all.sort_unstable();
         all.dedup();
-        let records = self.get_by_ids(namespace, &all).await?;
-        let by_id: HashMap<&str, &VectorRecord> =
-            records.iter().filter(|r| r.values.len() == self.dims).map(|r| (r.id.as_str(), r)).collect();
-        Ok(queries
-            .iter()
-            .zip(&candidates)
-            .map(|(query, ids)| {
-                let mine =
-                    ids.iter().filter_map(|id| by_id.get(id)).map(|r| (r.id.as_str(), r.values.as_slice()));
-                // Every id `rescore` returns is one of `mine`, read above.
-                rescore(&query.vector, query.top_k, mine)
-                    .into_iter()
-                    .map(|(score, id)| {
-                        let metadata = by_id[id.as_str()].metadata.clone();
-                        VectorMatch { id, score, metadata }
+        let records = self.rows_by_key(namespace, &all).await?;
+        let mut answers = Vec::with_capacity(queries.len());
+        for (query, keys) in queries.iter().zip(&candidates) {
+            let Some(keys) = keys else {
+                answers.push(self.scan(namespace, query).await?);
+                continue;
+            };
+            let mine: Vec<&VectorRecord> = keys.iter().filter_map(|k| records.get(k)).collect();
+            let by_id: HashMap<&str, &VectorRecord> = mine.iter().map(|r| (r.id.as_str(), *r)).collect();
+            let best = rescore(
+                &query.vector,
+                query.top_k,
+                mine.iter().map(|r| (r.id.as_str(), r.values.as_slice())),
+            );
+            // Every id `rescore` returns is one of `mine`.
+            answers.push(
+                best.into_iter()
+                    .filter_map(|(score, id)| {
+                        let metadata = by_id.get(id.as_str())?.metadata.clone();
+                        Some(VectorMatch { id, score, metadata })
                     })
-                    .collect()
-            })
-            .collect())
+                    .collect(),
+            );
+        }
+        Ok(answers)
+    }
+
+    /// The namespace's rows with these `rowid`s (the in-memory copy's keys), of this index's
+    /// dimension: one statement per [`KEYS_PER_STATEMENT`] keys, one round trip.
+    async fn rows_by_key(
+        &self,
+        namespace: &str,
+        keys: &[i64],
+    ) -> Result<HashMap<i64, VectorRecord>, VectorError> {
+        let sql = "SELECT rowid AS r, id, hex(vector) AS v, metadata FROM local_vectors \
+             WHERE rowid IN (SELECT value FROM json_each(?2)) AND namespace = ?1 AND dims = ?3";
+        let mut statements = Vec::new();
+        for group in keys.chunks(KEYS_PER_STATEMENT) {
+            let json = serde_json::to_string(group).map_err(|e| d1("keys", e))?;
+            statements.push(
+                self.db.stmt(sql, &args![namespace, json.as_str(), self.dims]).map_err(|e| d1("bind", e))?,
+            );
+        }
+        if statements.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let groups: Vec<Vec<KeyedRow>> = self.db.batch_rows(statements).await.map_err(|e| d1("get", e))?;
+        let mut found = HashMap::new();
+        for row in groups.into_iter().flatten() {
+            let values = decode_f32_hex(&row.v)?;
+            let metadata = parse_metadata(&row.id, &row.metadata)?;
+            found.insert(row.r as i64, VectorRecord { id: row.id, values, metadata });
+        }
+        Ok(found)
     }
 
     /// One unfiltered scan that answers the query exactly (filters applied here) and builds the
@@ -252,7 +289,7 @@ impl D1Vectors {
         query: &VectorQuery,
         generation: f64,
     ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
-        let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(id) AS ids, \
+        let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(r) AS rowids, json_group_array(id) AS ids, \
              json_group_array(path) AS paths, json_group_array(language) AS langs, \
              json_group_array(tags) AS tags, group_concat(v, '') AS vs \
              FROM (SELECT rowid AS r, id, path, language, tags, hex(vector) AS v FROM local_vectors \
@@ -282,13 +319,18 @@ impl D1Vectors {
                 Ok(values)
             };
             let ids = column("ids", page.ids)?;
+            let keys: Vec<i64> = serde_json::from_str(page.rowids.as_deref().unwrap_or("[]"))
+                .map_err(|e| d1("scan page rowids", e))?;
+            if keys.len() != n {
+                return Err(d1("scan page", format!("{} rowids for {n} rows", keys.len())));
+            }
             let paths = column("paths", page.paths)?;
             let langs = column("languages", page.langs)?;
             let tags = column("tags", page.tags)?;
             let vs = page.vs.unwrap_or_default();
             check_page_hex(&vs, n, hex_len)?;
-            let rows = ids.into_iter().zip(paths).zip(langs).zip(tags);
-            for (i, (((id, path), language), tags)) in rows.enumerate() {
+            let rows = ids.into_iter().zip(keys).zip(paths).zip(langs).zip(tags);
+            for (i, ((((id, key), path), language), tags)) in rows.enumerate() {
                 decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
                 let fields = FilterFields {
                     path,
@@ -303,7 +345,7 @@ impl D1Vectors {
                     }
                 }
                 if let Some(s) = set.as_mut() {
-                    s.push(id, &buf, fields);
+                    s.push(key, &buf, fields);
                     if s.bytes() > self.cache_bytes {
                         set = None; // does not fit: answer this query, cache nothing
                     }

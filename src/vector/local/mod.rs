@@ -8,14 +8,15 @@
 //! a reused buffer. Metadata is read only for the final top-K.
 //!
 //! Scanning D1 costs far more than scoring, so the isolate also keeps a compact copy of each
-//! namespace ([`QuantizedVectors`]: 16-bit codes, half the size of f32) within a memory budget
-//! (`LOCAL_INDEX_CACHE_MB`, default 64 MB for all namespaces together, least recently used evicted
-//! first). The copy is trusted only at the namespace's generation it was built at — a counter in
+//! namespace ([`QuantizedVectors`]: 8-bit codes, a quarter of the size of f32, keyed by `rowid`,
+//! ≈ 430 bytes a vector of 384 dims) within a memory budget (`LOCAL_INDEX_CACHE_MB`, default 64 MB
+//! for all namespaces together — about 150,000 such vectors — least recently used evicted first).
+//! The copy is trusted only at the namespace's generation it was built at — a counter in
 //! `local_vector_generations` that triggers bump on every write to `local_vectors` — so a query
 //! costs one small read, an in-memory pass, and an exact re-scoring of the few vectors that could
-//! make the top K (their f32 values read back by id): results are identical to the full scan. The
-//! first query after a change rebuilds the copy from one unfiltered scan (and answers from it); a
-//! namespace larger than the budget is always answered by the filtered scan.
+//! make the top K (their f32 values read back by `rowid`, one statement): results are identical to
+//! the full scan. The first query after a change rebuilds the copy from one unfiltered scan (and
+//! answers from it); a namespace larger than the budget is always answered by the filtered scan.
 //!
 //! | file | job |
 //! | --- | --- |
@@ -42,6 +43,8 @@ use d1::D1Vectors;
 pub const PAGE_ROWS: usize = 1000;
 /// Ids per `IN (…)`: D1 allows 100 bound parameters per statement.
 pub(super) const IDS_PER_STATEMENT: usize = 90;
+/// `rowid`s per statement when candidates are read back (one JSON array parameter).
+pub(super) const KEYS_PER_STATEMENT: usize = 2000;
 
 /// Default memory for the in-memory copies of all namespaces together.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;

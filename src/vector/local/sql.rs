@@ -18,6 +18,7 @@ pub(super) struct PageRow {
 pub(super) struct BuildPageRow {
     pub(super) n: f64,
     pub(super) last: Option<f64>,
+    pub(super) rowids: Option<String>,
     pub(super) ids: Option<String>,
     pub(super) paths: Option<String>,
     pub(super) langs: Option<String>,
@@ -32,6 +33,15 @@ pub(super) struct GenerationRow {
 
 #[derive(Deserialize)]
 pub(super) struct FullRow {
+    pub(super) id: String,
+    pub(super) v: String,
+    pub(super) metadata: String,
+}
+
+/// A row read back by its `rowid` (the in-memory copy's key).
+#[derive(Deserialize)]
+pub(super) struct KeyedRow {
+    pub(super) r: f64,
     pub(super) id: String,
     pub(super) v: String,
     pub(super) metadata: String,

@@ -118,7 +118,7 @@ mod tests {
         let mut set = QuantizedVectors::new(4);
         for i in 0..vectors {
             let fields = FilterFields { path: format!("f{i}"), language: "rust".into(), tags: vec![] };
-            set.push(format!("v{i}"), &[1.0, 0.0, i as f32, 0.5], fields);
+            set.push(i as i64, &[1.0, 0.0, i as f32, 0.5], fields);
         }
         set
     }
