@@ -8,6 +8,7 @@
 //! | `POST /__test/vectors/load` | `{namespace, count, dims, seed?, start?}` | upserts `count` deterministic random unit vectors |
 //! | `POST /__test/vectors/query` | `{namespace, dims, queries, topK?, seed?, filter?, together?}` | runs queries (`together` at a time through `query_many`), returns the ms of each call |
 //! | `POST /__test/vectors/clear` | `{namespace}` | deletes a namespace's local vectors |
+//! | `POST /__test/vectors/sql` | `{namespace, sql, params?}` | runs one statement on the namespace's database, past the index (as another writer would) |
 //! | `POST /__test/vectors/nearest` | `{namespace, text, topK?, filter?}` | embeds `text` with the configured embedder and queries |
 //! | `POST /__test/embed` | `{texts}` | embeds through the D1 cache, returns vectors and cache stats |
 use edgerag_core::vector::testing::run_suite;
@@ -42,6 +43,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
         "/__test/vectors/load" => load(env, body).await,
         "/__test/vectors/query" => query(env, body).await,
         "/__test/vectors/clear" => clear(env, body).await,
+        "/__test/vectors/sql" => sql(env, body).await,
         "/__test/vectors/nearest" => nearest(env, body).await,
         "/__test/embed" => embed(env, body).await,
         _ => return None,
@@ -263,6 +265,22 @@ async fn clear(env: &Env, body: serde_json::Value) -> RouteResult {
         .await
         .map_err(|e| failed("D1", e))?;
     Ok(serde_json::json!({"deleted": changes}))
+}
+
+#[derive(Deserialize)]
+struct SqlBody {
+    namespace: String,
+    sql: String,
+    #[serde(default)]
+    params: Vec<String>,
+}
+
+async fn sql(env: &Env, body: serde_json::Value) -> RouteResult {
+    let b: SqlBody = serde_json::from_value(body).map_err(bad)?;
+    let db = stores(env)?.for_namespace(&b.namespace).await.map_err(|e| failed("D1", e))?;
+    let args: Vec<crate::store::Arg<'_>> = b.params.iter().map(|p| crate::store::Arg::Text(p)).collect();
+    let changes = db.run(&b.sql, &args).await.map_err(|e| failed("D1", e))?;
+    Ok(serde_json::json!({"changes": changes}))
 }
 
 #[derive(Deserialize)]

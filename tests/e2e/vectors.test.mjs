@@ -86,12 +86,38 @@ test('the in-memory copy answers exactly like the scan and follows every write',
     assert.deepEqual(cached.lastMatches, scan.lastMatches, `filter ${JSON.stringify(filter)}`);
     assert.equal(cached.lastMatches.length, 10);
   }
-  // A write through the index (new vectors) is seen by the next query.
+  // Every write is seen by the next query, which reads only the rows that changed (the triggers
+  // log them) and brings the copy up to date: new vectors through the index,
+  const sameAsScan = async (what, path) => {
+    for (const filter of [{}, { languages: ['go'] }, { tag: 'ten' }]) {
+      const after = await query({ queries: 1, filter });
+      assert.deepEqual(after.cache, [Object.keys(filter).length === 0 ? path : 'hit'], what);
+      assert.deepEqual(after.lastMatches, (await query({ queries: 1, filter, cacheBytes: 0 })).lastMatches, `${what}, filter ${JSON.stringify(filter)}`);
+    }
+  };
   await load(50, 600, 9);
-  const afterInsert = await query({ queries: 1 });
-  assert.deepEqual(afterInsert.cache, ['built']);
-  assert.deepEqual(afterInsert.lastMatches, (await query({ queries: 1, cacheBytes: 0 })).lastMatches);
-  // So is a write that bypasses the index (plain SQL): the triggers bump the generation.
+  await sameAsScan('after new vectors', 'refreshed');
+  // replaced ones (the same ids, new values),
+  await load(40, 0, 11);
+  await sameAsScan('after replaced vectors', 'refreshed');
+  // rows deleted, updated and inserted by plain SQL (the triggers see every writer), where the
+  // vectors that were best for the query are the ones gone,
+  const best = (await query({ queries: 1, cacheBytes: 0 })).lastMatches.slice(0, 3).map((m) => m.id);
+  const sql = async (statement, ...params) => {
+    const r = await er.request('POST', '/__test/vectors/sql', { body: { namespace: ns, sql: statement, params: [ns, ...params] } });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.body.changes >= 1, `${statement}: ${r.text}`);
+  };
+  await sql(`DELETE FROM local_vectors WHERE namespace = ?1 AND id IN (${best.map((_, i) => `?${i + 2}`).join(',')})`, ...best);
+  await sql("UPDATE local_vectors SET language = 'go' WHERE namespace = ?1 AND id = 'vec-00000100'");
+  await sql("INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) SELECT namespace, 'copied', dims, vector, metadata, path, language, tags FROM local_vectors WHERE namespace = ?1 AND id = 'vec-00000101'");
+  await sameAsScan('after plain SQL writes', 'refreshed');
+  const now = await query({ queries: 1 });
+  for (const id of best) assert.ok(!now.lastMatches.some((m) => m.id === id), `${id} was deleted`);
+  // and more changed rows than a refresh reads: the copy is rebuilt.
+  await load(2100, 700, 13);
+  await sameAsScan('after many new vectors', 'built');
+  // A write that bypasses the index (plain SQL) of the whole namespace: rebuilt as well.
   const cleared = await er.request('POST', '/__test/vectors/clear', { body: { namespace: ns } });
   assert.equal(cleared.status, 200, cleared.text);
   const [{ n: left }] = await er.d1('SELECT COUNT(*) AS n FROM local_vectors WHERE namespace = ?', ns);

@@ -2,6 +2,7 @@
 //! the scan that builds a namespace's in-memory copy.
 use std::collections::HashMap;
 
+use edgerag_core::vector::cache::Change;
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
 use edgerag_core::vector::quantized::{rescore, CandidateQuery, FilterFields, QuantizedVectors};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
@@ -11,10 +12,22 @@ use edgerag_core::vector::{
 use serde::Deserialize;
 
 use super::sql::{
-    check_page_hex, filter_sql, parse_metadata, BuildPageRow, FullRow, GenerationRow, KeyedRow, MetaRow,
-    PageRow,
+    check_page_hex, filter_sql, parse_metadata, tags_of_column, BuildPageRow, ChangeRow, FullRow,
+    GenerationRow, KeyedRow, MetaRow, PageRow,
 };
-use super::{d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT};
+use super::{
+    d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT, LOGGED_GENERATIONS, MAX_REFRESH_ROWS,
+};
+
+/// The state of a namespace's in-memory copy for a query.
+enum Copy {
+    /// Current: answer from it.
+    Ready(CachePath),
+    /// The namespace does not fit the budget: scan.
+    TooBig,
+    /// None (or dropped): build one at this generation.
+    Missing(f64),
+}
 use crate::args;
 use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
 
@@ -62,8 +75,32 @@ impl D1Vectors {
                 self.db.stmt(sql, &args![namespace, self.dims, batch.as_str()]).map_err(|e| d1("bind", e))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let mut statements = statements;
+        statements.extend(self.prune_changes(namespace)?);
         self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
         Ok(())
+    }
+
+    /// Statements that forget the changed rows logged more than [`LOGGED_GENERATIONS`] generations
+    /// ago (run with each write of the index, in its batch).
+    fn prune_changes(&self, namespace: &str) -> Result<Vec<worker::D1PreparedStatement>, VectorError> {
+        let keep = LOGGED_GENERATIONS as f64;
+        Ok(vec![
+            self.db
+                .stmt(
+                    "UPDATE local_vector_generations SET logged_from = generation - ?2 \
+                     WHERE namespace = ?1 AND generation - ?2 > logged_from",
+                    &args![namespace, keep],
+                )
+                .map_err(|e| d1("bind", e))?,
+            self.db
+                .stmt(
+                    "DELETE FROM local_vector_changes WHERE namespace = ?1 AND generation <= \
+                     (SELECT logged_from FROM local_vector_generations WHERE namespace = ?1)",
+                    &args![namespace],
+                )
+                .map_err(|e| d1("bind", e))?,
+        ])
     }
 
     pub(super) async fn get_by_ids(
@@ -99,6 +136,7 @@ impl D1Vectors {
             );
             statements.push(self.db.stmt(&sql, &with_ids(namespace, group)).map_err(|e| d1("bind", e))?);
         }
+        statements.extend(self.prune_changes(namespace)?);
         self.db.batch(statements).await.map_err(|e| d1("delete", e))?;
         Ok(())
     }
@@ -152,15 +190,75 @@ impl D1Vectors {
         if self.cache_bytes == 0 {
             return Ok((self.scan(namespace, query).await?, CachePath::Scan));
         }
-        let generation = self.generation(namespace).await?;
-        match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
-            Lookup::Hit(set) => {
-                let mut answers = self.answer_many_from(&set, namespace, &[query]).await?;
-                Ok((answers.pop().unwrap_or_default(), CachePath::Hit))
+        match self.copy(namespace).await? {
+            Copy::Ready(path) => {
+                let mut answers = self.answer_many_from(namespace, &[query]).await?;
+                Ok((answers.pop().unwrap_or_default(), path))
             }
-            Lookup::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
-            Lookup::Miss => self.build_and_answer(namespace, query, generation).await,
+            Copy::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
+            Copy::Missing(generation) => self.build_and_answer(namespace, query, generation).await,
         }
+    }
+
+    /// The namespace's in-memory copy at its current generation: as it is, brought up to date with
+    /// the rows changed since it was built (when few did and they are still logged), or missing
+    /// (build it, at the generation given).
+    async fn copy(&self, namespace: &str) -> Result<Copy, VectorError> {
+        let (generation, logged_from) = self.generation(namespace).await?;
+        let built_at = match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
+            Lookup::Hit => return Ok(Copy::Ready(CachePath::Hit)),
+            Lookup::TooBig => return Ok(Copy::TooBig),
+            Lookup::Miss => return Ok(Copy::Missing(generation)),
+            Lookup::Stale { built_at } => built_at,
+        };
+        if built_at >= logged_from {
+            if let Some(changes) = self.changes_since(namespace, built_at).await? {
+                let budget = self.cache_bytes;
+                let refreshed = CACHE.with(|c| {
+                    c.borrow_mut().refresh(namespace, self.dims, built_at, generation, changes, budget)
+                });
+                if refreshed {
+                    return Ok(Copy::Ready(CachePath::Refreshed));
+                }
+            }
+        }
+        // Another query may have brought the copy up to date meanwhile; otherwise rebuild, without
+        // holding the stale copy during the build.
+        if CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) == Lookup::Hit {
+            return Ok(Copy::Ready(CachePath::Hit));
+        }
+        CACHE.with(|c| c.borrow_mut().drop_copy(namespace, self.dims));
+        Ok(Copy::Missing(generation))
+    }
+
+    /// The rows of the namespace changed after generation `since`, as they are now; `None` when
+    /// more than [`MAX_REFRESH_ROWS`] did (rebuilding is then cheaper).
+    async fn changes_since(&self, namespace: &str, since: f64) -> Result<Option<Vec<Change>>, VectorError> {
+        let sql = "SELECT c.row AS r, v.path AS path, v.language AS language, v.tags AS tags, \
+             iif(v.rowid IS NULL, NULL, hex(v.vector)) AS v \
+             FROM (SELECT DISTINCT row FROM local_vector_changes \
+                   WHERE namespace = ?1 AND generation > ?2 LIMIT ?4) AS c \
+             LEFT JOIN local_vectors AS v ON v.rowid = c.row AND v.namespace = ?1 AND v.dims = ?3";
+        let args = args![namespace, since, self.dims, MAX_REFRESH_ROWS + 1];
+        let rows: Vec<ChangeRow> = self.db.all(sql, &args).await.map_err(|e| d1("changes", e))?;
+        if rows.len() > MAX_REFRESH_ROWS {
+            return Ok(None);
+        }
+        let hex_len = self.dims * 8;
+        rows.into_iter()
+            .map(|row| {
+                let key = row.r as i64;
+                let Some(hex) = row.v else { return Ok(Change::Remove { key }) };
+                check_page_hex(&hex, 1, hex_len)?;
+                let fields = FilterFields {
+                    path: row.path.unwrap_or_default(),
+                    language: row.language.unwrap_or_default(),
+                    tags: tags_of_column(row.tags.as_deref().unwrap_or_default()),
+                };
+                Ok(Change::Upsert { key, values: decode_f32_hex(&hex)?, fields })
+            })
+            .collect::<Result<Vec<_>, VectorError>>()
+            .map(Some)
     }
 
     async fn count(&self, namespace: &str) -> Result<usize, VectorError> {
@@ -174,31 +272,33 @@ impl D1Vectors {
         Ok(row.map_or(0, |r| r.n as usize))
     }
 
-    async fn generation(&self, namespace: &str) -> Result<f64, VectorError> {
-        let sql = "SELECT generation FROM local_vector_generations WHERE namespace = ?1";
+    /// The namespace's generation, and the oldest generation whose changed rows are all logged.
+    async fn generation(&self, namespace: &str) -> Result<(f64, f64), VectorError> {
+        let sql = "SELECT generation, logged_from FROM local_vector_generations WHERE namespace = ?1";
         let row: Option<GenerationRow> =
             self.db.first(sql, &args![namespace]).await.map_err(|e| d1("generation", e))?;
-        Ok(row.map_or(0.0, |r| r.generation))
+        Ok(row.map_or((0.0, 0.0), |r| (r.generation, r.logged_from)))
     }
 
-    /// [`VectorIndex::query_many`]: when the namespace's in-memory copy is current, one generation
-    /// read, one pass over the copy for every query and one read of all their candidates' f32
-    /// values; otherwise each query on its own (the first rebuilds the copy, the rest use it).
+    /// [`VectorIndex::query_many`]: when the namespace's in-memory copy is current (or brought up
+    /// to date), one generation read, one pass over the copy for every query and one read of all
+    /// their candidates' f32 values; otherwise each query on its own (the first rebuilds the copy,
+    /// the rest use it).
     pub(super) async fn query_many(
         &self,
         namespace: &str,
         queries: &[&VectorQuery],
     ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
         if self.cache_bytes > 0 && queries.len() > 1 {
-            let set = match self.generation(namespace).await {
-                Ok(generation) => CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)),
+            match self.copy(namespace).await {
+                Ok(Copy::Ready(_)) => {
+                    return match self.answer_many_from(namespace, queries).await {
+                        Ok(answers) => answers.into_iter().map(Ok).collect(),
+                        Err(e) => queries.iter().map(|_| Err(e.clone())).collect(),
+                    };
+                }
+                Ok(_) => {}
                 Err(e) => return queries.iter().map(|_| Err(e.clone())).collect(),
-            };
-            if let Lookup::Hit(set) = set {
-                return match self.answer_many_from(&set, namespace, queries).await {
-                    Ok(answers) => answers.into_iter().map(Ok).collect(),
-                    Err(e) => queries.iter().map(|_| Err(e.clone())).collect(),
-                };
             }
         }
         let mut out = Vec::with_capacity(queries.len());
@@ -213,7 +313,6 @@ impl D1Vectors {
     /// is scanned).
     async fn answer_many_from(
         &self,
-        set: &QuantizedVectors,
         namespace: &str,
         queries: &[&VectorQuery],
     ) -> Result<Vec<Vec<VectorMatch>>, VectorError> {
@@ -221,7 +320,10 @@ impl D1Vectors {
             .iter()
             .map(|q| CandidateQuery { vector: &q.vector, top_k: q.top_k, filter: &q.filter })
             .collect();
-        let candidates = set.candidates_many(&asked);
+        // A copy evicted meanwhile (by another query's build) leaves every query to the scan.
+        let candidates = CACHE
+            .with(|c| c.borrow_mut().with_copy(namespace, self.dims, |set| set.candidates_many(&asked)))
+            .unwrap_or_else(|| vec![None; queries.len()]);
         let mut all: Vec<i64> = candidates.iter().flatten().flatten().copied().collect();
         all.sort_unstable();
         all.dedup();
@@ -332,11 +434,7 @@ impl D1Vectors {
             let rows = ids.into_iter().zip(keys).zip(paths).zip(langs).zip(tags);
             for (i, ((((id, key), path), language), tags)) in rows.enumerate() {
                 decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
-                let fields = FilterFields {
-                    path,
-                    language,
-                    tags: tags.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect(),
-                };
+                let fields = FilterFields { path, language, tags: tags_of_column(&tags) };
                 let passes = fields.matches(&query.filter);
                 if passes {
                     let score = cosine_with_norm(&query.vector, qn, &buf);

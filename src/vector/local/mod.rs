@@ -45,6 +45,12 @@ pub const PAGE_ROWS: usize = 1000;
 pub(super) const IDS_PER_STATEMENT: usize = 90;
 /// `rowid`s per statement when candidates are read back (one JSON array parameter).
 pub(super) const KEYS_PER_STATEMENT: usize = 2000;
+/// A stale in-memory copy is brought up to date by reading the rows changed since it was built
+/// when at most this many changed; past that it is rebuilt by one scan.
+pub(super) const MAX_REFRESH_ROWS: usize = 2000;
+/// Changed rows are logged for this many generations (a write bumps one per row) and pruned
+/// by the index's writes after that.
+pub(super) const LOGGED_GENERATIONS: usize = 2 * MAX_REFRESH_ROWS;
 
 /// Default memory for the in-memory copies of all namespaces together.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
@@ -152,6 +158,8 @@ pub enum CachePath {
     Hit,
     /// The copy was (re)built by this query's scan.
     Built,
+    /// The copy was brought up to date with the rows changed since it was built.
+    Refreshed,
     /// Scanned D1: caching is off, or the namespace does not fit the budget.
     Scan,
 }

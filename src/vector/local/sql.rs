@@ -29,6 +29,23 @@ pub(super) struct BuildPageRow {
 #[derive(Deserialize)]
 pub(super) struct GenerationRow {
     pub(super) generation: f64,
+    pub(super) logged_from: f64,
+}
+
+/// A row changed since a copy was built: its columns are null when it is gone (or of another
+/// dimension).
+#[derive(Deserialize)]
+pub(super) struct ChangeRow {
+    pub(super) r: f64,
+    pub(super) path: Option<String>,
+    pub(super) language: Option<String>,
+    pub(super) tags: Option<String>,
+    pub(super) v: Option<String>,
+}
+
+/// The tags of a `tags` column (`,a,b,`).
+pub(super) fn tags_of_column(column: &str) -> Vec<String> {
+    column.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect()
 }
 
 #[derive(Deserialize)]

@@ -105,6 +105,9 @@ pub struct QuantizedVectors {
     path_of: Vec<u32>,
     language_of: Vec<u32>,
     tags_of: Vec<u32>,
+    /// Rows gone since the copy was built: kept in place, never a candidate.
+    removed: Vec<bool>,
+    removed_count: usize,
     paths: Interned<String>,
     languages: Interned<String>,
     tag_sets: Interned<Vec<String>>,
@@ -130,6 +133,8 @@ impl QuantizedVectors {
             path_of: Vec::with_capacity(n),
             language_of: Vec::with_capacity(n),
             tags_of: Vec::with_capacity(n),
+            removed: Vec::with_capacity(n),
+            removed_count: 0,
             paths: Interned::default(),
             languages: Interned::default(),
             tag_sets: Interned::default(),
@@ -156,25 +161,88 @@ impl QuantizedVectors {
 
     /// Bytes one more vector adds, besides a path, language or tag set not seen before.
     pub fn bytes_per_vector(dims: usize) -> usize {
-        dims + 8 + 4 + 4 + 8 + 4 + 4 + 3 * 4
+        dims + 8 + 4 + 4 + 8 + 4 + 4 + 3 * 4 + 1
     }
 
-    /// Adds a vector under `key` (what [`QuantizedVectors::candidates`] returns for it). Panics if
+    /// Adds a vector under `key` (what [`QuantizedVectors::candidates`] returns for it); keys are
+    /// pushed in ascending order (the local index pushes rows by `rowid`). Panics if
     /// `values.len() != dims` (callers validate first).
     pub fn push(&mut self, key: i64, values: &[f32], fields: FilterFields) {
         assert_eq!(values.len(), self.dims, "vector of {} dims in a set of {}", values.len(), self.dims);
+        debug_assert!(self.keys.last().is_none_or(|&last| key > last), "keys pushed out of order");
+        let i = self.keys.len();
+        self.keys.push(key);
+        self.codes.resize(self.codes.len() + self.dims, 0);
+        self.steps.push(0.0);
+        self.norms.push(0.0);
+        self.norms64.push(0.0);
+        self.error_max.push(0.0);
+        self.error_len.push(0.0);
+        self.path_of.push(0);
+        self.language_of.push(0);
+        self.tags_of.push(0);
+        self.removed.push(false);
+        self.bytes += Self::bytes_per_vector(self.dims);
+        self.set(i, values, fields);
+    }
+
+    /// Brings the copy up to date with one changed row: replaces the vector under `key`, or adds
+    /// it when `key` is above every key held (a new row). `false` when neither holds — a new key
+    /// below the last one, which the copy cannot place (rebuild it instead). Panics if
+    /// `values.len() != dims`.
+    pub fn upsert(&mut self, key: i64, values: &[f32], fields: FilterFields) -> bool {
+        match self.keys.binary_search(&key) {
+            Ok(i) => {
+                assert_eq!(
+                    values.len(),
+                    self.dims,
+                    "vector of {} dims in a set of {}",
+                    values.len(),
+                    self.dims
+                );
+                if self.removed[i] {
+                    self.removed[i] = false;
+                    self.removed_count -= 1;
+                }
+                self.set(i, values, fields);
+                true
+            }
+            Err(i) if i == self.keys.len() => {
+                self.push(key, values, fields);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Brings the copy up to date with a row that is gone (or no longer of this dimension).
+    pub fn remove(&mut self, key: i64) {
+        if let Ok(i) = self.keys.binary_search(&key) {
+            if !self.removed[i] {
+                self.removed[i] = true;
+                self.removed_count += 1;
+            }
+        }
+    }
+
+    /// Vectors removed since the copy was built (their memory is still held).
+    pub fn removed(&self) -> usize {
+        self.removed_count
+    }
+
+    /// Encodes `values` with `fields` at position `i`.
+    fn set(&mut self, i: usize, values: &[f32], fields: FilterFields) {
         let scale = values.iter().fold(0f32, |m, v| m.max(v.abs()));
         let usable = scale > 0.0 && scale.is_finite();
         let step = if usable { scale / CODE_MAX } else { 0.0 };
         let (mut error_max, mut error_sq) = (0f64, 0f64);
-        for &v in values {
+        for (slot, &v) in self.codes[i * self.dims..(i + 1) * self.dims].iter_mut().zip(values) {
             let code = if usable { (v / scale * CODE_MAX).round() as i8 } else { 0 };
-            self.codes.push(code);
+            *slot = code;
             let e = (f64::from(v) - f64::from(code) * f64::from(step)).abs();
             error_max = error_max.max(e);
             error_sq += e * e;
         }
-        self.bytes += Self::bytes_per_vector(self.dims);
         let string_heap = |s: &String| s.capacity();
         let (path, b1) = self.paths.intern(fields.path, string_heap);
         let (language, b2) = self.languages.intern(fields.language, string_heap);
@@ -182,15 +250,14 @@ impl QuantizedVectors {
             t.iter().map(|s| s.capacity() + std::mem::size_of::<String>()).sum()
         });
         self.bytes += b1 + b2 + b3;
-        self.keys.push(key);
-        self.steps.push(step);
-        self.norms.push(norm_like_exact(values));
-        self.norms64.push(values.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>().sqrt());
-        self.error_max.push(round_up(error_max));
-        self.error_len.push(round_up(error_sq.sqrt()));
-        self.path_of.push(path);
-        self.language_of.push(language);
-        self.tags_of.push(tags);
+        self.steps[i] = step;
+        self.norms[i] = norm_like_exact(values);
+        self.norms64[i] = values.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>().sqrt();
+        self.error_max[i] = round_up(error_max);
+        self.error_len[i] = round_up(error_sq.sqrt());
+        self.path_of[i] = path;
+        self.language_of[i] = language;
+        self.tags_of[i] = tags;
     }
 
     /// The keys of every vector that passes `filter` and could be in the exact top `top_k` for
@@ -211,7 +278,8 @@ impl QuantizedVectors {
         let tags = self.tag_sets.passing(|t| tags_pass(t, filter));
         (0..self.len())
             .filter(|&i| {
-                paths[self.path_of[i] as usize]
+                !self.removed[i]
+                    && paths[self.path_of[i] as usize]
                     && languages[self.language_of[i] as usize]
                     && tags[self.tags_of[i] as usize]
             })
