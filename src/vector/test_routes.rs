@@ -198,7 +198,7 @@ struct QueryBody {
     seed: u64,
     #[serde(default)]
     filter: VectorFilter,
-    /// Memory for the in-memory copies (default: the index's default; 0 = always scan D1).
+    /// Memory for the in-memory copies (default: `LOCAL_INDEX_CACHE_MB`; 0 = always scan D1).
     #[serde(default)]
     cache_bytes: Option<usize>,
     /// Queries per call: above 1, each call is one `query_many` of this many queries.
@@ -218,7 +218,9 @@ async fn query(env: &Env, body: serde_json::Value) -> RouteResult {
     if b.queries == 0 || b.queries > 200 {
         return Err(bad("queries must be in 1..=200"));
     }
-    let mut index = LocalD1Index::new(stores(env)?, b.dims);
+    // The deployment's budget (`LOCAL_INDEX_CACHE_MB`) unless the body sets one.
+    let budget = super::local_cache_bytes(env).map_err(vector_failed)?;
+    let mut index = LocalD1Index::new(stores(env)?, b.dims).with_cache_bytes(budget);
     if let Some(bytes) = b.cache_bytes {
         index = index.with_cache_bytes(bytes);
     }

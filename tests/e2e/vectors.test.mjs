@@ -117,6 +117,15 @@ test('the in-memory copy answers exactly like the scan and follows every write',
   // and more changed rows than a refresh reads: the copy is rebuilt.
   await load(2100, 700, 13);
   await sameAsScan('after many new vectors', 'built');
+  // The index's writes forget the log past 4,000 generations (a copy older than that rebuilds).
+  await load(2000, 2800, 15);
+  const [gen] = await er.d1('SELECT generation, logged_from FROM local_vector_generations WHERE namespace = ?', ns);
+  assert.ok(gen.generation > 4000, JSON.stringify(gen));
+  assert.equal(gen.logged_from, gen.generation - 4000);
+  const [{ n: logged, oldest }] = await er.d1('SELECT count(*) AS n, min(generation) AS oldest FROM local_vector_changes WHERE namespace = ?', ns);
+  assert.equal(logged, 4000);
+  assert.equal(oldest, gen.logged_from + 1);
+  await sameAsScan('after 2,000 more (the most a refresh reads)', 'refreshed');
   // A write that bypasses the index (plain SQL) of the whole namespace: rebuilt as well.
   const cleared = await er.request('POST', '/__test/vectors/clear', { body: { namespace: ns } });
   assert.equal(cleared.status, 200, cleared.text);
