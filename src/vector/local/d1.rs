@@ -18,9 +18,11 @@ use super::sql::{
 use super::{
     d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT, LOGGED_GENERATIONS, MAX_REFRESH_ROWS,
 };
+use crate::args;
+use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
 
 /// The state of a namespace's in-memory copy for a query.
-enum Copy {
+enum CopyState {
     /// Current: answer from it.
     Ready(CachePath),
     /// The namespace does not fit the budget: scan.
@@ -28,8 +30,6 @@ enum Copy {
     /// None (or dropped): build one at this generation.
     Missing(f64),
 }
-use crate::args;
-use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
 
 /// The local index in one D1 database.
 pub(super) struct D1Vectors {
@@ -190,25 +190,25 @@ impl D1Vectors {
         if self.cache_bytes == 0 {
             return Ok((self.scan(namespace, query).await?, CachePath::Scan));
         }
-        match self.copy(namespace).await? {
-            Copy::Ready(path) => {
+        match self.current_copy(namespace).await? {
+            CopyState::Ready(path) => {
                 let mut answers = self.answer_many_from(namespace, &[query]).await?;
                 Ok((answers.pop().unwrap_or_default(), path))
             }
-            Copy::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
-            Copy::Missing(generation) => self.build_and_answer(namespace, query, generation).await,
+            CopyState::TooBig => Ok((self.scan(namespace, query).await?, CachePath::Scan)),
+            CopyState::Missing(generation) => self.build_and_answer(namespace, query, generation).await,
         }
     }
 
     /// The namespace's in-memory copy at its current generation: as it is, brought up to date with
     /// the rows changed since it was built (when few did and they are still logged), or missing
     /// (build it, at the generation given).
-    async fn copy(&self, namespace: &str) -> Result<Copy, VectorError> {
+    async fn current_copy(&self, namespace: &str) -> Result<CopyState, VectorError> {
         let (generation, logged_from) = self.generation(namespace).await?;
         let built_at = match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
-            Lookup::Hit => return Ok(Copy::Ready(CachePath::Hit)),
-            Lookup::TooBig => return Ok(Copy::TooBig),
-            Lookup::Miss => return Ok(Copy::Missing(generation)),
+            Lookup::Hit => return Ok(CopyState::Ready(CachePath::Hit)),
+            Lookup::TooBig => return Ok(CopyState::TooBig),
+            Lookup::Miss => return Ok(CopyState::Missing(generation)),
             Lookup::Stale { built_at } => built_at,
         };
         if built_at >= logged_from {
@@ -218,17 +218,17 @@ impl D1Vectors {
                     c.borrow_mut().refresh(namespace, self.dims, built_at, generation, changes, budget)
                 });
                 if refreshed {
-                    return Ok(Copy::Ready(CachePath::Refreshed));
+                    return Ok(CopyState::Ready(CachePath::Refreshed));
                 }
             }
         }
         // Another query may have brought the copy up to date meanwhile; otherwise rebuild, without
         // holding the stale copy during the build.
         if CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) == Lookup::Hit {
-            return Ok(Copy::Ready(CachePath::Hit));
+            return Ok(CopyState::Ready(CachePath::Hit));
         }
         CACHE.with(|c| c.borrow_mut().drop_copy(namespace, self.dims));
-        Ok(Copy::Missing(generation))
+        Ok(CopyState::Missing(generation))
     }
 
     /// The rows of the namespace changed after generation `since`, as they are now; `None` when
@@ -290,8 +290,8 @@ impl D1Vectors {
         queries: &[&VectorQuery],
     ) -> Vec<Result<Vec<VectorMatch>, VectorError>> {
         if self.cache_bytes > 0 && queries.len() > 1 {
-            match self.copy(namespace).await {
-                Ok(Copy::Ready(_)) => {
+            match self.current_copy(namespace).await {
+                Ok(CopyState::Ready(_)) => {
                     return match self.answer_many_from(namespace, queries).await {
                         Ok(answers) => answers.into_iter().map(Ok).collect(),
                         Err(e) => queries.iter().map(|_| Err(e.clone())).collect(),
