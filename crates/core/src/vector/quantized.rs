@@ -21,7 +21,7 @@
 //! denominators (`‖q‖ · ‖v‖` as f32) are computed exactly as the exact scorer computes them, so they
 //! cancel.
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 
 use super::topk::{cosine_with_norm, norm};
 use super::VectorFilter;
@@ -60,24 +60,33 @@ fn tags_pass(tags: &[String], filter: &VectorFilter) -> bool {
     filter.tag.as_deref().is_none_or(|t| tags.iter().any(|x| x == t))
 }
 
-/// Distinct values, each stored once and referred to by its index.
+/// Distinct values, each stored once and referred to by its index. The map holds a 64-bit hash of
+/// each value, not the value again; on the (vanishingly rare) collision of two different values
+/// the second is simply stored again, unshared.
 #[derive(Debug, Clone, Default)]
 struct Interned<T> {
     values: Vec<T>,
-    index: HashMap<T, u32>,
+    index: HashMap<u64, u32>,
 }
 
-impl<T: Clone + Eq + Hash> Interned<T> {
+impl<T: Eq + Hash> Interned<T> {
     /// The value's index, and the heap bytes it added (0 when already present).
     fn intern(&mut self, value: T, heap: impl Fn(&T) -> usize) -> (u32, usize) {
-        if let Some(&i) = self.index.get(&value) {
-            return (i, 0);
+        let hash = {
+            let mut h = std::hash::DefaultHasher::new();
+            value.hash(&mut h);
+            h.finish()
+        };
+        if let Some(&i) = self.index.get(&hash) {
+            if self.values[i as usize] == value {
+                return (i, 0);
+            }
         }
         let i = self.values.len() as u32;
-        // Held twice (the list and the map's key), plus the map's slot.
-        let bytes = 2 * (heap(&value) + std::mem::size_of::<T>()) + 4;
-        self.values.push(value.clone());
-        self.index.insert(value, i);
+        // The value, plus the map's slot (hash, index and control byte, at most 7/8 full).
+        let bytes = heap(&value) + std::mem::size_of::<T>() + 20;
+        self.values.push(value);
+        self.index.entry(hash).or_insert(i);
         (i, bytes)
     }
 
@@ -661,6 +670,7 @@ mod tests {
             qv.push(i, &[0.1; 384], fields(&format!("src/file{}.rs", i % 10), "rust", &["gen"]));
         }
         assert_eq!(qv.len(), 100);
+        assert_eq!((qv.paths.values.len(), qv.languages.values.len(), qv.tag_sets.values.len()), (10, 1, 1));
         let per_vector = qv.bytes() / 100;
         assert!(per_vector < 384 * 4 * 3 / 10, "{per_vector} bytes a vector");
         assert!(per_vector >= 384, "the codes alone are {} bytes", 384);
