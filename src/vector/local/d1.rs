@@ -31,6 +31,25 @@ enum CopyState {
     Missing(f64),
 }
 
+/// A row read back: its vector from `hex(vector)`, its metadata from JSON.
+fn record(id: String, hex: &str, metadata: &str) -> Result<VectorRecord, VectorError> {
+    Ok(VectorRecord { values: decode_f32_hex(hex)?, metadata: parse_metadata(&id, metadata)?, id })
+}
+
+/// One `json_group_array` column of a scan page, which must hold exactly `n` values.
+fn page_column<T: serde::de::DeserializeOwned>(
+    name: &str,
+    json: Option<String>,
+    n: usize,
+) -> Result<Vec<T>, VectorError> {
+    let values: Vec<T> = serde_json::from_str(json.as_deref().unwrap_or("[]"))
+        .map_err(|e| d1(&format!("scan page {name}"), e))?;
+    if values.len() != n {
+        return Err(d1("scan page", format!("{} {name} for {n} rows", values.len())));
+    }
+    Ok(values)
+}
+
 /// The local index in one D1 database.
 pub(super) struct D1Vectors {
     pub(super) db: Db,
@@ -120,9 +139,7 @@ impl D1Vectors {
         }
         let groups: Vec<Vec<FullRow>> = self.db.batch_rows(statements).await.map_err(|e| d1("get", e))?;
         for row in groups.into_iter().flatten() {
-            let values = decode_f32_hex(&row.v)?;
-            let metadata = parse_metadata(&row.id, &row.metadata)?;
-            found.insert(row.id.clone(), VectorRecord { id: row.id, values, metadata });
+            found.insert(row.id.clone(), record(row.id, &row.v, &row.metadata)?);
         }
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }
@@ -328,20 +345,17 @@ impl D1Vectors {
         all.sort_unstable();
         all.dedup();
         let records = self.rows_by_key(namespace, &all).await?;
+        let by_id: HashMap<&str, &VectorRecord> = records.values().map(|r| (r.id.as_str(), r)).collect();
         let mut answers = Vec::with_capacity(queries.len());
         for (query, keys) in queries.iter().zip(&candidates) {
             let Some(keys) = keys else {
                 answers.push(self.scan(namespace, query).await?);
                 continue;
             };
-            let mine: Vec<&VectorRecord> = keys.iter().filter_map(|k| records.get(k)).collect();
-            let by_id: HashMap<&str, &VectorRecord> = mine.iter().map(|r| (r.id.as_str(), *r)).collect();
-            let best = rescore(
-                &query.vector,
-                query.top_k,
-                mine.iter().map(|r| (r.id.as_str(), r.values.as_slice())),
-            );
-            // Every id `rescore` returns is one of `mine`.
+            let mine =
+                keys.iter().filter_map(|k| records.get(k)).map(|r| (r.id.as_str(), r.values.as_slice()));
+            let best = rescore(&query.vector, query.top_k, mine);
+            // Every id `rescore` returns is one of the records read.
             answers.push(
                 best.into_iter()
                     .filter_map(|(score, id)| {
@@ -376,9 +390,7 @@ impl D1Vectors {
         let groups: Vec<Vec<KeyedRow>> = self.db.batch_rows(statements).await.map_err(|e| d1("get", e))?;
         let mut found = HashMap::new();
         for row in groups.into_iter().flatten() {
-            let values = decode_f32_hex(&row.v)?;
-            let metadata = parse_metadata(&row.id, &row.metadata)?;
-            found.insert(row.r as i64, VectorRecord { id: row.id, values, metadata });
+            found.insert(row.r as i64, record(row.id, &row.v, &row.metadata)?);
         }
         Ok(found)
     }
@@ -412,23 +424,11 @@ impl D1Vectors {
             let page: Option<BuildPageRow> = self.db.first(sql, &args).await.map_err(|e| d1("scan", e))?;
             let Some(page) = page.filter(|p| p.n > 0.0) else { break };
             let n = page.n as usize;
-            let column = |name: &str, json: Option<String>| -> Result<Vec<String>, VectorError> {
-                let values: Vec<String> = serde_json::from_str(json.as_deref().unwrap_or("[]"))
-                    .map_err(|e| d1(&format!("scan page {name}"), e))?;
-                if values.len() != n {
-                    return Err(d1("scan page", format!("{} {name} for {n} rows", values.len())));
-                }
-                Ok(values)
-            };
-            let ids = column("ids", page.ids)?;
-            let keys: Vec<i64> = serde_json::from_str(page.rowids.as_deref().unwrap_or("[]"))
-                .map_err(|e| d1("scan page rowids", e))?;
-            if keys.len() != n {
-                return Err(d1("scan page", format!("{} rowids for {n} rows", keys.len())));
-            }
-            let paths = column("paths", page.paths)?;
-            let langs = column("languages", page.langs)?;
-            let tags = column("tags", page.tags)?;
+            let ids: Vec<String> = page_column("ids", page.ids, n)?;
+            let keys: Vec<i64> = page_column("rowids", page.rowids, n)?;
+            let paths: Vec<String> = page_column("paths", page.paths, n)?;
+            let langs: Vec<String> = page_column("languages", page.langs, n)?;
+            let tags: Vec<String> = page_column("tags", page.tags, n)?;
             let vs = page.vs.unwrap_or_default();
             check_page_hex(&vs, n, hex_len)?;
             let rows = ids.into_iter().zip(keys).zip(paths).zip(langs).zip(tags);
