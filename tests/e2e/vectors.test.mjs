@@ -136,6 +136,68 @@ test('the in-memory copy answers exactly like the scan and follows every write',
   assert.deepEqual(empty.lastMatches, []);
 });
 
+test("the in-memory copy is built from each row's stored 8-bit copy; rows without one are encoded and written back", async () => {
+  const ns = 'e2e-stored';
+  const plain = 'e2e-stored-plain';
+  const r = await er.request('POST', '/__test/vectors/load', { body: { namespace: ns, count: 400, dims: 32, seed: 21 } });
+  assert.equal(r.status, 200, r.text);
+  const sql = async (statement, ...params) => {
+    const w = await er.request('POST', '/__test/vectors/sql', { body: { namespace: ns, sql: statement, params: [ns, ...params] } });
+    assert.equal(w.status, 200, w.text);
+    return w.body.changes;
+  };
+  const stored = async (namespace) =>
+    Object.fromEntries((await er.d1('SELECT id, quantized_v1 AS q FROM local_vectors WHERE namespace = ? ORDER BY id', namespace)).map((x) => [x.id, x.q]));
+  // Every row the index writes carries its copy: base64 of a 24-byte header and 32 codes (56 bytes).
+  const written = await stored(ns);
+  assert.equal(Object.keys(written).length, 400);
+  for (const q of Object.values(written)) assert.match(q ?? "", /^[A-Za-z0-9+/]{75}=$/);
+  // The same rows written by plain SQL into another namespace, every other one with its copy.
+  const copied = await sql(
+    `INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags, quantized_v1)
+     SELECT '${plain}', id, dims, vector, metadata, path, language, tags, iif(rowid % 2 = 0, quantized_v1, NULL)
+     FROM local_vectors WHERE namespace = ?1`,
+  );
+  assert.ok(copied >= 400, `${copied} changes`);
+  assert.equal((await stored(plain)) && Object.keys(await stored(plain)).length, 400);
+  const missing = async (namespace) =>
+    (await er.d1('SELECT count(*) AS n FROM local_vectors WHERE namespace = ? AND quantized_v1 IS NULL', namespace))[0].n;
+  assert.ok((await missing(plain)) >= 150, 'about half the copied rows have no stored copy');
+  const generation = async (namespace) =>
+    (await er.d1('SELECT generation FROM local_vector_generations WHERE namespace = ?', namespace))[0].generation;
+  const before = await generation(plain);
+  const query = async (namespace, body) => {
+    const q = await er.request('POST', '/__test/vectors/query', { body: { namespace, dims: 32, topK: 10, seed: 8, ...body } });
+    assert.equal(q.status, 200, q.text);
+    return q.body;
+  };
+  for (const filter of [{}, { languages: ['go'] }, { tag: 'ten' }]) {
+    const cached = await query(plain, { queries: 2, filter });
+    assert.deepEqual(cached.cache, Object.keys(filter).length === 0 ? ['built', 'hit'] : ['hit', 'hit']);
+    assert.deepEqual(cached.lastMatches, (await query(plain, { queries: 2, filter, cacheBytes: 0 })).lastMatches, JSON.stringify(filter));
+    assert.equal(cached.lastMatches.length, 10);
+  }
+  // The build stored what it encoded — exactly what the index writes for the same vector — and
+  // moved no generation (the copy in memory is still current).
+  assert.equal(await missing(plain), 0);
+  assert.deepEqual(await stored(plain), written);
+  assert.equal(await generation(plain), before);
+  // A vector rewritten by SQL that does not write its copy loses the copy (never a stale one) and
+  // is read from its f32 value.
+  const changed = await sql(
+    "UPDATE local_vectors SET vector = (SELECT vector FROM local_vectors WHERE namespace = ?1 AND id = 'vec-00000002') WHERE namespace = ?1 AND id = 'vec-00000001'",
+  );
+  assert.ok(changed >= 1);
+  assert.equal(await missing(ns), 1);
+  // Rewriting the same vector keeps its copy.
+  await sql("UPDATE local_vectors SET vector = vector WHERE namespace = ?1 AND id = 'vec-00000003'");
+  assert.equal(await missing(ns), 1);
+  const first = await query(ns, { queries: 1 });
+  assert.equal(first.cache[0], 'built');
+  assert.deepEqual(first.lastMatches, (await query(ns, { queries: 1, cacheBytes: 0 })).lastMatches);
+  assert.equal(await missing(ns), 0, 'the build wrote the copy of the rewritten vector');
+});
+
 test('vectors are stored as little-endian f32 blobs of the index dimension', async () => {
   const r = await er.request('POST', '/__test/vectors/load', { body: { namespace: 'e2e-blob', count: 3, dims: 8, seed: 7 } });
   assert.equal(r.status, 200, r.text);

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use edgerag_core::vector::cache::Change;
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
-use edgerag_core::vector::quantized::{rescore, CandidateQuery, FilterFields, QuantizedVectors};
+use edgerag_core::vector::quantized::{
+    rescore, CandidateQuery, FilterFields, QuantizedRow, QuantizedVectors,
+};
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
     dedup_last_wins, VectorError, VectorMatch, VectorMetadata, VectorQuery, VectorRecord,
@@ -77,17 +79,20 @@ impl D1Vectors {
                 metadata,
                 r.metadata.path,
                 r.metadata.language,
-                edgerag_core::tags::to_column(&r.metadata.tags)
+                edgerag_core::tags::to_column(&r.metadata.tags),
+                QuantizedRow::encode(&r.values).to_text()
             ]));
         }
         // The rows travel as JSON arrays, the vectors as hex text made BLOBs by `unhex` (a BLOB
-        // parameter crosses the D1 binding as a JSON array of byte numbers).
-        let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) \
+        // parameter crosses the D1 binding as a JSON array of byte numbers), each with its 8-bit
+        // copy as the in-memory copy holds it (what a build reads instead of the f32 vector).
+        let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags, quantized_v1) \
              SELECT ?1, json_extract(value, '$[0]'), ?2, unhex(json_extract(value, '$[1]')), \
                json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), \
-               json_extract(value, '$[5]') FROM json_each(?3) WHERE true \
+               json_extract(value, '$[5]'), json_extract(value, '$[6]') FROM json_each(?3) WHERE true \
              ON CONFLICT(namespace, id) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
-             metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags";
+             metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags, \
+             quantized_v1 = excluded.quantized_v1";
         let statements = json_batches(rows, JSON_BATCH_BYTES)
             .iter()
             .map(|batch| {
@@ -252,11 +257,13 @@ impl D1Vectors {
     /// more than [`MAX_REFRESH_ROWS`] did (rebuilding is then cheaper).
     async fn changes_since(&self, namespace: &str, since: f64) -> Result<Option<Vec<Change>>, VectorError> {
         let sql = "SELECT c.row AS r, v.path AS path, v.language AS language, v.tags AS tags, \
-             iif(v.rowid IS NULL, NULL, hex(v.vector)) AS v \
+             iif(length(v.quantized_v1) = ?5, v.quantized_v1, NULL) AS q, \
+             iif(v.rowid IS NULL OR length(v.quantized_v1) = ?5, NULL, hex(v.vector)) AS v \
              FROM (SELECT DISTINCT row FROM local_vector_changes \
                    WHERE namespace = ?1 AND generation > ?2 LIMIT ?4) AS c \
              LEFT JOIN local_vectors AS v ON v.rowid = c.row AND v.namespace = ?1 AND v.dims = ?3";
-        let args = args![namespace, since, self.dims, MAX_REFRESH_ROWS + 1];
+        let text_len = QuantizedRow::text_len(self.dims);
+        let args = args![namespace, since, self.dims, MAX_REFRESH_ROWS + 1, text_len];
         let rows: Vec<ChangeRow> = self.db.all(sql, &args).await.map_err(|e| d1("changes", e))?;
         if rows.len() > MAX_REFRESH_ROWS {
             return Ok(None);
@@ -265,17 +272,29 @@ impl D1Vectors {
         rows.into_iter()
             .map(|row| {
                 let key = row.r as i64;
-                let Some(hex) = row.v else { return Ok(Change::Remove { key }) };
-                check_page_hex(&hex, 1, hex_len)?;
+                let encoded = match (row.q, row.v) {
+                    (Some(text), _) => self.stored_row(&text)?,
+                    (None, Some(hex)) => {
+                        check_page_hex(&hex, 1, hex_len)?;
+                        QuantizedRow::encode(&decode_f32_hex(&hex)?)
+                    }
+                    (None, None) => return Ok(Change::Remove { key }),
+                };
                 let fields = FilterFields {
                     path: row.path.unwrap_or_default(),
                     language: row.language.unwrap_or_default(),
                     tags: tags_of_column(row.tags.as_deref().unwrap_or_default()),
                 };
-                Ok(Change::Upsert { key, values: decode_f32_hex(&hex)?, fields })
+                Ok(Change::Upsert { key, row: encoded, fields })
             })
             .collect::<Result<Vec<_>, VectorError>>()
             .map(Some)
+    }
+
+    /// A row's stored 8-bit copy (of the right length: the statements read only those).
+    fn stored_row(&self, text: &str) -> Result<QuantizedRow, VectorError> {
+        QuantizedRow::from_text(self.dims, text)
+            .ok_or_else(|| d1("stored copy", format!("unreadable 8-bit copy of {} chars", text.len())))
     }
 
     async fn count(&self, namespace: &str) -> Result<usize, VectorError> {
@@ -395,69 +414,110 @@ impl D1Vectors {
         Ok(found)
     }
 
-    /// One unfiltered scan that answers the query exactly (filters applied here) and builds the
-    /// namespace's in-memory copy, kept if it fits the budget.
+    /// Builds the namespace's in-memory copy in one unfiltered scan and answers the query from it;
+    /// a namespace that does not fit the budget is marked so and the query scanned. Each row's
+    /// stored 8-bit copy is read (a fifth of the bytes of its f32 vector); rows without one are
+    /// encoded from the f32 vector here and their copy written back, once.
     async fn build_and_answer(
         &self,
         namespace: &str,
         query: &VectorQuery,
         generation: f64,
     ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
-        let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(r) AS rowids, json_group_array(id) AS ids, \
+        let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(r) AS rowids, \
              json_group_array(path) AS paths, json_group_array(language) AS langs, \
-             json_group_array(tags) AS tags, group_concat(v, '') AS vs \
-             FROM (SELECT rowid AS r, id, path, language, tags, hex(vector) AS v FROM local_vectors \
+             json_group_array(tags) AS tags, json_group_array(q) AS qs, group_concat(v, '') AS vs \
+             FROM (SELECT rowid AS r, path, language, tags, \
+                     iif(length(quantized_v1) = ?5, quantized_v1, NULL) AS q, \
+                     iif(length(quantized_v1) = ?5, NULL, hex(vector)) AS v FROM local_vectors \
                    WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3 ORDER BY rowid LIMIT ?4)";
         // Sized up front (and skipped when it cannot fit): growing the codes by doubling would
         // briefly need twice their memory.
         let rows = self.count(namespace).await?;
         let fits = rows.saturating_mul(QuantizedVectors::bytes_per_vector(self.dims)) <= self.cache_bytes;
-        let qn = norm(&query.vector);
-        let mut top: TopK<()> = TopK::new(query.top_k);
         // A few rows may arrive between the count and the scan: the copy then grows a little.
         let mut set = fits.then(|| QuantizedVectors::with_capacity(self.dims, rows + 16));
-        let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
+        let mut encoded_here: Vec<(i64, String)> = Vec::new();
         let hex_len = self.dims * 8;
+        let text_len = QuantizedRow::text_len(self.dims);
         let mut after = -1f64;
-        loop {
-            let args = args![namespace, self.dims, after, self.page_rows];
+        while let Some(s) = set.as_mut() {
+            let args = args![namespace, self.dims, after, self.page_rows, text_len];
             let page: Option<BuildPageRow> = self.db.first(sql, &args).await.map_err(|e| d1("scan", e))?;
             let Some(page) = page.filter(|p| p.n > 0.0) else { break };
             let n = page.n as usize;
-            let ids: Vec<String> = page_column("ids", page.ids, n)?;
             let keys: Vec<i64> = page_column("rowids", page.rowids, n)?;
             let paths: Vec<String> = page_column("paths", page.paths, n)?;
             let langs: Vec<String> = page_column("languages", page.langs, n)?;
             let tags: Vec<String> = page_column("tags", page.tags, n)?;
+            let stored: Vec<Option<String>> = page_column("stored copies", page.qs, n)?;
+            // The f32 hex of exactly the rows without a stored copy, in order.
             let vs = page.vs.unwrap_or_default();
-            check_page_hex(&vs, n, hex_len)?;
-            let rows = ids.into_iter().zip(keys).zip(paths).zip(langs).zip(tags);
-            for (i, ((((id, key), path), language), tags)) in rows.enumerate() {
-                decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
-                let fields = FilterFields { path, language, tags: tags_of_column(&tags) };
-                let passes = fields.matches(&query.filter);
-                if passes {
-                    let score = cosine_with_norm(&query.vector, qn, &buf);
-                    if top.accepts(score, &id) {
-                        top.push(score, id.clone(), ());
+            check_page_hex(&vs, stored.iter().filter(|q| q.is_none()).count(), hex_len)?;
+            let mut hex = vs.as_bytes().chunks(hex_len);
+            let rows = keys.into_iter().zip(paths).zip(langs).zip(tags).zip(stored);
+            for ((((key, path), language), tags), text) in rows {
+                let row = match text {
+                    Some(text) => self.stored_row(&text)?,
+                    None => {
+                        let chunk = hex.next().ok_or_else(|| d1("scan page", "missing vector"))?;
+                        let values =
+                            decode_f32_hex(std::str::from_utf8(chunk).map_err(|e| d1("scan page", e))?)?;
+                        let row = QuantizedRow::encode(&values);
+                        encoded_here.push((key, row.to_text()));
+                        row
                     }
-                }
-                if let Some(s) = set.as_mut() {
-                    s.push(key, &buf, fields);
-                    if s.bytes() > self.cache_bytes {
-                        set = None; // does not fit: answer this query, cache nothing
-                    }
-                }
+                };
+                s.push_row(key, row, FilterFields { path, language, tags: tags_of_column(&tags) });
             }
             after = page.last.unwrap_or(f64::MAX);
-            if n < self.page_rows {
+            if s.bytes() > self.cache_bytes {
+                set = None; // does not fit after all: cache nothing, scan
+            } else if n < self.page_rows {
                 break;
             }
         }
-        let path = if set.is_some() { CachePath::Built } else { CachePath::Scan };
+        let built = set.is_some();
         CACHE.with(|c| c.borrow_mut().store(namespace, self.dims, generation, set, self.cache_bytes));
-        let best = top.into_sorted().into_iter().map(|(score, id, ())| (score, id)).collect();
-        Ok((self.with_metadata(namespace, best).await?, path))
+        if !built {
+            return Ok((self.scan(namespace, query).await?, CachePath::Scan));
+        }
+        let answer = self.answer_many_from(namespace, &[query]).await?.pop().unwrap_or_default();
+        if let Err(e) = self.write_back(namespace, generation, &encoded_here).await {
+            // Nothing is lost: the next build encodes these rows again.
+            crate::log::warn("vector_copy_write_back_failed", &[("detail", &e.to_string())]);
+        }
+        Ok((answer, CachePath::Built))
+    }
+
+    /// Stores the 8-bit copies a build encoded from f32 vectors, for rows that still have none,
+    /// while the namespace is still at the generation they were read at (any write to a vector
+    /// moves it, so no copy of an older vector is ever stored). Writing them moves no generation.
+    async fn write_back(
+        &self,
+        namespace: &str,
+        generation: f64,
+        encoded: &[(i64, String)],
+    ) -> Result<(), VectorError> {
+        if encoded.is_empty() {
+            return Ok(());
+        }
+        let sql =
+            "UPDATE local_vectors SET quantized_v1 = json_extract(j.value, '$[1]') FROM json_each(?2) AS j \
+             WHERE local_vectors.rowid = json_extract(j.value, '$[0]') AND local_vectors.namespace = ?1 \
+               AND local_vectors.dims = ?3 AND local_vectors.quantized_v1 IS NULL \
+               AND (SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?4";
+        let rows: Vec<serde_json::Value> = encoded.iter().map(|(k, t)| serde_json::json!([k, t])).collect();
+        let statements = json_batches(rows, JSON_BATCH_BYTES)
+            .iter()
+            .map(|batch| {
+                self.db
+                    .stmt(sql, &args![namespace, batch.as_str(), self.dims, generation])
+                    .map_err(|e| d1("bind", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.db.batch(statements).await.map_err(|e| d1("write back", e))?;
+        Ok(())
     }
 
     /// `(score, id)` best first → matches with their metadata.

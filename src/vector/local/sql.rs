@@ -19,10 +19,12 @@ pub(super) struct BuildPageRow {
     pub(super) n: f64,
     pub(super) last: Option<f64>,
     pub(super) rowids: Option<String>,
-    pub(super) ids: Option<String>,
     pub(super) paths: Option<String>,
     pub(super) langs: Option<String>,
     pub(super) tags: Option<String>,
+    /// Each row's stored 8-bit copy, or null where it has none.
+    pub(super) qs: Option<String>,
+    /// The f32 hex of the rows without a stored copy, concatenated in order.
     pub(super) vs: Option<String>,
 }
 
@@ -40,6 +42,8 @@ pub(super) struct ChangeRow {
     pub(super) path: Option<String>,
     pub(super) language: Option<String>,
     pub(super) tags: Option<String>,
+    /// The row's stored 8-bit copy; else its f32 hex (`v`); neither when it is gone.
+    pub(super) q: Option<String>,
     pub(super) v: Option<String>,
 }
 

@@ -11,7 +11,7 @@
 //! across an await, so a refresh can change a copy in place.
 use std::collections::HashMap;
 
-use super::quantized::{FilterFields, QuantizedVectors};
+use super::quantized::{FilterFields, QuantizedRow, QuantizedVectors};
 
 /// What a lookup found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,8 +29,8 @@ pub enum Lookup {
 /// One row that changed since a copy was built.
 #[derive(Debug, Clone)]
 pub enum Change {
-    /// The row as it is now (new or replaced).
-    Upsert { key: i64, values: Vec<f32>, fields: FilterFields },
+    /// The row as it is now (new or replaced), encoded.
+    Upsert { key: i64, row: QuantizedRow, fields: FilterFields },
     /// The row is gone (or no longer of the copy's dimension).
     Remove { key: i64 },
 }
@@ -119,8 +119,8 @@ impl GenerationCache {
                 let mut placed = true;
                 for change in changes {
                     match change {
-                        Change::Upsert { key, values, fields } if values.len() == dims => {
-                            placed &= set.upsert(key, &values, fields);
+                        Change::Upsert { key, row, fields } if row.dims() == dims => {
+                            placed &= set.upsert_row(key, row, fields);
                         }
                         Change::Upsert { key, .. } | Change::Remove { key } => set.remove(key),
                     }
@@ -242,10 +242,10 @@ mod tests {
         assert_eq!(top2(&mut cache, "ns"), Some(vec![8, 9]));
         let changes = vec![
             Change::Remove { key: 9 },
-            Change::Upsert { key: 2, values: vec![0.0, 0.0, 5.0, 0.0], fields: fields(2) },
-            Change::Upsert { key: 12, values: vec![0.0, 0.0, 1.0, 0.01], fields: fields(12) },
+            Change::Upsert { key: 2, row: QuantizedRow::encode(&[0.0, 0.0, 5.0, 0.0]), fields: fields(2) },
+            Change::Upsert { key: 12, row: QuantizedRow::encode(&[0.0, 0.0, 1.0, 0.01]), fields: fields(12) },
             // A row whose dimension changed leaves this copy.
-            Change::Upsert { key: 8, values: vec![1.0; 8], fields: fields(8) },
+            Change::Upsert { key: 8, row: QuantizedRow::encode(&[1.0; 8]), fields: fields(8) },
         ];
         assert!(cache.refresh("ns", 4, 1.0, 5.0, changes, 1 << 20));
         assert_eq!(cache.lookup("ns", 4, 5.0), Lookup::Hit);
@@ -264,7 +264,7 @@ mod tests {
         let mut set = QuantizedVectors::new(4);
         set.push(5, &[1.0; 4], fields(5));
         cache.store("ns", 4, 1.0, Some(set), 1 << 20);
-        let low = Change::Upsert { key: 3, values: vec![1.0; 4], fields: fields(3) };
+        let low = Change::Upsert { key: 3, row: QuantizedRow::encode(&[1.0; 4]), fields: fields(3) };
         assert!(!cache.refresh("ns", 4, 1.0, 2.0, vec![low], 1 << 20));
         assert_eq!(cache.lookup("ns", 4, 2.0), Lookup::Miss);
         // More than a quarter removed: rebuild.
@@ -289,7 +289,11 @@ mod tests {
         assert_eq!(cache.lookup("c", 4, 1.0), Lookup::Hit);
         // A refresh that grows a copy evicts the others, not itself.
         let grow = (10..19)
-            .map(|key| Change::Upsert { key, values: vec![1.0; 4], fields: fields(key as usize) })
+            .map(|key| Change::Upsert {
+                key,
+                row: QuantizedRow::encode(&[1.0; 4]),
+                fields: fields(key as usize),
+            })
             .collect();
         assert!(cache.refresh("a", 4, 1.0, 2.0, grow, budget));
         assert_eq!(cache.lookup("a", 4, 2.0), Lookup::Hit);

@@ -63,7 +63,7 @@ fn tags_pass(tags: &[String], filter: &VectorFilter) -> bool {
 /// Distinct values, each stored once and referred to by its index. The map holds a 64-bit hash of
 /// each value, not the value again; on the (vanishingly rare) collision of two different values
 /// the second is simply stored again, unshared.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Interned<T> {
     values: Vec<T>,
     index: HashMap<u64, u32>,
@@ -96,8 +96,103 @@ impl<T: Eq + Hash> Interned<T> {
     }
 }
 
+/// One vector as the copy holds it: its 8-bit codes and what bounds their error, computed from
+/// its f32 values alone — so a row encoded when the vector is written, stored as text and read
+/// back ([`QuantizedRow::to_text`], [`QuantizedRow::from_text`]) is bit for bit the row the copy
+/// would compute from the f32 values, and a copy built from stored rows gives the same candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantizedRow {
+    /// `s / 127`: code × step = the reconstructed component.
+    step: f32,
+    /// The exact f32 norm, computed as the exact scorer computes it.
+    norm: f32,
+    /// The norm in f64 (bounds the scorers' rounding even when the f32 one underflows).
+    norm64: f64,
+    /// `‖e‖∞` and `‖e‖₂` of the reconstruction error, rounded up.
+    error_max: f32,
+    error_len: f32,
+    codes: Vec<i8>,
+}
+
+/// Bytes of a stored row before its codes: step, norm, norm64, error_max, error_len.
+const ROW_HEADER: usize = 4 + 4 + 8 + 4 + 4;
+
+impl QuantizedRow {
+    /// Encodes `values`: codes scaled by the largest component (all zero for a zero or
+    /// non-finite scale), the norms, and the reconstruction error's size.
+    pub fn encode(values: &[f32]) -> Self {
+        let scale = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let usable = scale > 0.0 && scale.is_finite();
+        let step = if usable { scale / CODE_MAX } else { 0.0 };
+        let (mut error_max, mut error_sq) = (0f64, 0f64);
+        let codes = values
+            .iter()
+            .map(|&v| {
+                let code = if usable { (v / scale * CODE_MAX).round() as i8 } else { 0 };
+                let e = (f64::from(v) - f64::from(code) * f64::from(step)).abs();
+                error_max = error_max.max(e);
+                error_sq += e * e;
+                code
+            })
+            .collect();
+        QuantizedRow {
+            step,
+            norm: norm_like_exact(values),
+            norm64: values.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>().sqrt(),
+            error_max: round_up(error_max),
+            error_len: round_up(error_sq.sqrt()),
+            codes,
+        }
+    }
+
+    pub fn dims(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// Bytes of a stored row's text for `dims` (what [`QuantizedRow::to_text`] returns).
+    pub fn text_len(dims: usize) -> usize {
+        (ROW_HEADER + dims).div_ceil(3) * 4
+    }
+
+    /// The row as text for storage: base64 of its fields, little-endian, then its codes.
+    pub fn to_text(&self) -> String {
+        use base64::Engine as _;
+        let mut bytes = Vec::with_capacity(ROW_HEADER + self.codes.len());
+        bytes.extend_from_slice(&self.step.to_le_bytes());
+        bytes.extend_from_slice(&self.norm.to_le_bytes());
+        bytes.extend_from_slice(&self.norm64.to_le_bytes());
+        bytes.extend_from_slice(&self.error_max.to_le_bytes());
+        bytes.extend_from_slice(&self.error_len.to_le_bytes());
+        bytes.extend(self.codes.iter().map(|&c| c as u8));
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    /// A row of `dims` from [`QuantizedRow::to_text`]'s text; `None` for text that is not one (other
+    /// dimension, not base64, a code outside `-127..=127`).
+    pub fn from_text(dims: usize, text: &str) -> Option<Self> {
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
+        if bytes.len() != ROW_HEADER + dims {
+            return None;
+        }
+        let f32_at = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let codes: Vec<i8> = bytes[ROW_HEADER..].iter().map(|&b| b as i8).collect();
+        if codes.contains(&i8::MIN) {
+            return None;
+        }
+        Some(QuantizedRow {
+            step: f32_at(0),
+            norm: f32_at(4),
+            norm64: f64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")),
+            error_max: f32_at(16),
+            error_len: f32_at(20),
+            codes,
+        })
+    }
+}
+
 /// Vectors of one dimension, quantized; see the module docs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QuantizedVectors {
     dims: usize,
     keys: Vec<i64>,
@@ -178,6 +273,13 @@ impl QuantizedVectors {
     /// `values.len() != dims` (callers validate first).
     pub fn push(&mut self, key: i64, values: &[f32], fields: FilterFields) {
         assert_eq!(values.len(), self.dims, "vector of {} dims in a set of {}", values.len(), self.dims);
+        self.push_row(key, QuantizedRow::encode(values), fields);
+    }
+
+    /// [`QuantizedVectors::push`] for a vector already encoded ([`QuantizedRow::encode`], or read
+    /// back from its stored text). Panics if the row is not of `dims`.
+    pub fn push_row(&mut self, key: i64, row: QuantizedRow, fields: FilterFields) {
+        assert_eq!(row.dims(), self.dims, "row of {} dims in a set of {}", row.dims(), self.dims);
         debug_assert!(self.keys.last().is_none_or(|&last| key > last), "keys pushed out of order");
         let i = self.keys.len();
         self.keys.push(key);
@@ -192,7 +294,7 @@ impl QuantizedVectors {
         self.tags_of.push(0);
         self.removed.push(false);
         self.bytes += Self::bytes_per_vector(self.dims);
-        self.set(i, values, fields);
+        self.set(i, row, fields);
     }
 
     /// Brings the copy up to date with one changed row: replaces the vector under `key`, or adds
@@ -200,24 +302,24 @@ impl QuantizedVectors {
     /// below the last one, which the copy cannot place (rebuild it instead). Panics if
     /// `values.len() != dims`.
     pub fn upsert(&mut self, key: i64, values: &[f32], fields: FilterFields) -> bool {
+        assert_eq!(values.len(), self.dims, "vector of {} dims in a set of {}", values.len(), self.dims);
+        self.upsert_row(key, QuantizedRow::encode(values), fields)
+    }
+
+    /// [`QuantizedVectors::upsert`] for a vector already encoded. Panics if the row is not of `dims`.
+    pub fn upsert_row(&mut self, key: i64, row: QuantizedRow, fields: FilterFields) -> bool {
+        assert_eq!(row.dims(), self.dims, "row of {} dims in a set of {}", row.dims(), self.dims);
         match self.keys.binary_search(&key) {
             Ok(i) => {
-                assert_eq!(
-                    values.len(),
-                    self.dims,
-                    "vector of {} dims in a set of {}",
-                    values.len(),
-                    self.dims
-                );
                 if self.removed[i] {
                     self.removed[i] = false;
                     self.removed_count -= 1;
                 }
-                self.set(i, values, fields);
+                self.set(i, row, fields);
                 true
             }
             Err(i) if i == self.keys.len() => {
-                self.push(key, values, fields);
+                self.push_row(key, row, fields);
                 true
             }
             Err(_) => false,
@@ -239,19 +341,8 @@ impl QuantizedVectors {
         self.removed_count
     }
 
-    /// Encodes `values` with `fields` at position `i`.
-    fn set(&mut self, i: usize, values: &[f32], fields: FilterFields) {
-        let scale = values.iter().fold(0f32, |m, v| m.max(v.abs()));
-        let usable = scale > 0.0 && scale.is_finite();
-        let step = if usable { scale / CODE_MAX } else { 0.0 };
-        let (mut error_max, mut error_sq) = (0f64, 0f64);
-        for (slot, &v) in self.codes[i * self.dims..(i + 1) * self.dims].iter_mut().zip(values) {
-            let code = if usable { (v / scale * CODE_MAX).round() as i8 } else { 0 };
-            *slot = code;
-            let e = (f64::from(v) - f64::from(code) * f64::from(step)).abs();
-            error_max = error_max.max(e);
-            error_sq += e * e;
-        }
+    /// Places `row` with `fields` at position `i`.
+    fn set(&mut self, i: usize, row: QuantizedRow, fields: FilterFields) {
         let string_heap = |s: &String| s.capacity();
         let (path, b1) = self.paths.intern(fields.path, string_heap);
         let (language, b2) = self.languages.intern(fields.language, string_heap);
@@ -259,11 +350,12 @@ impl QuantizedVectors {
             t.iter().map(|s| s.capacity() + std::mem::size_of::<String>()).sum()
         });
         self.bytes += b1 + b2 + b3;
-        self.steps[i] = step;
-        self.norms[i] = norm_like_exact(values);
-        self.norms64[i] = values.iter().map(|v| f64::from(*v) * f64::from(*v)).sum::<f64>().sqrt();
-        self.error_max[i] = round_up(error_max);
-        self.error_len[i] = round_up(error_sq.sqrt());
+        self.codes[i * self.dims..(i + 1) * self.dims].copy_from_slice(&row.codes);
+        self.steps[i] = row.step;
+        self.norms[i] = row.norm;
+        self.norms64[i] = row.norm64;
+        self.error_max[i] = row.error_max;
+        self.error_len[i] = row.error_len;
         self.path_of[i] = path;
         self.language_of[i] = language;
         self.tags_of[i] = tags;
@@ -809,5 +901,64 @@ mod tests {
                 prop_assert_eq!(got, qv.candidates(q.vector, q.top_k, q.filter));
             }
         }
+
+        #[test]
+        fn a_stored_row_reads_back_bit_for_bit(values in prop::collection::vec(component(), 1..40)) {
+            let row = QuantizedRow::encode(&values);
+            let text = row.to_text();
+            prop_assert_eq!(text.len(), QuantizedRow::text_len(values.len()));
+            let back = QuantizedRow::from_text(values.len(), &text).expect("a stored row");
+            // Bit for bit, not merely equal as numbers (a norm of -0.0 would compare equal to 0.0).
+            prop_assert_eq!(back.step.to_bits(), row.step.to_bits());
+            prop_assert_eq!(back.norm.to_bits(), row.norm.to_bits());
+            prop_assert_eq!(back.norm64.to_bits(), row.norm64.to_bits());
+            prop_assert_eq!(back.error_max.to_bits(), row.error_max.to_bits());
+            prop_assert_eq!(back.error_len.to_bits(), row.error_len.to_bits());
+            prop_assert_eq!(&back, &row);
+            prop_assert!(QuantizedRow::from_text(values.len() + 1, &text).is_none());
+        }
+    }
+
+    #[test]
+    fn a_copy_built_from_stored_rows_is_the_copy_built_from_values() {
+        let dims = 12;
+        let vector = |i: usize| -> Vec<f32> {
+            (0..dims)
+                .map(|j| ((i * 31 + j * 17) % 23) as f32 / 7.0 - 1.5 + if j == i % dims { 40.0 } else { 0.0 })
+                .collect()
+        };
+        let mut from_values = QuantizedVectors::new(dims);
+        let mut from_text = QuantizedVectors::new(dims);
+        for i in 0..50 {
+            let f = fields(&format!("src/{}.rs", i % 4), "rust", &[]);
+            from_values.push(i as i64, &vector(i), f.clone());
+            let text = QuantizedRow::encode(&vector(i)).to_text();
+            from_text.push_row(i as i64, QuantizedRow::from_text(dims, &text).expect("row"), f);
+        }
+        // Replacing and appending alike.
+        from_values.upsert(7, &vector(70), fields("src/x.rs", "go", &["t"]));
+        from_text.upsert_row(7, QuantizedRow::encode(&vector(70)), fields("src/x.rs", "go", &["t"]));
+        from_values.upsert(60, &vector(60), fields("src/y.rs", "go", &[]));
+        from_text.upsert_row(60, QuantizedRow::encode(&vector(60)), fields("src/y.rs", "go", &[]));
+        assert_eq!(from_values, from_text);
+        let q: Vec<f32> = (0..dims).map(|j| j as f32 - 5.0).collect();
+        let got = from_text.candidates(&q, 5, &VectorFilter::default()).expect("narrowed");
+        assert!(!got.is_empty());
+        assert_eq!(Some(got), from_values.candidates(&q, 5, &VectorFilter::default()));
+    }
+
+    #[test]
+    fn text_that_is_not_a_stored_row_is_refused() {
+        let row = QuantizedRow::encode(&[0.5, -1.0, 0.25]);
+        let text = row.to_text();
+        assert_eq!(QuantizedRow::from_text(3, &text), Some(row.clone()));
+        assert_eq!(QuantizedRow::from_text(2, &text), None, "another dimension");
+        assert_eq!(QuantizedRow::from_text(3, "not base64!"), None);
+        // A code of -128 is never written (codes span -127..=127).
+        use base64::Engine as _;
+        let mut bytes = base64::engine::general_purpose::STANDARD.decode(&text).expect("base64");
+        *bytes.last_mut().expect("codes") = 0x80;
+        let bad = base64::engine::general_purpose::STANDARD.encode(bytes);
+        assert_eq!(QuantizedRow::from_text(3, &bad), None);
     }
 }
