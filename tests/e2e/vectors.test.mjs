@@ -147,21 +147,35 @@ test("the in-memory copy is built from each row's stored 8-bit copy; rows withou
     return w.body.changes;
   };
   const stored = async (namespace) =>
-    Object.fromEntries((await er.d1('SELECT id, quantized_v1 AS q FROM local_vectors WHERE namespace = ? ORDER BY id', namespace)).map((x) => [x.id, x.q]));
-  // Every row the index writes carries its copy: base64 of a 24-byte header and 32 codes (56 bytes).
+    Object.fromEntries(
+      (await er.d1(
+        'SELECT v.id AS id, c.quantized_v1 AS q FROM local_vectors v LEFT JOIN local_vector_copies c ON c.row = v.rowid WHERE v.namespace = ? ORDER BY v.id',
+        namespace,
+      )).map((x) => [x.id, x.q]),
+    );
+  const missing = async (namespace) => Object.values(await stored(namespace)).filter((q) => q === null).length;
+  // Every vector the index writes gets its copy: base64 of a 24-byte header and 32 codes (56 bytes).
   const written = await stored(ns);
   assert.equal(Object.keys(written).length, 400);
-  for (const q of Object.values(written)) assert.match(q ?? "", /^[A-Za-z0-9+/]{75}=$/);
+  for (const q of Object.values(written)) assert.match(q ?? '', /^[A-Za-z0-9+/]{75}=$/);
+  // Replaced vectors get their new copy (and an unchanged one keeps its own).
+  const again = await er.request('POST', '/__test/vectors/load', { body: { namespace: ns, count: 400, dims: 32, seed: 22 } });
+  assert.equal(again.status, 200, again.text);
+  const replaced = await stored(ns);
+  assert.equal(await missing(ns), 0);
+  assert.ok(Object.keys(written).every((id) => replaced[id] !== written[id]), 'new values, new copies');
   // The same rows written by plain SQL into another namespace, every other one with its copy.
-  const copied = await sql(
-    `INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags, quantized_v1)
-     SELECT '${plain}', id, dims, vector, metadata, path, language, tags, iif(rowid % 2 = 0, quantized_v1, NULL)
-     FROM local_vectors WHERE namespace = ?1`,
+  await sql(
+    `INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags)
+     SELECT '${plain}', id, dims, vector, metadata, path, language, tags FROM local_vectors WHERE namespace = ?1`,
   );
-  assert.ok(copied >= 400, `${copied} changes`);
-  assert.equal((await stored(plain)) && Object.keys(await stored(plain)).length, 400);
-  const missing = async (namespace) =>
-    (await er.d1('SELECT count(*) AS n FROM local_vectors WHERE namespace = ? AND quantized_v1 IS NULL', namespace))[0].n;
+  await sql(
+    `INSERT INTO local_vector_copies (row, quantized_v1)
+     SELECT p.rowid, c.quantized_v1 FROM local_vectors p
+     JOIN local_vectors o ON o.namespace = ?1 AND o.id = p.id JOIN local_vector_copies c ON c.row = o.rowid
+     WHERE p.namespace = '${plain}' AND p.rowid % 2 = 0`,
+  );
+  assert.equal(Object.keys(await stored(plain)).length, 400);
   assert.ok((await missing(plain)) >= 150, 'about half the copied rows have no stored copy');
   const generation = async (namespace) =>
     (await er.d1('SELECT generation FROM local_vector_generations WHERE namespace = ?', namespace))[0].generation;
@@ -180,22 +194,27 @@ test("the in-memory copy is built from each row's stored 8-bit copy; rows withou
   // The build stored what it encoded — exactly what the index writes for the same vector — and
   // moved no generation (the copy in memory is still current).
   assert.equal(await missing(plain), 0);
-  assert.deepEqual(await stored(plain), written);
+  assert.deepEqual(await stored(plain), replaced);
   assert.equal(await generation(plain), before);
   // A vector rewritten by SQL that does not write its copy loses the copy (never a stale one) and
-  // is read from its f32 value.
-  const changed = await sql(
+  // is read from its f32 value; rewriting the same vector keeps it.
+  await sql(
     "UPDATE local_vectors SET vector = (SELECT vector FROM local_vectors WHERE namespace = ?1 AND id = 'vec-00000002') WHERE namespace = ?1 AND id = 'vec-00000001'",
   );
-  assert.ok(changed >= 1);
+  assert.equal((await stored(ns))['vec-00000001'], null);
   assert.equal(await missing(ns), 1);
-  // Rewriting the same vector keeps its copy.
   await sql("UPDATE local_vectors SET vector = vector WHERE namespace = ?1 AND id = 'vec-00000003'");
   assert.equal(await missing(ns), 1);
   const first = await query(ns, { queries: 1 });
   assert.equal(first.cache[0], 'built');
   assert.deepEqual(first.lastMatches, (await query(ns, { queries: 1, cacheBytes: 0 })).lastMatches);
   assert.equal(await missing(ns), 0, 'the build wrote the copy of the rewritten vector');
+  assert.equal((await stored(ns))['vec-00000001'], (await stored(ns))['vec-00000002'], 'the same vector, the same copy');
+  // Deleting vectors deletes their copies.
+  const [{ n: copiesBefore }] = await er.d1('SELECT count(*) AS n FROM local_vector_copies');
+  await sql("DELETE FROM local_vectors WHERE namespace = ?1");
+  const [{ n: copiesAfter }] = await er.d1('SELECT count(*) AS n FROM local_vector_copies');
+  assert.equal(copiesBefore - copiesAfter, 400);
 });
 
 test('vectors are stored as little-endian f32 blobs of the index dimension', async () => {

@@ -71,6 +71,7 @@ impl D1Vectors {
     pub(super) async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
         let records = dedup_last_wins(records);
         let mut rows = Vec::with_capacity(records.len());
+        let mut copies = Vec::with_capacity(records.len());
         for r in &records {
             let metadata = serde_json::to_string(&r.metadata).map_err(|e| d1("metadata", e))?;
             rows.push(serde_json::json!([
@@ -79,27 +80,36 @@ impl D1Vectors {
                 metadata,
                 r.metadata.path,
                 r.metadata.language,
-                edgerag_core::tags::to_column(&r.metadata.tags),
-                QuantizedRow::encode(&r.values).to_text()
+                edgerag_core::tags::to_column(&r.metadata.tags)
             ]));
+            copies.push(serde_json::json!([r.id, QuantizedRow::encode(&r.values).to_text()]));
         }
         // The rows travel as JSON arrays, the vectors as hex text made BLOBs by `unhex` (a BLOB
-        // parameter crosses the D1 binding as a JSON array of byte numbers), each with its 8-bit
-        // copy as the in-memory copy holds it (what a build reads instead of the f32 vector).
-        let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags, quantized_v1) \
+        // parameter crosses the D1 binding as a JSON array of byte numbers).
+        let sql = "INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) \
              SELECT ?1, json_extract(value, '$[0]'), ?2, unhex(json_extract(value, '$[1]')), \
                json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), \
-               json_extract(value, '$[5]'), json_extract(value, '$[6]') FROM json_each(?3) WHERE true \
+               json_extract(value, '$[5]') FROM json_each(?3) WHERE true \
              ON CONFLICT(namespace, id) DO UPDATE SET dims = excluded.dims, vector = excluded.vector, \
-             metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags, \
-             quantized_v1 = excluded.quantized_v1";
-        let statements = json_batches(rows, JSON_BATCH_BYTES)
-            .iter()
-            .map(|batch| {
-                self.db.stmt(sql, &args![namespace, self.dims, batch.as_str()]).map_err(|e| d1("bind", e))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut statements = statements;
+             metadata = excluded.metadata, path = excluded.path, language = excluded.language, tags = excluded.tags";
+        // Then each vector's 8-bit copy as the in-memory copy holds it (what a build reads instead
+        // of the f32 vector), by the vector's rowid, once the vectors are in (rewriting a vector
+        // drops its old copy), in JSON of their own: [id, copy]. CROSS JOIN keeps the JSON rows
+        // outside, each seeking its vector by (namespace, id); left free, SQLite may walk the
+        // namespace's vectors and the JSON rows for each.
+        let copies_sql = "INSERT INTO local_vector_copies (row, quantized_v1) \
+             SELECT v.rowid, json_extract(j.value, '$[1]') FROM json_each(?2) AS j \
+             CROSS JOIN local_vectors AS v ON v.namespace = ?1 AND v.id = json_extract(j.value, '$[0]') WHERE true \
+             ON CONFLICT(row) DO UPDATE SET quantized_v1 = excluded.quantized_v1";
+        let mut statements = Vec::new();
+        for batch in json_batches(rows, JSON_BATCH_BYTES) {
+            let args = args![namespace, self.dims, batch.as_str()];
+            statements.push(self.db.stmt(sql, &args).map_err(|e| d1("bind", e))?);
+        }
+        for batch in json_batches(copies, JSON_BATCH_BYTES) {
+            let args = args![namespace, batch.as_str()];
+            statements.push(self.db.stmt(copies_sql, &args).map_err(|e| d1("bind", e))?);
+        }
         statements.extend(self.prune_changes(namespace)?);
         self.db.batch(statements).await.map_err(|e| d1("upsert", e))?;
         Ok(())
@@ -257,11 +267,12 @@ impl D1Vectors {
     /// more than [`MAX_REFRESH_ROWS`] did (rebuilding is then cheaper).
     async fn changes_since(&self, namespace: &str, since: f64) -> Result<Option<Vec<Change>>, VectorError> {
         let sql = "SELECT c.row AS r, v.path AS path, v.language AS language, v.tags AS tags, \
-             iif(length(v.quantized_v1) = ?5, v.quantized_v1, NULL) AS q, \
-             iif(v.rowid IS NULL OR length(v.quantized_v1) = ?5, NULL, hex(v.vector)) AS v \
+             iif(length(q.quantized_v1) = ?5, q.quantized_v1, NULL) AS q, \
+             iif(v.rowid IS NULL OR length(q.quantized_v1) = ?5, NULL, hex(v.vector)) AS v \
              FROM (SELECT DISTINCT row FROM local_vector_changes \
                    WHERE namespace = ?1 AND generation > ?2 LIMIT ?4) AS c \
-             LEFT JOIN local_vectors AS v ON v.rowid = c.row AND v.namespace = ?1 AND v.dims = ?3";
+             LEFT JOIN local_vectors AS v ON v.rowid = c.row AND v.namespace = ?1 AND v.dims = ?3 \
+             LEFT JOIN local_vector_copies AS q ON q.row = v.rowid";
         let text_len = QuantizedRow::text_len(self.dims);
         let args = args![namespace, since, self.dims, MAX_REFRESH_ROWS + 1, text_len];
         let rows: Vec<ChangeRow> = self.db.all(sql, &args).await.map_err(|e| d1("changes", e))?;
@@ -427,10 +438,11 @@ impl D1Vectors {
         let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(r) AS rowids, \
              json_group_array(path) AS paths, json_group_array(language) AS langs, \
              json_group_array(tags) AS tags, json_group_array(q) AS qs, group_concat(v, '') AS vs \
-             FROM (SELECT rowid AS r, path, language, tags, \
-                     iif(length(quantized_v1) = ?5, quantized_v1, NULL) AS q, \
-                     iif(length(quantized_v1) = ?5, NULL, hex(vector)) AS v FROM local_vectors \
-                   WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3 ORDER BY rowid LIMIT ?4)";
+             FROM (SELECT v.rowid AS r, v.path AS path, v.language AS language, v.tags AS tags, \
+                     iif(length(c.quantized_v1) = ?5, c.quantized_v1, NULL) AS q, \
+                     iif(length(c.quantized_v1) = ?5, NULL, hex(v.vector)) AS v \
+                   FROM local_vectors AS v LEFT JOIN local_vector_copies AS c ON c.row = v.rowid \
+                   WHERE v.namespace = ?1 AND v.dims = ?2 AND v.rowid > ?3 ORDER BY v.rowid LIMIT ?4)";
         // Sized up front (and skipped when it cannot fit): growing the codes by doubling would
         // briefly need twice their memory.
         let rows = self.count(namespace).await?;
@@ -492,7 +504,7 @@ impl D1Vectors {
 
     /// Stores the 8-bit copies a build encoded from f32 vectors, for rows that still have none,
     /// while the namespace is still at the generation they were read at (any write to a vector
-    /// moves it, so no copy of an older vector is ever stored). Writing them moves no generation.
+    /// moves it, so no copy of an older vector is ever stored).
     async fn write_back(
         &self,
         namespace: &str,
@@ -502,11 +514,11 @@ impl D1Vectors {
         if encoded.is_empty() {
             return Ok(());
         }
-        let sql =
-            "UPDATE local_vectors SET quantized_v1 = json_extract(j.value, '$[1]') FROM json_each(?2) AS j \
-             WHERE local_vectors.rowid = json_extract(j.value, '$[0]') AND local_vectors.namespace = ?1 \
-               AND local_vectors.dims = ?3 AND local_vectors.quantized_v1 IS NULL \
-               AND (SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?4";
+        let sql = "INSERT INTO local_vector_copies (row, quantized_v1) \
+             SELECT v.rowid, json_extract(j.value, '$[1]') FROM json_each(?2) AS j \
+             CROSS JOIN local_vectors AS v ON v.rowid = json_extract(j.value, '$[0]') AND v.namespace = ?1 AND v.dims = ?3 \
+             WHERE (SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?4 \
+             ON CONFLICT(row) DO NOTHING";
         let rows: Vec<serde_json::Value> = encoded.iter().map(|(k, t)| serde_json::json!([k, t])).collect();
         let statements = json_batches(rows, JSON_BATCH_BYTES)
             .iter()
