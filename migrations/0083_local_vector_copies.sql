@@ -3,9 +3,9 @@
 -- instead of the f32 hex, about a fifth of the bytes. A table of its own, keyed by the vector's
 -- rowid, rather than a column of `local_vectors`: a 384-dim row there is ≈ 2 KB, two to a page,
 -- and 550 bytes more would leave one to a page (twice the pages to write and to scan). The
--- column's suffix is the format: a new format gets a column of its own. No row means "not stored" (vectors written before
--- this migration, or by SQL that wrote only the vector): the build encodes those from the f32
--- vector and writes their copy back.
+-- column's suffix is the format: a new format gets a column of its own. No row means "not
+-- stored" (vectors written before this migration, or by SQL that wrote only the vector): the
+-- build encodes those from the f32 vector and writes their copy back.
 CREATE TABLE IF NOT EXISTS local_vector_copies (
   row          INTEGER PRIMARY KEY,  -- local_vectors.rowid
   quantized_v1 TEXT NOT NULL
