@@ -2,7 +2,7 @@
 # Chunking throughput of the wasm32 build in node vs the native build, on the same ≥ 1 MB of real
 # TypeScript / JavaScript / Rust found on this machine (node_modules, the cargo registry).
 # Both sides run `chunk_text` with the default config (parse + split + merge + ids + keywords);
-# the native binary uses the release profile (opt-level "s", like the wasm).
+# the native binary uses the release profile, like the wasm.
 #   scripts/bench/wasm.sh            # prints one JSON line per side and family, then the ratios
 #   scripts/bench/wasm.sh --graph    # in wasm32 only: chunk + graph vs chunk alone per family
 #                                    # (interleaved rounds, median ratio; target ≤ 1.3×; ROUNDS, default 11)
