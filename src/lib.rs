@@ -48,7 +48,7 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
 async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
-    // First: the other test route handlers read the body of every `/__test/*` request.
+    // Each test route handler reads the body only of its own paths.
     #[cfg(feature = "test-hooks")]
     if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
         return response;

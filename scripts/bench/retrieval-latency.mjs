@@ -41,6 +41,10 @@ async function startWorker(dir, vars) {
     await sleep(250);
   }
   return {
+    /** The worker's output lines that mention `needle`. */
+    logLines(needle) {
+      return log.split('\n').filter((l) => l.includes(needle));
+    },
     async request(body) {
       let r;
       try {
@@ -73,6 +77,11 @@ const others = Number(process.env.BENCH_OTHER_NAMESPACES ?? 1);
 // (one FTS5 index for the whole database, which the worker still searches for such namespaces):
 // the previous design, measured with the same build.
 const sharedIndex = process.env.BENCH_KEYWORD_INDEX === 'shared';
+// How keyword queries are answered: `copy` (the default: the in-memory BM25 copy of a namespace at
+// rest), `fts5` (`KEYWORD_INDEX_CACHE_MB=0`: FTS5 scores every match), or `both`, side by side in
+// one run, each from a fresh worker on the same database, with their keyword results compared.
+const keywordModes = { both: ['fts5', 'copy'], fts5: ['fts5'], copy: ['copy'] }[process.env.BENCH_KEYWORD_COPIES ?? 'copy'];
+if (!keywordModes) throw new Error('BENCH_KEYWORD_COPIES is copy, fts5 or both');
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -240,80 +249,98 @@ try {
       check.close();
       if (unstored !== 0) throw new Error(`${unstored} vectors of ${NS} still have no stored 8-bit copy`);
     }
-    // 3. Query it.
-    const er = await startWorker(dir, vars);
-    try {
-      const tFirst = performance.now();
-      const first = await er.request({ owner: 'bench', name: 'corpus', rawQuery: queries[0].query });
-      if (first.status !== 200) throw new Error(`${first.status} ${first.text}`);
-      const firstMs = performance.now() - tFirst;
-      for (const q of queries.slice(1, 5)) await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query });
-      // Filters must never cost more than no filter: the most common language and extension.
-      const counts = (key) => {
-        const m = new Map();
-        for (const line of rowLines(rowsPath)) {
-          if (!line) continue;
-          const k = key(JSON.parse(line));
-          if (k) m.set(k, (m.get(k) ?? 0) + 1);
-        }
-        return [...m.entries()].sort((a, b) => b[1] - a[1])[0][0];
-      };
-      const language = counts((r) => r.language);
-      const ext = counts((r) => (/\.([A-Za-z0-9]+)$/.exec(r.path) ?? [])[1]);
-      const variants = [
-        { label: 'balanced', profile: 'balanced' },
-        { label: 'balanced-single-query', profile: 'balanced-single-query' },
-        { label: `balanced, language ${language}`, profile: 'balanced', filters: { languages: [language] } },
-        { label: `balanced, path **/*.${ext}`, profile: 'balanced', filters: { paths: [`**/*.${ext}`] } },
-      ];
-      if (process.env.BENCH_BREAKDOWN === '1') {
-        variants.push(
-          { label: 'balanced, vector half only', profile: 'balanced-vector-only' },
-          { label: 'balanced, keyword half only', profile: 'balanced-keyword-only' },
-          { label: 'balanced-single-query, keyword half only', profile: 'balanced-single-query-keyword-only' },
-        );
-      }
-      for (const { label, profile, filters } of variants) {
-        const lat = [];
-        const modules = new Map();
-        let totals = 0;
-        for (const q of queries.slice(perProfile, perProfile + warmup)) {
-          const r = await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query, profile, filters });
-          if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
-        }
-        for (const q of queries.slice(0, perProfile)) {
-          const t = performance.now();
-          const r = await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query, profile, filters, debug: true });
-          lat.push(performance.now() - t);
-          if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
-          totals += r.body.debug.totalMs;
-          for (const { module, ms } of r.body.debug.timings) modules.set(module, (modules.get(module) ?? 0) + ms);
-        }
-        const share = [...modules.entries()]
-          .filter(([m]) => m !== 'retrieval.vector' && m !== 'retrieval.bm25')
-          .map(([m, ms]) => [m, ms / Math.max(1e-9, totals)])
-          .filter(([, s]) => s >= 0.005)
-          .sort((a, b) => b[1] - a[1]);
-        const row = {
-          chunks: n,
-          profile: label,
-          otherNamespaces: others,
-          keywordIndex: sharedIndex ? 'shared' : 'per namespace',
-          firstQueryMs: firstMs,
-          queries: lat.length,
-          p50: pct(lat, 50),
-          p95: pct(lat, 95),
-          workerMeanMs: totals / lat.length,
-          vectorMeanMs: (modules.get('retrieval.vector') ?? 0) / lat.length,
-          bm25MeanMs: (modules.get('retrieval.bm25') ?? 0) / lat.length,
-          share: Object.fromEntries(share.map(([m, s]) => [m, Math.round(s * 1000) / 10])),
-          bm25Parity: bm25,
+    // 3. Query it (once per keyword mode, each from a fresh worker).
+    const keywordAnswers = {};
+    for (const mode of keywordModes) {
+      const er = await startWorker(dir, mode === 'fts5' ? { ...vars, KEYWORD_INDEX_CACHE_MB: '0' } : vars);
+      try {
+        const tFirst = performance.now();
+        const first = await er.request({ owner: 'bench', name: 'corpus', rawQuery: queries[0].query });
+        if (first.status !== 200) throw new Error(`${first.status} ${first.text}`);
+        const firstMs = performance.now() - tFirst;
+        for (const q of queries.slice(1, 5)) await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query });
+        // Filters must never cost more than no filter: the most common language and extension.
+        const counts = (key) => {
+          const m = new Map();
+          for (const line of rowLines(rowsPath)) {
+            if (!line) continue;
+            const k = key(JSON.parse(line));
+            if (k) m.set(k, (m.get(k) ?? 0) + 1);
+          }
+          return [...m.entries()].sort((a, b) => b[1] - a[1])[0][0];
         };
-        report.push(row);
-        console.error(`[bench] ${JSON.stringify(row)}`);
+        const language = counts((r) => r.language);
+        const ext = counts((r) => (/\.([A-Za-z0-9]+)$/.exec(r.path) ?? [])[1]);
+        const variants = [
+          { label: 'balanced', profile: 'balanced' },
+          { label: 'balanced-single-query', profile: 'balanced-single-query' },
+          { label: `balanced, language ${language}`, profile: 'balanced', filters: { languages: [language] } },
+          { label: `balanced, path **/*.${ext}`, profile: 'balanced', filters: { paths: [`**/*.${ext}`] } },
+        ];
+        if (process.env.BENCH_BREAKDOWN === '1') {
+          variants.push(
+            { label: 'balanced, vector half only', profile: 'balanced-vector-only' },
+            { label: 'balanced, keyword half only', profile: 'balanced-keyword-only' },
+            { label: 'balanced-single-query, keyword half only', profile: 'balanced-single-query-keyword-only' },
+          );
+        }
+        for (const { label, profile, filters } of variants) {
+          const lat = [];
+          const modules = new Map();
+          let totals = 0;
+          for (const q of queries.slice(perProfile, perProfile + warmup)) {
+            const r = await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query, profile, filters });
+            if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
+          }
+          const answers = [];
+          for (const q of queries.slice(0, perProfile)) {
+            const t = performance.now();
+            const r = await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query, profile, filters, debug: true });
+            lat.push(performance.now() - t);
+            if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
+            answers.push(r.body.matches.map((m) => `${m.path}#${m.startLine}:${m.score}`).join(' '));
+            totals += r.body.debug.totalMs;
+            for (const { module, ms } of r.body.debug.timings) modules.set(module, (modules.get(module) ?? 0) + ms);
+          }
+          const share = [...modules.entries()]
+            .filter(([m]) => m !== 'retrieval.vector' && m !== 'retrieval.bm25')
+            .map(([m, ms]) => [m, ms / Math.max(1e-9, totals)])
+            .filter(([, s]) => s >= 0.005)
+            .sort((a, b) => b[1] - a[1]);
+          (keywordAnswers[label] ??= {})[mode] = answers;
+          const row = {
+            chunks: n,
+            keywordPath: mode,
+            profile: label,
+            otherNamespaces: others,
+            keywordIndex: sharedIndex ? 'shared' : 'per namespace',
+            firstQueryMs: firstMs,
+            queries: lat.length,
+            p50: pct(lat, 50),
+            p95: pct(lat, 95),
+            workerMeanMs: totals / lat.length,
+            vectorMeanMs: (modules.get('retrieval.vector') ?? 0) / lat.length,
+            bm25MeanMs: (modules.get('retrieval.bm25') ?? 0) / lat.length,
+            share: Object.fromEntries(share.map(([m, s]) => [m, Math.round(s * 1000) / 10])),
+            bm25Parity: bm25,
+          };
+          report.push(row);
+          console.error(`[bench] ${JSON.stringify(row)}`);
+        }
+        for (const line of er.logLines('keyword_copy')) console.error(`[bench] worker: ${line.trim()}`);
+      } finally {
+        await er.stop();
       }
-    } finally {
-      await er.stop();
+    }
+    if (keywordModes.length === 2) {
+      // The same requests answered through FTS5 and through the copy: identical matches and scores.
+      for (const [label, byMode] of Object.entries(keywordAnswers)) {
+        const same = byMode.fts5.filter((a, i) => a === byMode.copy[i]).length;
+        console.error(`[bench] ${label}: copy and FTS5 answers identical for ${same} of ${byMode.fts5.length} queries`);
+        for (const r of report.filter((x) => x.chunks === n && x.profile === label)) r.identicalAnswers = `${same}/${byMode.fts5.length}`;
+      }
+    }
+    {
       // BENCH_KEEP_DB=1 keeps the loaded database (its path is printed) for native experiments.
       if (process.env.BENCH_KEEP_DB === '1') console.error(`[bench] database kept: ${sqlitePath(dir)}`);
       else if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
@@ -325,10 +352,10 @@ try {
 }
 
 const lines = [
-  '| chunks | other namespaces | keyword index | request | first query ms | p50 ms | p95 ms | worker mean ms | vector ms | BM25 ms | share of worker time per module (%) |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| chunks | other namespaces | keyword index | keyword path | request | first query ms | p50 ms | p95 ms | worker mean ms | vector ms | BM25 ms | share of worker time per module (%) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...report.map((r) =>
-    `| ${r.chunks} | ${r.otherNamespaces} × ${r.chunks} | ${r.keywordIndex} | ${r.profile} | ${r.firstQueryMs.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.workerMeanMs.toFixed(0)} | ${r.vectorMeanMs.toFixed(0)} | ${r.bm25MeanMs.toFixed(0)} | ${Object.entries(r.share).map(([m, s]) => `${m} ${s}`).join(', ')} |`),
+    `| ${r.chunks} | ${r.otherNamespaces} × ${r.chunks} | ${r.keywordIndex} | ${r.keywordPath}${r.identicalAnswers ? ` (same answers ${r.identicalAnswers})` : ''} | ${r.profile} | ${r.firstQueryMs.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.workerMeanMs.toFixed(0)} | ${r.vectorMeanMs.toFixed(0)} | ${r.bm25MeanMs.toFixed(0)} | ${Object.entries(r.share).map(([m, s]) => `${m} ${s}`).join(', ')} |`),
 ];
 console.log(lines.join('\n'));
 const suffix = sharedIndex ? '-shared-index' : '';

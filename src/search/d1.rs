@@ -11,10 +11,16 @@ use edgerag_search::ports::{
 use edgerag_search::query::{fts5_phrases, mergeable_phrases, shared_scoring, without_absent, BM25_WEIGHTS};
 use edgerag_search::PortError;
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use edgerag_search::bm25::{Bm25Index, Phrase};
 use worker::D1PreparedStatement;
 
+mod copies;
 mod prose;
+
+pub use copies::CopyConfig;
 
 use crate::auth::Access;
 use crate::store::{numbered_placeholders, placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
@@ -25,11 +31,26 @@ use crate::store::{numbered_placeholders, placeholders, Arg, Db, StoreError, Sto
 pub struct D1Search {
     stores: Stores,
     access: Access,
+    copies: CopyConfig,
+    /// (namespace, query) pairs answered from an in-memory copy so far.
+    copy_answers: std::cell::Cell<usize>,
 }
 
 impl D1Search {
     pub fn new(stores: Stores, access: Access) -> Self {
-        D1Search { stores, access }
+        D1Search { stores, access, copies: CopyConfig::default(), copy_answers: Default::default() }
+    }
+
+    /// How many (namespace, keyword query) pairs were answered from an in-memory copy.
+    #[cfg(feature = "test-hooks")]
+    pub fn copy_answers(&self) -> usize {
+        self.copy_answers.get()
+    }
+
+    /// How keyword queries use in-memory copies of the namespaces' indexes (`copies`).
+    pub fn with_copies(mut self, copies: CopyConfig) -> Self {
+        self.copies = copies;
+        self
     }
 
     /// `items` grouped by the database of their namespace.
@@ -55,25 +76,88 @@ impl D1Search {
 }
 
 impl D1Search {
-    /// Which of `namespaces` (all in `db`) have their own keyword index.
+    /// Which of `namespaces` (all in `db`) have their own keyword index, and the generations of
+    /// those namespaces (one round trip).
     async fn own_indexes(
         &self,
         db: &Db,
         namespaces: &[&String],
-    ) -> Result<std::collections::HashSet<String>, PortError> {
+    ) -> Result<(HashSet<String>, HashMap<String, copies::Generation>), PortError> {
         #[derive(Deserialize)]
         struct Registered {
             namespace: String,
+            generation: Option<f64>,
+            changed_at: Option<f64>,
         }
         let mut statements = Vec::new();
-        for group in namespaces.chunks(MAX_PARAMS) {
-            let names: Vec<&str> = group.iter().map(|n| n.as_str()).collect();
-            statements.push(
-                crate::store::keyword::registered_statement(db, &names).map_err(port("keyword-index"))?,
-            );
+        let groups: Vec<Vec<&str>> =
+            namespaces.chunks(MAX_PARAMS).map(|g| g.iter().map(|n| n.as_str()).collect()).collect();
+        for names in &groups {
+            statements
+                .push(crate::store::keyword::registered_statement(db, names).map_err(port("keyword-index"))?);
+        }
+        if self.copies.bytes > 0 {
+            for names in &groups {
+                statements.push(copies::generations_statement(db, names).map_err(port("keyword-index"))?);
+            }
         }
         let rows: Vec<Vec<Registered>> = db.batch_rows(statements).await.map_err(port("keyword-index"))?;
-        Ok(rows.into_iter().flatten().map(|r| r.namespace).collect())
+        let mut own = HashSet::new();
+        let mut generations = HashMap::new();
+        for (k, group) in rows.into_iter().enumerate() {
+            for r in group {
+                if k < groups.len() {
+                    own.insert(r.namespace);
+                } else {
+                    let g = copies::Generation {
+                        namespace: r.namespace.clone(),
+                        generation: r.generation.unwrap_or(0.0),
+                        changed_at: r.changed_at.unwrap_or(0.0),
+                    };
+                    generations.insert(r.namespace, g);
+                }
+            }
+        }
+        Ok((own, generations))
+    }
+
+    /// The namespaces of `own` answered from an in-memory copy for these queries (built now when
+    /// the namespace is at rest and has none): every phrase asked of them must be one the copy
+    /// reads exactly as FTS5 does.
+    async fn copies_for(
+        &self,
+        db: &Db,
+        own: &HashSet<String>,
+        generations: &HashMap<String, copies::Generation>,
+        queries: &[KeywordQuery],
+        live: &[usize],
+    ) -> HashMap<String, Rc<Bm25Index>> {
+        let mut out = HashMap::new();
+        if self.copies.bytes == 0 {
+            return out;
+        }
+        let mut names: Vec<&String> = own.iter().collect();
+        names.sort();
+        for ns in names {
+            let exact = live
+                .iter()
+                .filter(|&&i| queries[i].namespaces.contains(ns))
+                .all(|&i| queries[i].terms.iter().filter_map(Phrase::of).all(|(_, exact)| exact));
+            if !exact {
+                continue;
+            }
+            let generation =
+                generations.get(ns).cloned().unwrap_or_else(|| copies::Generation::untouched(ns));
+            let copy = match copies::plan(self.copies, &generation, crate::time::now_ms()) {
+                copies::Plan::Copy(copy) => Some(copy),
+                copies::Plan::Build => copies::build(self.copies, db, ns, generation.generation).await,
+                copies::Plan::Fts => None,
+            };
+            if let Some(copy) = copy {
+                out.insert(ns.clone(), copy);
+            }
+        }
+        out
     }
 }
 
@@ -346,7 +430,26 @@ impl D1Search {
         all_namespaces.dedup();
         let mut hits: Vec<Vec<ScoredKey>> = vec![Vec::new(); queries.len()];
         for (db, namespaces) in self.by_database(&all_namespaces, |n| n.as_str(), "keyword-index").await? {
-            let own = self.own_indexes(&db, &namespaces).await?;
+            let (mut own, generations) = self.own_indexes(&db, &namespaces).await?;
+            // Namespaces at rest are answered from their in-memory copies; the rest below.
+            let copied = self.copies_for(&db, &own, &generations, queries, &live).await;
+            for (ns, copy) in &copied {
+                for &i in live.iter().filter(|&&i| queries[i].namespaces.contains(ns)) {
+                    let phrases: Vec<Phrase> =
+                        queries[i].terms.iter().filter_map(Phrase::of).map(|(p, _)| p).collect();
+                    let matcher = queries[i].filters.matcher();
+                    self.copy_answers.set(self.copy_answers.get() + 1);
+                    hits[i].extend(
+                        copy.search(&phrases, &matcher, queries[i].limit).into_iter().map(|h| ScoredKey {
+                            key: ChunkKey::new(ns.clone(), h.id),
+                            score: h.score as f32,
+                        }),
+                    );
+                }
+                own.remove(ns);
+            }
+            let namespaces: Vec<&String> =
+                namespaces.into_iter().filter(|ns| !copied.contains_key(ns.as_str())).collect();
             let asks = |i: usize, ns: &String| live.contains(&i) && queries[i].namespaces.contains(ns);
             // Per own index, the phrases that could let queries of one shape share a ranking.
             let asked: Vec<(&String, Vec<String>)> = namespaces

@@ -8,6 +8,7 @@
 //! | `SEARCH_PROFILES` | JSON overriding / adding profiles (see `edgerag_search::profile`) |
 //! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
+//! | `KEYWORD_INDEX_CACHE_MB`, `KEYWORD_INDEX_QUIET_MS` | in-memory BM25 copies of namespaces at rest (`d1::copies`) |
 mod d1;
 #[cfg(feature = "test-hooks")]
 pub mod suite;
@@ -78,10 +79,12 @@ pub async fn run(
         admission::search_permit(limit, |ms| worker::Delay::from(std::time::Duration::from_millis(ms))).await;
     let stores =
         Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
-    let store = d1::D1Search::new(stores, access.clone());
+    let (copies, copy_warnings) = d1::CopyConfig::from_env(env);
+    let store = d1::D1Search::new(stores, access.clone()).with_copies(copies);
     let (profiles, mut config_warnings) =
         ProfileRegistry::from_config(bindings::var(env, "SEARCH_PROFILES").as_deref());
     config_warnings.extend(limit_warning);
+    config_warnings.extend(copy_warnings);
 
     let embedder: Option<Box<dyn Embedder>> = match crate::embed::embedder_from_env(env) {
         Ok(e) => Some(e),

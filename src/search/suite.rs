@@ -8,12 +8,14 @@
 //! chunk or name asked about, not the size of the namespace.
 use edgerag_core::graph::{Edge, FileGraph};
 use edgerag_core::Chunk;
-use edgerag_search::ports::{ChunkStore, KeywordIndex, NamespaceCatalog, NamespaceInfo};
+use edgerag_search::ports::{
+    ChunkStore, KeywordIndex, KeywordQuery, NamespaceCatalog, NamespaceInfo, ScoredKey,
+};
 use edgerag_search::testing::{run_suite, SearchStores};
 use edgerag_search::PortError;
 use worker::{Env, Request, Response};
 
-use super::d1::D1Search;
+use super::d1::{CopyConfig, D1Search};
 use crate::auth::{Access, Policy, Principal};
 use crate::error::ApiError;
 use crate::store::chunks::{self, ChunkRow};
@@ -23,6 +25,36 @@ use crate::store::Stores;
 struct D1Stores {
     stores: Stores,
     search: D1Search,
+    /// With `{copies: true}`: keyword queries answered from the in-memory copies, each checked
+    /// against FTS5's answer.
+    checked: Option<CheckedCopies>,
+}
+
+/// A keyword port that answers from the namespaces' in-memory copies (built by the first query
+/// after every change) and compares every answer with FTS5's for the same query: ids and scores
+/// must be identical, not close.
+struct CheckedCopies {
+    fts: D1Search,
+    copies: D1Search,
+    mismatches: std::cell::RefCell<Vec<String>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl KeywordIndex for CheckedCopies {
+    async fn search(&self, query: &KeywordQuery) -> Result<Vec<ScoredKey>, PortError> {
+        Ok(self.search_many(std::slice::from_ref(query)).await.pop().unwrap_or(Ok(Vec::new()))?)
+    }
+
+    async fn search_many(&self, queries: &[KeywordQuery]) -> Vec<Result<Vec<ScoredKey>, PortError>> {
+        let want = self.fts.search_many(queries).await;
+        let got = self.copies.search_many(queries).await;
+        for ((q, w), g) in queries.iter().zip(&want).zip(&got) {
+            if w != g {
+                self.mismatches.borrow_mut().push(format!("{:?}: FTS5 {w:?}, copy {g:?}", q.terms));
+            }
+        }
+        got
+    }
 }
 
 fn port(e: impl std::fmt::Display) -> PortError {
@@ -95,7 +127,10 @@ impl SearchStores for D1Stores {
     }
 
     fn keyword(&self) -> &dyn KeywordIndex {
-        &self.search
+        match &self.checked {
+            Some(checked) => checked,
+            None => &self.search,
+        }
     }
 
     fn chunks(&self) -> &dyn ChunkStore {
@@ -116,6 +151,8 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
     match req.path().as_str() {
         "/__test/search/suite" => {}
         "/__test/search/plans" => return Some(plans(env).await),
+        "/__test/search/keyword-copies" => return Some(keyword_copies(req, env).await),
+        "/__test/search/tokenizer" => return Some(tokenizer(req, env).await),
         _ => return None,
     }
     let body: serde_json::Value = req.json().await.unwrap_or_default();
@@ -126,9 +163,196 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
     };
     let access =
         Access { who: Principal::Root, policy: Policy { public_reads: false, writes_enabled: true } };
-    let d1 = D1Stores { search: D1Search::new(stores.clone(), access), stores };
+    let copies = body.get("copies").and_then(|c| c.as_bool()).unwrap_or(false);
+    let checked = copies.then(|| CheckedCopies {
+        fts: D1Search::new(stores.clone(), access.clone()).with_copies(CopyConfig::OFF),
+        copies: D1Search::new(stores.clone(), access.clone())
+            .with_copies(CopyConfig { quiet_ms: 0.0, ..CopyConfig::default() }),
+        mismatches: Default::default(),
+    });
+    let d1 = D1Stores {
+        search: D1Search::new(stores.clone(), access).with_copies(CopyConfig::OFF),
+        stores,
+        checked,
+    };
     let report = run_suite(&d1, &prefix).await;
-    Some(Response::from_json(&report))
+    let mut out = serde_json::to_value(&report).unwrap_or_default();
+    if let Some(checked) = &d1.checked {
+        out["copies"] = serde_json::json!({
+            "answered": checked.copies.copy_answers(),
+            "mismatches": *checked.mismatches.borrow(),
+        });
+    }
+    Some(Response::from_json(&out))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CopiesBody {
+    namespaces: Vec<String>,
+    queries: Vec<String>,
+    #[serde(default)]
+    filters: Vec<edgerag_search::filters::SearchFilters>,
+    limit: usize,
+}
+
+/// `POST /__test/search/keyword-copies` `{namespaces, queries, filters?, limit}`: each raw query
+/// (its keyword terms as a search makes them), under no filter and under each of `filters`, asked
+/// of FTS5 and of the namespaces' in-memory copies (built now, whatever the quiet time); answers
+/// `{asked, answeredByCopy, mismatches, hits}` — `hits` counts FTS5's results, so a test can tell
+/// that the comparison had something to compare.
+async fn keyword_copies(req: &mut Request, env: &Env) -> worker::Result<Response> {
+    let body: CopiesBody = match req.json().await {
+        Ok(b) => b,
+        Err(e) => {
+            return Ok(crate::http::error_response(&ApiError::new(400, "INVALID_REQUEST", e.to_string())))
+        }
+    };
+    let stores = match Stores::from_env(env) {
+        Ok(s) => s,
+        Err(e) => return Ok(crate::http::error_response(&ApiError::new(500, "NO_DB", e.to_string()))),
+    };
+    let access =
+        Access { who: Principal::Root, policy: Policy { public_reads: false, writes_enabled: true } };
+    let fts = D1Search::new(stores.clone(), access.clone()).with_copies(CopyConfig::OFF);
+    let copies =
+        D1Search::new(stores, access).with_copies(CopyConfig { quiet_ms: 0.0, ..CopyConfig::default() });
+    let mut filters = vec![edgerag_search::filters::SearchFilters::default()];
+    filters.extend(body.filters);
+    let queries: Vec<KeywordQuery> = body
+        .queries
+        .iter()
+        .flat_map(|q| {
+            let terms = edgerag_search::query::keyword_terms(q, Default::default());
+            let namespaces = body.namespaces.clone();
+            filters.iter().map(move |f| KeywordQuery {
+                namespaces: namespaces.clone(),
+                terms: terms.clone(),
+                filters: f.clone(),
+                limit: body.limit,
+            })
+        })
+        .collect();
+    let want = fts.search_many(&queries).await;
+    let got = copies.search_many(&queries).await;
+    let mut mismatches = Vec::new();
+    let mut hits = 0;
+    for ((q, w), g) in queries.iter().zip(&want).zip(&got) {
+        hits += w.as_ref().map_or(0, Vec::len);
+        if w != g {
+            mismatches.push(format!("{:?} {:?}: FTS5 {w:?}, copy {g:?}", q.terms, q.filters));
+        }
+    }
+    Response::from_json(&serde_json::json!({
+        "asked": queries.len(),
+        "answeredByCopy": copies.copy_answers(),
+        "mismatches": mismatches,
+        "hits": hits,
+    }))
+}
+
+#[derive(serde::Deserialize)]
+struct TokenizerBody {
+    from: u32,
+    to: u32,
+}
+
+/// `POST /__test/search/tokenizer` `{from, to}`: for every code point in `from..=to` (at most
+/// 40,000; surrogates skipped), the tokens FTS5 in this D1 makes of "q<c>z <c>" (a scratch table,
+/// dropped after) against the in-memory index's tokenizer: `{checked, uncertain, differ,
+/// examples}`. `differ` counts code points the tokenizer claims to read as FTS5 does and does not.
+async fn tokenizer(req: &mut Request, env: &Env) -> worker::Result<Response> {
+    let bad = |m: String| Ok(crate::http::error_response(&ApiError::new(400, "INVALID_REQUEST", m)));
+    let body: TokenizerBody = match req.json().await {
+        Ok(b) => b,
+        Err(e) => return bad(e.to_string()),
+    };
+    if body.from == 0 || body.to < body.from || body.to - body.from >= 40_000 {
+        return bad("from ≥ 1, to ≥ from, at most 40,000 code points".into());
+    }
+    let db = match Stores::from_env(env) {
+        Ok(s) => s.catalog().clone(),
+        Err(e) => return Ok(crate::http::error_response(&ApiError::new(500, "NO_DB", e.to_string()))),
+    };
+    let rows: Vec<serde_json::Value> = (body.from..=body.to)
+        .filter_map(char::from_u32)
+        .map(|c| serde_json::json!([c as u32, format!("q{c}z {c}")]))
+        .collect();
+    let fail = |e: crate::store::StoreError| {
+        Ok(crate::http::error_response(&ApiError::new(500, "D1", e.to_string())))
+    };
+    let mut statements = Vec::new();
+    for sql in [
+        "DROP TABLE IF EXISTS scratch_tokenizer_v",
+        "DROP TABLE IF EXISTS scratch_tokenizer",
+        "CREATE VIRTUAL TABLE scratch_tokenizer USING fts5(x, tokenize = 'unicode61 remove_diacritics 2')",
+        "CREATE VIRTUAL TABLE scratch_tokenizer_v USING fts5vocab(scratch_tokenizer, 'instance')",
+    ] {
+        match db.stmt(sql, &[]) {
+            Ok(s) => statements.push(s),
+            Err(e) => return fail(e),
+        }
+    }
+    for batch in crate::store::json_batches(rows, crate::store::JSON_BATCH_BYTES) {
+        let sql = "INSERT INTO scratch_tokenizer (rowid, x) \
+                   SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)";
+        match db.stmt(sql, &crate::args![batch.as_str()]) {
+            Ok(s) => statements.push(s),
+            Err(e) => return fail(e),
+        }
+    }
+    if let Err(e) = db.batch(statements).await {
+        return fail(e);
+    }
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        doc: u32,
+        terms: String,
+    }
+    let found: Result<Vec<Doc>, _> = db
+        .all(
+            "SELECT doc, json_group_array(term) AS terms FROM \
+               (SELECT doc, term FROM scratch_tokenizer_v ORDER BY doc, \"offset\") GROUP BY doc",
+            &[],
+        )
+        .await;
+    let dropped = db
+        .batch(
+            match (
+                db.stmt("DROP TABLE scratch_tokenizer_v", &[]),
+                db.stmt("DROP TABLE scratch_tokenizer", &[]),
+            ) {
+                (Ok(a), Ok(b)) => vec![a, b],
+                _ => Vec::new(),
+            },
+        )
+        .await;
+    let found = match (found, dropped) {
+        (Ok(f), Ok(_)) => f,
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    let theirs: std::collections::HashMap<u32, Vec<String>> =
+        found.into_iter().map(|d| (d.doc, serde_json::from_str(&d.terms).unwrap_or_default())).collect();
+    let (mut checked, mut uncertain, mut differ) = (0, 0, 0);
+    let mut examples = Vec::new();
+    for c in (body.from..=body.to).filter_map(char::from_u32) {
+        checked += 1;
+        let mut ours = Vec::new();
+        if !edgerag_search::bm25::for_each_token(&format!("q{c}z {c}"), |t| ours.push(t.to_string())) {
+            uncertain += 1;
+            continue;
+        }
+        let want = theirs.get(&(c as u32)).cloned().unwrap_or_default();
+        if ours != want {
+            differ += 1;
+            if examples.len() < 20 {
+                examples.push(format!("U+{:04X}: ours {ours:?}, FTS5 {want:?}", c as u32));
+            }
+        }
+    }
+    Response::from_json(&serde_json::json!({
+        "checked": checked, "uncertain": uncertain, "differ": differ, "examples": examples,
+    }))
 }
 
 #[derive(serde::Deserialize)]

@@ -17,8 +17,8 @@ after(async () => {
   await er?.stop();
 });
 
-async function runSuite(prefix) {
-  const r = await er.request('POST', '/__test/search/suite', { body: { prefix } });
+async function runSuite(prefix, copies = false) {
+  const r = await er.request('POST', '/__test/search/suite', { body: { prefix, copies } });
   assert.equal(r.status, 200, r.text);
   return r.body;
 }
@@ -38,6 +38,34 @@ test('the suite passes again on the same database (idempotent, no leftovers)', a
   const report = await runSuite('e2e');
   assert.deepEqual(report.failed, [], JSON.stringify(report.failed, null, 2));
   assert.equal(report.passed.length, 13);
+});
+
+test('in-memory BM25 copies answer the suite with exactly FTS5\'s ids and scores', async () => {
+  // Every keyword query of the suite is answered from the namespaces' copies (rebuilt by the first
+  // query after each change) and, beside it, by FTS5: the two answers must be equal, bit for bit.
+  const report = await runSuite('copies', true);
+  assert.deepEqual(report.failed, [], JSON.stringify(report.failed, null, 2));
+  assert.equal(report.passed.length, 13);
+  assert.deepEqual(report.copies.mismatches, []);
+  assert.ok(report.copies.answered >= 10, `the copies answered ${report.copies.answered} queries`);
+  assert.deepEqual(await er.d1("SELECT COUNT(*) AS n FROM chunks"), [{ n: 0 }]);
+});
+
+test('the in-memory index tokenizes every character up to U+3FFFF as FTS5 in D1 does', async () => {
+  // The table the tokenizer reads was measured against node:sqlite's SQLite; this checks it against
+  // the SQLite of workerd's D1, which the copies must agree with.
+  let checked = 0;
+  let uncertain = 0;
+  for (let from = 1; from <= 0x3ffff; from += 40_000) {
+    const to = Math.min(0x3ffff, from + 39_999);
+    const r = await er.request('POST', '/__test/search/tokenizer', { body: { from, to } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.differ, 0, `U+${from.toString(16)}–U+${to.toString(16)}: ${r.body.examples.join('\n')}`);
+    checked += r.body.checked;
+    uncertain += r.body.uncertain;
+  }
+  assert.ok(checked > 0x3ffff - 0x800 - 1, `checked ${checked}`);
+  assert.equal(uncertain, 0);
 });
 
 test('the code-graph statements seek what they are asked about: their cost does not grow with the namespace', async () => {

@@ -350,6 +350,7 @@ describe('configured profiles', () => {
       vars: {
         OPENAI_BASE_URL: embed.url,
         SEARCH_CONCURRENCY: 'many',
+        KEYWORD_INDEX_CACHE_MB: 'lots',
         SEARCH_PROFILES: JSON.stringify({
           profiles: {
             balanced: { retrieval: { topK: 100 }, postProcessing: { maxContextTokens: 9000, neighbor: { strategy: 'CALL_GRAPH' } } },
@@ -366,10 +367,49 @@ describe('configured profiles', () => {
     assert.ok(res.appliedModules.includes('guard.clamp'));
     // An unusable search-slot count is reported and the default used (the search still answers).
     assert.ok(res.warnings.some((w) => w.startsWith('SEARCH_CONCURRENCY must be')), JSON.stringify(res.warnings));
+    assert.ok(res.warnings.some((w) => w.startsWith('KEYWORD_INDEX_CACHE_MB must be')), JSON.stringify(res.warnings));
     assert.ok(res.appliedModules.includes('post.neighbor-expand:CALL_GRAPH'), JSON.stringify(res.appliedModules));
     assert.match(er.logs(), /"event":"rag_parameter_guard"/);
     const docs = await search({ owner: 'acme', name: 'shop', rawQuery: 'invoice total', profile: 'docs' });
     assert.equal(docs.profile, 'docs');
     assert.equal(docs.instructions, 'Responda invoice total sobre acme/shop em pt.');
+  });
+});
+
+describe('in-memory BM25 copies', () => {
+  const queries = [
+    'RetryWithBackoff', 'how is the access token refreshed before it expires?', 'least recently used cache eviction',
+    'parse the config file', 'http handler returns an error', 'user session', 'test', 'value', 'checkout cart total price',
+  ];
+  const copies = async (namespaces, filters = []) => {
+    const r = await er.request('POST', '/__test/search/keyword-copies', { body: { namespaces, queries, filters, limit: 20 } });
+    assert.equal(r.status, 200, r.text);
+    return r.body;
+  };
+
+  test('a namespace at rest is answered from its copy with exactly FTS5\'s ids and scores', async () => {
+    const filters = [{ languages: ['go'] }, { paths: ['src/**/*.ts'] }, { languages: ['rust', 'python'] }];
+    const r = await copies(['repo:acme/shop', 'repo:doc/brown'], filters);
+    assert.deepEqual(r.mismatches, []);
+    assert.equal(r.asked, queries.length * (filters.length + 1));
+    // Every query of both namespaces came from the copies (neither holds a token FTS5 might read otherwise).
+    assert.equal(r.answeredByCopy, 2 * r.asked);
+    assert.ok(r.hits > 50, `only ${r.hits} hits to compare`);
+  });
+
+  test('a namespace holding a character past what was measured of FTS5\'s tokenizer stays with FTS5', async () => {
+    // (Runs last: it adds a READY repository.) Ø, ł and combining accents are measured and copied;
+    // a tag character (U+E0041) is not.
+    const files = [
+      { path: 'docs/strasse.md', content: '# Die Straße\n\nSmørrebrød, Łódź, cafe\u0301: retry the session. \u{E0041}\n' },
+      { path: 'src/cache.py', content: 'def retry_session(value):\n    return value\n' },
+    ];
+    const up = await er.request('POST', '/v1/repos/intl/notes/files', { body: { files } });
+    assert.equal(up.status, 202, up.text);
+    assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
+    const r = await copies(['repo:intl/notes']);
+    assert.deepEqual(r.mismatches, []);
+    assert.ok(r.hits > 0, 'the namespace matched nothing');
+    assert.equal(r.answeredByCopy, 0);
   });
 });

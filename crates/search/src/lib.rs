@@ -39,6 +39,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod bm25;
 pub mod budget;
 pub mod candidate;
 pub mod error;

@@ -11,19 +11,17 @@ use edgerag_core::text::{embedding_text, fts_document};
 use edgerag_core::vector::{VectorIndex, VectorRecord};
 use edgerag_core::Chunk;
 
+use crate::bm25::{Bm25Index, DocInput, Phrase};
 use crate::error::PortError;
 use crate::ports::{
     link_order, ChunkKey, ChunkRecord, ChunkStore, GraphLinks, KeywordIndex, KeywordQuery, LinePoint,
     LinkDirection, NamespaceCatalog, NamespaceInfo, NeighborRange, ScoredKey, SymbolFamily, SymbolLink,
     SymbolQuery,
 };
-use crate::query::{tokenize, BM25_B, BM25_K1, BM25_WEIGHTS};
 
 #[derive(Debug)]
 struct Doc {
     record: ChunkRecord,
-    /// Tokens in all columns together (FTS5's `xColumnSize(-1)`).
-    len: u32,
     live: bool,
 }
 
@@ -31,12 +29,10 @@ struct Doc {
 struct Inner {
     docs: Vec<Doc>,
     by_key: HashMap<ChunkKey, usize>,
-    /// term → (doc, per-column term frequency).
-    postings: BTreeMap<String, Vec<(usize, [u32; 3])>>,
     live_docs: usize,
-    /// Per namespace: live docs and their tokens. BM25 statistics are a namespace's own (as each
-    /// namespace's FTS5 index in D1): another namespace's rows never move a score.
-    namespaces: HashMap<String, (usize, u64)>,
+    /// Per namespace, its BM25 index: the statistics are a namespace's own (as each namespace's
+    /// FTS5 index in D1), so another namespace's rows never move a score.
+    keyword: HashMap<String, Bm25Index>,
 }
 
 /// Chunks in memory with an FTS5-equivalent BM25 index over
@@ -65,40 +61,29 @@ impl MemoryStore {
         self.remove(&key);
         let mut inner = self.inner.borrow_mut();
         let doc_id = inner.docs.len();
-        let columns = [
-            fts_document(&record.chunk),
-            record.chunk.path.clone(),
-            record.chunk.metadata.symbol_name.clone().unwrap_or_default(),
-        ];
-        let mut freqs: HashMap<String, [u32; 3]> = HashMap::new();
-        let mut len = 0;
-        for (col, text) in columns.iter().enumerate() {
-            for token in tokenize(text) {
-                freqs.entry(token).or_default()[col] += 1;
-                len += 1;
-            }
-        }
-        for (term, tf) in freqs {
-            inner.postings.entry(term).or_default().push((doc_id, tf));
-        }
-        inner.docs.push(Doc { record, len, live: true });
+        let search_text = fts_document(&record.chunk);
+        let chunk = &record.chunk;
+        inner.keyword.entry(namespace).or_default().insert(DocInput {
+            id: &chunk.id,
+            row: doc_id as i64,
+            columns: [&search_text, &chunk.path, chunk.metadata.symbol_name.as_deref().unwrap_or_default()],
+            path: &chunk.path,
+            language: chunk.language,
+            tags: &record.tags,
+        });
+        inner.docs.push(Doc { record, live: true });
         inner.by_key.insert(key, doc_id);
         inner.live_docs += 1;
-        let stats = inner.namespaces.entry(namespace).or_default();
-        stats.0 += 1;
-        stats.1 += u64::from(len);
     }
 
     /// Remove one chunk (postings are dropped lazily: dead docs are skipped).
     pub fn remove(&self, key: &ChunkKey) -> bool {
         let mut inner = self.inner.borrow_mut();
         let Some(doc_id) = inner.by_key.remove(key) else { return false };
-        let len = inner.docs[doc_id].len;
         inner.docs[doc_id].live = false;
         inner.live_docs -= 1;
-        if let Some(stats) = inner.namespaces.get_mut(&key.namespace) {
-            stats.0 -= 1;
-            stats.1 -= u64::from(len);
+        if let Some(index) = inner.keyword.get_mut(&key.namespace) {
+            index.remove(&key.id);
         }
         true
     }
@@ -142,66 +127,21 @@ impl KeywordIndex for MemoryStore {
         if query.terms.is_empty() || inner.live_docs == 0 || query.limit == 0 {
             return Ok(Vec::new());
         }
-        let mut scores: HashMap<usize, f64> = HashMap::new();
+        let phrases: Vec<Phrase> = query.terms.iter().filter_map(Phrase::of).map(|(p, _)| p).collect();
+        let matcher = query.filters.matcher();
         let mut namespaces: Vec<&String> = query.namespaces.iter().collect();
         namespaces.sort();
         namespaces.dedup();
+        let mut hits: Vec<ScoredKey> = Vec::new();
         for namespace in namespaces {
-            let Some(&(docs, tokens)) = inner.namespaces.get(namespace) else { continue };
-            if docs == 0 {
-                continue;
-            }
-            let n_rows = docs as f64;
-            let avgdl = tokens as f64 / n_rows;
-            let in_namespace =
-                |doc: usize| inner.docs[doc].live && inner.docs[doc].record.namespace == *namespace;
-            for term in &query.terms {
-                // Per phrase: weighted frequency in each doc (all matching tokens for a prefix).
-                let mut freq: HashMap<usize, f64> = HashMap::new();
-                let mut add = |postings: &Vec<(usize, [u32; 3])>| {
-                    for (doc, tf) in postings {
-                        if in_namespace(*doc) {
-                            let f: f64 = tf.iter().zip(BM25_WEIGHTS).map(|(t, w)| f64::from(*t) * w).sum();
-                            *freq.entry(*doc).or_default() += f;
-                        }
-                    }
-                };
-                if term.prefix {
-                    for (_, postings) in inner
-                        .postings
-                        .range(term.text.clone()..)
-                        .take_while(|(k, _)| k.starts_with(&term.text))
-                    {
-                        add(postings);
-                    }
-                } else if let Some(postings) = inner.postings.get(&term.text) {
-                    add(postings);
-                }
-                let hits = freq.len() as f64;
-                if hits == 0.0 {
-                    continue;
-                }
-                let mut idf = ((n_rows - hits + 0.5) / (hits + 0.5)).ln();
-                if idf <= 0.0 {
-                    idf = 1e-6;
-                }
-                for (doc, f) in freq {
-                    let d = f64::from(inner.docs[doc].len);
-                    let s = idf * (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * d / avgdl));
-                    *scores.entry(doc).or_default() += s;
-                }
-            }
+            let Some(index) = inner.keyword.get(namespace) else { continue };
+            hits.extend(
+                index
+                    .search(&phrases, &matcher, query.limit)
+                    .into_iter()
+                    .map(|h| ScoredKey { key: ChunkKey::new(namespace, h.id), score: h.score as f32 }),
+            );
         }
-        let matcher = query.filters.matcher();
-        let mut hits: Vec<ScoredKey> = scores
-            .into_iter()
-            .filter_map(|(doc, score)| {
-                let r = &inner.docs[doc].record;
-                (query.namespaces.contains(&r.namespace)
-                    && matcher.matches(&r.chunk.path, r.chunk.language, &r.tags))
-                .then(|| ScoredKey { key: ChunkKey::new(&r.namespace, &r.chunk.id), score: score as f32 })
-            })
-            .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
         hits.truncate(query.limit);
         Ok(hits)

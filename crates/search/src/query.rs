@@ -123,7 +123,7 @@ pub fn is_stopword(word: &str) -> bool {
 }
 
 /// Fold a lowercase char the way `remove_diacritics` does for the common Latin letters.
-fn fold(c: char) -> char {
+pub(crate) fn fold(c: char) -> char {
     match c {
         'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => 'a',
         'ç' | 'č' | 'ć' => 'c',

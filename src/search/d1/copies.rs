@@ -1,0 +1,325 @@
+//! The isolate's in-memory BM25 copies of namespaces' keyword indexes
+//! ([`edgerag_search::bm25::Bm25Index`]): a keyword query over a namespace at rest is answered
+//! from its copy — the postings of its phrases only — instead of FTS5 scoring every match, with
+//! the same ids and scores.
+//!
+//! - **Trusted at one generation.** `keyword_generations` (migration 0090) holds a counter per
+//!   namespace that triggers bump on every write to `chunks`, and the time of the last one. A copy
+//!   answers only while the namespace's generation is the one it was built at; the generation is
+//!   read in the batch that asks which namespaces have their own index (no extra round trip).
+//! - **Built at rest.** A namespace without a current copy is answered by FTS5; the copy is built
+//!   (by the query that finds it missing, which then answers from it) only when the namespace has
+//!   not changed for `KEYWORD_INDEX_QUIET_MS` — an ingestion in progress would otherwise make every
+//!   search rebuild it.
+//! - **Exact or not used.** The build reads every row of the namespace's FTS5 index (its `docsize`
+//!   shadow table, joined to `chunks` by rowid): the copy holds the same documents, tokenized as
+//!   FTS5 does (`edgerag_search::bm25::for_each_token`, measured against SQLite), and each
+//!   document's token count per column must equal FTS5's own. A character past what was measured,
+//!   a count that differs, a namespace over the memory budget or a write during the build leave
+//!   the namespace to FTS5 until its next change.
+//! - **Budget.** `KEYWORD_INDEX_CACHE_MB` (default 32; 0 turns copies off) for all namespaces
+//!   together, least recently used dropped first.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use edgerag_core::Language;
+use edgerag_search::bm25::{Bm25Index, DocInput};
+use serde::Deserialize;
+use worker::{D1PreparedStatement, Env};
+
+use crate::store::{placeholders, Arg, Db, StoreResult};
+
+/// Default memory for every namespace's copy together.
+pub const DEFAULT_BYTES: usize = 32 << 20;
+/// Default time a namespace must go unchanged before its copy is built.
+pub const DEFAULT_QUIET_MS: f64 = 2_000.0;
+/// Rows per build page (≈ 1–4 MB of text).
+const PAGE_ROWS: usize = 2_000;
+
+/// How the copies are used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CopyConfig {
+    /// Memory for all copies together; 0: never built, every query goes to FTS5.
+    pub bytes: usize,
+    /// How long a namespace must go unchanged before a copy is built for it.
+    pub quiet_ms: f64,
+}
+
+impl Default for CopyConfig {
+    fn default() -> Self {
+        CopyConfig { bytes: DEFAULT_BYTES, quiet_ms: DEFAULT_QUIET_MS }
+    }
+}
+
+impl CopyConfig {
+    #[cfg(feature = "test-hooks")]
+    pub const OFF: CopyConfig = CopyConfig { bytes: 0, quiet_ms: DEFAULT_QUIET_MS };
+
+    /// `KEYWORD_INDEX_CACHE_MB` (0..=1024) and `KEYWORD_INDEX_QUIET_MS` (0..=3,600,000); a bad
+    /// value keeps the default and is returned as a warning.
+    pub fn from_env(env: &Env) -> (CopyConfig, Vec<String>) {
+        let mut config = CopyConfig::default();
+        let mut warnings = Vec::new();
+        let mut read = |name: &str, max: u32| -> Option<u32> {
+            let v = crate::bindings::var(env, name)?;
+            let v = v.trim();
+            if v.is_empty() {
+                return None;
+            }
+            match v.parse::<u32>() {
+                Ok(n) if n <= max => Some(n),
+                _ => {
+                    warnings
+                        .push(format!("{name} must be a whole number in 0..={max}, not {v:?}; default kept"));
+                    None
+                }
+            }
+        };
+        if let Some(mb) = read("KEYWORD_INDEX_CACHE_MB", 1024) {
+            config.bytes = mb as usize * 1024 * 1024;
+        }
+        if let Some(ms) = read("KEYWORD_INDEX_QUIET_MS", 3_600_000) {
+            config.quiet_ms = f64::from(ms);
+        }
+        (config, warnings)
+    }
+}
+
+/// A namespace's generation as a query reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Generation {
+    pub namespace: String,
+    pub generation: f64,
+    /// Unix ms of the last change.
+    pub changed_at: f64,
+}
+
+impl Generation {
+    /// A namespace no write has touched since migration 0090: generation 0, at rest.
+    pub fn untouched(namespace: &str) -> Generation {
+        Generation { namespace: namespace.to_string(), generation: 0.0, changed_at: 0.0 }
+    }
+}
+
+/// The generations of `namespaces` (at most [`crate::store::MAX_PARAMS`]).
+pub fn generations_statement(db: &Db, namespaces: &[&str]) -> StoreResult<D1PreparedStatement> {
+    let sql = format!(
+        "SELECT namespace, generation, changed_at FROM keyword_generations WHERE namespace IN ({})",
+        placeholders(namespaces.len())
+    );
+    let args: Vec<Arg> = namespaces.iter().map(|n| Arg::Text(n)).collect();
+    db.stmt(&sql, &args)
+}
+
+/// What a query does for one namespace.
+pub enum Plan {
+    /// Answer from this copy.
+    Copy(Rc<Bm25Index>),
+    /// Build the copy now, then answer from it.
+    Build,
+    /// Answer through FTS5.
+    Fts,
+}
+
+struct Entry {
+    generation: f64,
+    /// `None`: the namespace cannot be copied at this generation (see the module doc).
+    copy: Option<Rc<Bm25Index>>,
+    used: u64,
+}
+
+#[derive(Default)]
+struct Cache {
+    entries: HashMap<String, Entry>,
+    clock: u64,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
+
+/// The plan for `generation`'s namespace at `now_ms`.
+pub fn plan(config: CopyConfig, generation: &Generation, now_ms: f64) -> Plan {
+    if config.bytes == 0 {
+        return Plan::Fts;
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        c.clock += 1;
+        let clock = c.clock;
+        match c.entries.get_mut(&generation.namespace) {
+            Some(e) if e.generation == generation.generation => {
+                e.used = clock;
+                e.copy.clone().map_or(Plan::Fts, Plan::Copy)
+            }
+            _ if now_ms - generation.changed_at >= config.quiet_ms => Plan::Build,
+            _ => Plan::Fts,
+        }
+    })
+}
+
+/// Keep `copy` (or that the namespace cannot be copied) at `generation`, within the budget.
+fn store(config: CopyConfig, namespace: &str, generation: f64, copy: Option<Rc<Bm25Index>>) {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        c.clock += 1;
+        let used = c.clock;
+        c.entries.insert(namespace.to_string(), Entry { generation, copy, used });
+        loop {
+            let total: usize = c.entries.values().filter_map(|e| e.copy.as_ref()).map(|x| x.bytes()).sum();
+            if total <= config.bytes {
+                break;
+            }
+            let oldest = c
+                .entries
+                .iter()
+                .filter(|(n, e)| e.copy.is_some() && n.as_str() != namespace)
+                .min_by_key(|(_, e)| e.used)
+                .map(|(n, _)| n.clone());
+            match oldest {
+                Some(n) => {
+                    c.entries.remove(&n);
+                }
+                None => break,
+            }
+        }
+    });
+}
+
+#[derive(Deserialize)]
+struct BuildRow {
+    r: f64,
+    sz: String,
+    id: String,
+    s: String,
+    p: String,
+    y: Option<String>,
+    l: String,
+    t: String,
+}
+
+/// Token counts per column from FTS5's `docsize` record (SQLite varints, as hex).
+fn docsize(hex: &str) -> Option<[u32; 3]> {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| hex.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+        .collect::<Option<_>>()?;
+    let mut out = [0u32; 3];
+    let mut at = 0;
+    for slot in &mut out {
+        let mut v: u64 = 0;
+        loop {
+            let b = *bytes.get(at)?;
+            at += 1;
+            v = (v << 7) | u64::from(b & 0x7f);
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        *slot = u32::try_from(v).ok()?;
+    }
+    Some(out)
+}
+
+/// Build `namespace`'s copy at `generation` (read at plan time), keep it (or that it cannot be
+/// used) and return it. `None`: answer through FTS5.
+pub async fn build(config: CopyConfig, db: &Db, namespace: &str, generation: f64) -> Option<Rc<Bm25Index>> {
+    let started = crate::time::now_ms();
+    match read_copy(config, db, namespace, generation).await {
+        Ok(Some((copy, usable))) => {
+            crate::log::info(
+                "keyword_copy_built",
+                &[
+                    ("namespace", namespace),
+                    ("docs", &copy.len().to_string()),
+                    ("bytes", &copy.bytes().to_string()),
+                    ("usable", if usable { "true" } else { "false" }),
+                    ("inexact_docs", &copy.inexact().to_string()),
+                    ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
+                ],
+            );
+            let copy = usable.then(|| Rc::new(copy));
+            store(config, namespace, generation, copy.clone());
+            copy
+        }
+        // Changed during the build: the next query sees the new generation.
+        Ok(None) => None,
+        Err(e) => {
+            crate::log::warn("keyword_copy_failed", &[("namespace", namespace), ("detail", &e.to_string())]);
+            None
+        }
+    }
+}
+
+/// The copy and whether it may answer; `None` when the namespace changed while it was read.
+async fn read_copy(
+    config: CopyConfig,
+    db: &Db,
+    namespace: &str,
+    generation: f64,
+) -> StoreResult<Option<(Bm25Index, bool)>> {
+    let t = crate::store::keyword::table(namespace);
+    let sql = format!(
+        "SELECT d.id AS r, hex(d.sz) AS sz, c.id AS id, c.search_text AS s, c.path AS p, \
+           c.symbol_name AS y, c.language AS l, c.tags AS t \
+         FROM {t}_docsize d CROSS JOIN chunks c ON c.rowid = d.id \
+         WHERE d.id > ?1 ORDER BY d.id LIMIT ?2"
+    );
+    let mut index = Bm25Index::new();
+    let mut usable = true;
+    let mut after = -1f64;
+    loop {
+        let rows: Vec<BuildRow> = db.all(&sql, &[Arg::Real(after), Arg::Int(PAGE_ROWS as i64)]).await?;
+        let Some(last) = rows.last() else { break };
+        after = last.r;
+        let n = rows.len();
+        for row in rows {
+            let tags = edgerag_core::tags::from_column(&row.t);
+            index.insert(DocInput {
+                id: &row.id,
+                row: row.r as i64,
+                columns: [&row.s, &row.p, row.y.as_deref().unwrap_or_default()],
+                path: &row.p,
+                language: Language::from_name(&row.l).unwrap_or(Language::Text),
+                tags: &tags,
+            });
+            let ours = index.sizes(&row.id);
+            usable &= ours.is_some() && ours == docsize(&row.sz);
+        }
+        if !usable || index.inexact() > 0 || index.bytes() > config.bytes {
+            usable = false;
+            break;
+        }
+        if n < PAGE_ROWS {
+            break;
+        }
+    }
+    #[derive(Deserialize)]
+    struct Now {
+        generation: f64,
+    }
+    let now: Option<Now> = db
+        .first("SELECT generation FROM keyword_generations WHERE namespace = ?1", &[Arg::Text(namespace)])
+        .await?;
+    if now.map_or(0.0, |n| n.generation) != generation {
+        return Ok(None);
+    }
+    index.pack();
+    let fits = index.bytes() <= config.bytes;
+    Ok(Some((index, usable && fits)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docsize_reads_one_varint_per_column() {
+        assert_eq!(docsize("050002"), Some([5, 0, 2]));
+        // 300 = 0b10_0101100: 0x82 0x2C.
+        assert_eq!(docsize("822C0001"), Some([300, 0, 1]));
+        assert_eq!(docsize("05"), None);
+        assert_eq!(docsize("zz0000"), None);
+    }
+}
