@@ -243,6 +243,8 @@ try {
     }
     {
       const check = new DatabaseSync(sqlitePath(dir));
+      // The primer's workerd may still be letting go of the file.
+      check.exec('PRAGMA busy_timeout = 10000');
       const { n: unstored } = check
         .prepare('SELECT count(*) AS n FROM local_vectors v WHERE v.namespace = ? AND NOT EXISTS (SELECT 1 FROM local_vector_copies c WHERE c.row = v.rowid)')
         .get(NS);

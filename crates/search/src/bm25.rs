@@ -519,11 +519,17 @@ impl Bm25Index {
             }
         }
         let id = |d: &Doc| -> &str { self.ids.get_index(d.id as usize).map_or("", |(k, _)| k) };
+        // Each distinct path, tag set and language is matched once (a glob costs more than
+        // scoring a match).
+        let all = matcher.accepts_all();
+        let mut kept: HashMap<(u32, u32, Language), bool> = HashMap::new();
         let mut hits: Vec<(f64, &Doc)> = touched
             .into_iter()
             .map(|d| (score[d as usize], &self.docs[d as usize]))
             .filter(|(_, d)| {
-                matcher.matches(&self.paths[d.path as usize], d.language, &self.tag_sets[d.tags as usize])
+                all || *kept.entry((d.path, d.tags, d.language)).or_insert_with(|| {
+                    matcher.matches(&self.paths[d.path as usize], d.language, &self.tag_sets[d.tags as usize])
+                })
             })
             .collect();
         let order = |a: &(f64, &Doc), b: &(f64, &Doc)| b.0.total_cmp(&a.0).then_with(|| id(a.1).cmp(id(b.1)));

@@ -119,6 +119,11 @@ impl SearchFilters {
 }
 
 impl FilterMatcher {
+    /// No filter: every chunk matches.
+    pub fn accepts_all(&self) -> bool {
+        self.globs.is_none() && self.languages.is_empty() && self.tags.is_empty()
+    }
+
     pub fn matches_path(&self, path: &str) -> bool {
         self.globs.as_ref().is_none_or(|g| g.is_match(path))
     }
