@@ -37,7 +37,7 @@ const pct = (xs, p) => {
 };
 
 const embed = await startHashEmbedder();
-const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1', ...(process.env.SEARCH_CONCURRENCY ? { SEARCH_CONCURRENCY: process.env.SEARCH_CONCURRENCY } : {}) } });
+const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1', ...(process.env.SEARCH_CONCURRENCY ? { SEARCH_CONCURRENCY: process.env.SEARCH_CONCURRENCY } : {}), ...(process.env.KEYWORD_INDEX_CACHE_MB ? { KEYWORD_INDEX_CACHE_MB: process.env.KEYWORD_INDEX_CACHE_MB } : {}) } });
 
 async function ingest(name, files) {
   const t0 = performance.now();

@@ -6,6 +6,7 @@
 #
 #   scripts/bench/concurrency.sh [--tree DIR] [--files N] [--concurrency 32] [--searches N]
 #   SEARCH_CONCURRENCY=N scripts/bench/concurrency.sh   the worker's searches per isolate (default 2)
+#   KEYWORD_INDEX_CACHE_MB=0 scripts/bench/concurrency.sh   keyword queries through FTS5 only (no copies)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"

@@ -519,20 +519,28 @@ impl Bm25Index {
             }
         }
         let id = |d: &Doc| -> &str { self.ids.get_index(d.id as usize).map_or("", |(k, _)| k) };
-        // Each distinct path, tag set and language is matched once (a glob costs more than
-        // scoring a match).
-        let all = matcher.accepts_all();
-        let mut kept: HashMap<(u32, u32, Language), bool> = HashMap::new();
-        let mut hits: Vec<(f64, &Doc)> = touched
-            .into_iter()
-            .map(|d| (score[d as usize], &self.docs[d as usize]))
-            .filter(|(_, d)| {
-                all || *kept.entry((d.path, d.tags, d.language)).or_insert_with(|| {
-                    matcher.matches(&self.paths[d.path as usize], d.language, &self.tag_sets[d.tags as usize])
-                })
-            })
-            .collect();
         let order = |a: &(f64, &Doc), b: &(f64, &Doc)| b.0.total_cmp(&a.0).then_with(|| id(a.1).cmp(id(b.1)));
+        let mut hits: Vec<(f64, &Doc)> =
+            touched.into_iter().map(|d| (score[d as usize], &self.docs[d as usize])).collect();
+        let keep = |h: &(f64, &Doc)| {
+            matcher.matches(&self.paths[h.1.path as usize], h.1.language, &self.tag_sets[h.1.tags as usize])
+        };
+        // With a filter, test the best few first (a glob costs more than scoring a match): when
+        // `limit` of the best `4 · limit` pass, they are the answer, as every match outside them
+        // ranks after all of them; otherwise every match is tested.
+        let head = limit.saturating_mul(4);
+        if !matcher.accepts_all() {
+            let mut kept = Vec::new();
+            if hits.len() > head {
+                hits.select_nth_unstable_by(head - 1, order);
+                kept = hits[..head].iter().filter(|h| keep(h)).copied().collect();
+            }
+            if kept.len() >= limit {
+                hits = kept;
+            } else {
+                hits.retain(keep);
+            }
+        }
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, order);
             hits.truncate(limit);

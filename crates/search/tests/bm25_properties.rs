@@ -1,6 +1,6 @@
 //! The in-memory BM25 index against a direct evaluation of FTS5's `bm25()` formula per document
 //! (no postings, no accumulators): the same documents, ids and scores — bit for bit — for random
-//! corpora, queries with prefix phrases, replaced and removed documents, in any insertion order.
+//! corpora, queries with prefix phrases, replaced and removed documents, with and without filters.
 use edgerag_core::Language;
 use edgerag_search::bm25::{for_each_token, Bm25Index, DocInput, Phrase};
 use edgerag_search::filters::SearchFilters;
@@ -33,8 +33,26 @@ fn phrases() -> impl Strategy<Value = Vec<Phrase>> {
     )
 }
 
-/// FTS5's `bm25()` for one document, from its columns' tokens.
-fn direct(live: &[(String, String, String, String)], phrases: &[Phrase]) -> Vec<(String, f64)> {
+/// Even-numbered chunks are Python files, odd ones Rust.
+fn language(id: &str) -> Language {
+    if id.bytes().last().is_some_and(|b| b % 2 == 0) {
+        Language::Python
+    } else {
+        Language::Rust
+    }
+}
+
+fn path(id: &str) -> String {
+    format!("src/{id}.{}", if language(id) == Language::Python { "py" } else { "rs" })
+}
+
+/// FTS5's `bm25()` for one document, from its columns' tokens (statistics over every live
+/// document; then only those `keep` accepts are ranked).
+fn direct(
+    live: &[(String, String, String, String)],
+    phrases: &[Phrase],
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, f64)> {
     let counts = |doc: &(String, String, String, String), p: &Phrase| -> f64 {
         let mut f = 0.0;
         for (col, text) in [&doc.1, &doc.2, &doc.3].into_iter().enumerate() {
@@ -69,7 +87,7 @@ fn direct(live: &[(String, String, String, String)], phrases: &[Phrase]) -> Vec<
         .collect();
     let mut out: Vec<(String, f64)> = live
         .iter()
-        .filter(|d| phrases.iter().any(|p| counts(d, p) > 0.0))
+        .filter(|d| phrases.iter().any(|p| counts(d, p) > 0.0) && keep(&d.0))
         .map(|d| {
             let mut score = 0.0;
             for (p, idf) in phrases.iter().zip(&idfs) {
@@ -88,10 +106,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn the_index_scores_exactly_as_the_formula(docs in docs(), phrases in phrases(), removed in prop::collection::vec(0u8..40, 0..6), limit in 1usize..30) {
+    fn the_index_scores_exactly_as_the_formula(docs in docs(), phrases in phrases(), removed in prop::collection::vec(0u8..40, 0..6), limit in 1usize..30, filter in 0u8..3) {
         let mut index = Bm25Index::new();
         for d in &docs {
-            index.insert(DocInput { id: &d.0, row: 0, columns: [&d.1, &d.2, &d.3], path: &d.2, language: Language::Rust, tags: &[] });
+            let p = path(&d.0);
+            index.insert(DocInput { id: &d.0, row: 0, columns: [&d.1, &d.2, &d.3], path: &p, language: language(&d.0), tags: &[] });
         }
         // Last write of an id wins; then some ids are removed.
         let mut live: Vec<(String, String, String, String)> = Vec::new();
@@ -105,12 +124,19 @@ proptest! {
             live.retain(|l| l.0 != id);
         }
         prop_assume!(!live.is_empty());
+        // No filter, a language, a path glob (the last two keep about half of the documents).
+        let filters = match filter {
+            0 => SearchFilters::default(),
+            1 => SearchFilters { languages: vec![Language::Python], ..Default::default() },
+            _ => SearchFilters { paths: vec!["**/*.rs".into()], ..Default::default() },
+        };
+        let matcher = filters.matcher();
         let got: Vec<(String, f64)> = index
-            .search(&phrases, &SearchFilters::default().matcher(), limit)
+            .search(&phrases, &matcher, limit)
             .into_iter()
             .map(|h| (h.id.to_string(), h.score))
             .collect();
-        let mut want = direct(&live, &phrases);
+        let mut want = direct(&live, &phrases, |id| matcher.matches(&path(id), language(id), &[]));
         want.truncate(limit);
         prop_assert_eq!(got, want);
     }
