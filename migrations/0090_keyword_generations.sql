@@ -22,7 +22,9 @@ BEGIN
    WHERE namespace = NEW.namespace;
 END;
 
-CREATE TRIGGER IF NOT EXISTS chunks_keyword_generation_update AFTER UPDATE ON chunks
+-- Only the columns a copy holds (the keyword index's three, and what filters and ties read).
+CREATE TRIGGER IF NOT EXISTS chunks_keyword_generation_update
+AFTER UPDATE OF namespace, id, path, language, symbol_name, search_text, tags ON chunks
 BEGIN
   INSERT INTO keyword_generations (namespace, generation, changed_at)
     SELECT NEW.namespace, 0, 0 WHERE NOT EXISTS

@@ -397,6 +397,30 @@ describe('in-memory BM25 copies', () => {
     assert.ok(r.hits > 50, `only ${r.hits} hits to compare`);
   });
 
+  test('a write moves the namespace\'s generation: the next query rebuilds its copy', async () => {
+    // (Runs last: it adds a READY repository.)
+    const upload = async (files) => {
+      const up = await er.request('POST', '/v1/repos/live/notes/files', { body: { files } });
+      assert.equal(up.status, 202, up.text);
+      assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
+    };
+    const ask = async (queries) => {
+      const r = await er.request('POST', '/__test/search/keyword-copies', { body: { namespaces: ['repo:live/notes'], queries, limit: 10 } });
+      assert.equal(r.status, 200, r.text);
+      return r.body;
+    };
+    await upload([{ path: 'src/a.py', content: 'def retry_alpha():\n    return 1\n' }]);
+    const before = await ask(['retry alpha', 'omega']);
+    assert.deepEqual(before.mismatches, []);
+    assert.equal(before.answeredByCopy, 2);
+    await upload([{ path: 'src/b.py', content: 'def retry_omega():\n    return 2\n' }]);
+    // A copy kept from before the write would not know `omega`: FTS5 does.
+    const after = await ask(['retry alpha', 'omega']);
+    assert.deepEqual(after.mismatches, []);
+    assert.equal(after.answeredByCopy, 2);
+    assert.ok(after.hits > before.hits, `${before.hits} → ${after.hits}`);
+  });
+
   test('a namespace holding a character past what was measured of FTS5\'s tokenizer stays with FTS5', async () => {
     // (Runs last: it adds a READY repository.) Ø, ł and combining accents are measured and copied;
     // a tag character (U+E0041) is not.
