@@ -531,11 +531,17 @@ impl<'a> SearchPipeline<'a> {
             path_prefix: input.filters.path_prefix(),
             tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
         };
+        // A path glob reaches the index only as its literal prefix: the hits are checked against
+        // the globs here, before they are ranked (as every other filter is, in the index), and twice
+        // as many are asked for.
+        let matcher = input.filters.matcher();
+        let globs = !input.filters.paths.is_empty();
+        let top_k = if globs { limit.saturating_mul(2) } else { limit };
         let queries: Vec<VectorQuery> = vectors
             .iter()
             .map(|values| VectorQuery {
                 vector: values.to_vec(),
-                top_k: limit.clamp(1, VECTOR_TOP_K_LIMIT),
+                top_k: top_k.clamp(1, VECTOR_TOP_K_LIMIT),
                 filter: filter.clone(),
             })
             .collect();
@@ -550,6 +556,8 @@ impl<'a> SearchPipeline<'a> {
                         matches
                             .into_iter()
                             .filter(|m| m.score >= settings.min_vector_similarity)
+                            .filter(|m| !globs || matcher.matches_path(&m.metadata.path))
+                            .take(limit)
                             .map(|m| ScoredKey { key: ChunkKey::new(ns, m.id), score: m.score }),
                     ),
                     Err(e) => {

@@ -799,3 +799,26 @@ fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
     let direct = direct(&r);
     assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
 }
+
+/// A path glob reaches the vector index only as its literal prefix (none for `**/*.py`): the
+/// vector hits are checked against the glob before they are ranked, so every hit of the list is
+/// one the filter keeps and one lookup reads exactly the rows the list keeps.
+#[test]
+fn vector_hits_are_checked_against_a_path_glob_before_ranking() {
+    let w = world();
+    let (profiles, warnings) = ProfileRegistry::from_config(Some(
+        r#"{"profiles": {"vectors": {"extends": "balanced", "retrieval": {"topKPerQuery": 2, "keywordWeight": 0}, "multiQuery": {"enabled": false}}}}"#,
+    ));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let events = Events::default();
+    let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
+    let mut s = services(&w, &events);
+    s.chunks = &recording;
+    let body = json!({"rawQuery": "retry the request with backoff total invoice", "profile": "vectors",
+        "filters": {"paths": ["**/*.py"]}});
+    let r = search_with(s, &profiles, SearchMode::Repo, body);
+    let lookups = recording.1.borrow().clone();
+    assert_eq!(lookups.len(), 1, "one round of rows: {lookups:?}");
+    let direct = direct(&r);
+    assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
+}
