@@ -131,6 +131,7 @@ impl D1Search {
         generations: &HashMap<String, copies::Generation>,
         queries: &[KeywordQuery],
         live: &[usize],
+        exact: &[Option<Vec<Phrase>>],
     ) -> HashMap<String, Rc<Bm25Index>> {
         let mut out = HashMap::new();
         if self.copies.bytes == 0 {
@@ -139,11 +140,7 @@ impl D1Search {
         let mut names: Vec<&String> = own.iter().collect();
         names.sort();
         for ns in names {
-            let exact = live
-                .iter()
-                .filter(|&&i| queries[i].namespaces.contains(ns))
-                .all(|&i| queries[i].terms.iter().filter_map(Phrase::of).all(|(_, exact)| exact));
-            if !exact {
+            if live.iter().any(|&i| queries[i].namespaces.contains(ns) && exact[i].is_none()) {
                 continue;
             }
             let generation =
@@ -429,18 +426,22 @@ impl D1Search {
         all_namespaces.sort();
         all_namespaces.dedup();
         let mut hits: Vec<Vec<ScoredKey>> = vec![Vec::new(); queries.len()];
+        // Each query's phrases as a copy reads them; `None` when FTS5 might read one otherwise.
+        let copy_phrases: Vec<Option<Vec<Phrase>>> = queries
+            .iter()
+            .map(|q| q.terms.iter().filter_map(Phrase::of).map(|(p, exact)| exact.then_some(p)).collect())
+            .collect();
         for (db, namespaces) in self.by_database(&all_namespaces, |n| n.as_str(), "keyword-index").await? {
             let (mut own, generations) = self.own_indexes(&db, &namespaces).await?;
             // Namespaces at rest are answered from their in-memory copies; the rest below.
-            let copied = self.copies_for(&db, &own, &generations, queries, &live).await;
+            let copied = self.copies_for(&db, &own, &generations, queries, &live, &copy_phrases).await;
             for (ns, copy) in &copied {
                 for &i in live.iter().filter(|&&i| queries[i].namespaces.contains(ns)) {
-                    let phrases: Vec<Phrase> =
-                        queries[i].terms.iter().filter_map(Phrase::of).map(|(p, _)| p).collect();
+                    let Some(phrases) = &copy_phrases[i] else { continue };
                     let matcher = queries[i].filters.matcher();
                     self.copy_answers.set(self.copy_answers.get() + 1);
                     hits[i].extend(
-                        copy.search(&phrases, &matcher, queries[i].limit).into_iter().map(|h| ScoredKey {
+                        copy.search(phrases, &matcher, queries[i].limit).into_iter().map(|h| ScoredKey {
                             key: ChunkKey::new(ns.clone(), h.id),
                             score: h.score as f32,
                         }),
