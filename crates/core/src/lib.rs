@@ -18,6 +18,7 @@ pub mod ignore;
 pub mod keywords;
 pub mod lang;
 pub mod options;
+pub mod path_glob;
 pub mod tags;
 pub mod text;
 pub mod vector;

@@ -1,11 +1,12 @@
 //! Result filters shared by both retrievers: path globs, languages, tags.
 //!
-//! Globs follow `globset` with `*` allowed to cross `/` (so `*.py` finds Python files in every
-//! folder, as people expect) and `**` for any depth. Stores push filters down as far as they can
+//! Globs are read as [`edgerag_core::path_glob`] reads them (`*` crosses `/`, so `*.py` finds
+//! Python files in every folder; `**` for any depth). Stores push filters down as far as they can
 //! ([`SearchFilters::sql_globs`], [`SearchFilters::path_prefix`]) and then call
 //! [`FilterMatcher::matches`] (from [`SearchFilters::matcher`]) for the exact answer.
+pub use edgerag_core::path_glob::compile_glob;
+use edgerag_core::path_glob::PathGlobs;
 use edgerag_core::Language;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// Sanitized filters (see the sanitizer for how raw input becomes this).
@@ -26,14 +27,9 @@ pub struct SearchFilters {
 /// Compiled form of [`SearchFilters`] for exact matching.
 #[derive(Debug, Clone)]
 pub struct FilterMatcher {
-    globs: Option<GlobSet>,
+    globs: PathGlobs,
     languages: Vec<Language>,
     tags: Vec<String>,
-}
-
-/// Compile one glob the way every part of edgerag reads it.
-pub fn compile_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(false).backslash_escape(true).build()
 }
 
 impl SearchFilters {
@@ -44,18 +40,11 @@ impl SearchFilters {
     /// Compile the globs. Invalid globs were already dropped by the sanitizer; any left are
     /// ignored here rather than failing a search.
     pub fn matcher(&self) -> FilterMatcher {
-        let globs = if self.paths.is_empty() {
-            None
-        } else {
-            let mut builder = GlobSetBuilder::new();
-            for pattern in &self.paths {
-                if let Ok(glob) = compile_glob(pattern) {
-                    builder.add(glob);
-                }
-            }
-            builder.build().ok()
-        };
-        FilterMatcher { globs, languages: self.languages.clone(), tags: self.tags.clone() }
+        FilterMatcher {
+            globs: PathGlobs::new(&self.paths),
+            languages: self.languages.clone(),
+            tags: self.tags.clone(),
+        }
     }
 
     /// The longest literal path prefix shared by every glob (for indexes that only filter by
@@ -121,11 +110,11 @@ impl SearchFilters {
 impl FilterMatcher {
     /// No filter: every chunk matches.
     pub fn accepts_all(&self) -> bool {
-        self.globs.is_none() && self.languages.is_empty() && self.tags.is_empty()
+        self.globs.accepts_all() && self.languages.is_empty() && self.tags.is_empty()
     }
 
     pub fn matches_path(&self, path: &str) -> bool {
-        self.globs.as_ref().is_none_or(|g| g.is_match(path))
+        self.globs.is_match(path)
     }
 
     pub fn matches(&self, path: &str, language: Language, tags: &[String]) -> bool {

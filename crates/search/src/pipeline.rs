@@ -530,12 +530,13 @@ impl<'a> SearchPipeline<'a> {
             languages: input.filters.languages.iter().map(|l| l.as_str().to_string()).collect(),
             path_prefix: input.filters.path_prefix(),
             tag: (input.filters.tags.len() == 1).then(|| input.filters.tags[0].clone()),
+            path_globs: input.filters.paths.clone(),
         };
-        // A path glob reaches the index only as its literal prefix: the hits are checked against
-        // the globs here, before they are ranked (as every other filter is, in the index), and twice
-        // as many are asked for.
+        // An index that cannot apply path globs (Vectorize) takes only their literal prefix: its
+        // hits are checked against the globs here, before they are ranked, and twice as many are
+        // asked for.
         let matcher = input.filters.matcher();
-        let globs = !input.filters.paths.is_empty();
+        let globs = !input.filters.paths.is_empty() && !index.applies_path_globs();
         let top_k = if globs { limit.saturating_mul(2) } else { limit };
         let queries: Vec<VectorQuery> = vectors
             .iter()

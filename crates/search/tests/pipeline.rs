@@ -7,7 +7,9 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use edgerag_core::embed::HashingEmbedder;
-use edgerag_core::vector::InMemoryVectorIndex;
+use edgerag_core::vector::{
+    InMemoryVectorIndex, VectorError, VectorIndex, VectorMatch, VectorQuery, VectorRecord,
+};
 use edgerag_core::{chunk_text, ChunkConfig};
 use edgerag_search::memory::{block_on, index_chunks, MemoryCatalog, MemoryStore};
 use edgerag_search::ports::{
@@ -800,9 +802,45 @@ fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
     assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
 }
 
-/// A path glob reaches the vector index only as its literal prefix (none for `**/*.py`): the
-/// vector hits are checked against the glob before they are ranked, so every hit of the list is
-/// one the filter keeps and one lookup reads exactly the rows the list keeps.
+/// A vector index as the pipeline sees it, recording each query; `globs: false` plays one that
+/// cannot apply path globs (as Vectorize): it filters by their prefix alone.
+struct GlobVectors<'a> {
+    inner: &'a InMemoryVectorIndex,
+    globs: bool,
+    asked: RefCell<Vec<VectorQuery>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl VectorIndex for GlobVectors<'_> {
+    fn dims(&self) -> usize {
+        self.inner.dims()
+    }
+    fn applies_path_globs(&self) -> bool {
+        self.globs
+    }
+    async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
+        self.inner.upsert(namespace, records).await
+    }
+    async fn query(&self, namespace: &str, query: &VectorQuery) -> Result<Vec<VectorMatch>, VectorError> {
+        self.asked.borrow_mut().push(query.clone());
+        let mut query = query.clone();
+        if !self.globs {
+            query.filter.path_globs.clear();
+        }
+        self.inner.query(namespace, &query).await
+    }
+    async fn get_by_ids(&self, namespace: &str, ids: &[String]) -> Result<Vec<VectorRecord>, VectorError> {
+        self.inner.get_by_ids(namespace, ids).await
+    }
+    async fn delete_by_ids(&self, namespace: &str, ids: &[String]) -> Result<(), VectorError> {
+        self.inner.delete_by_ids(namespace, ids).await
+    }
+}
+
+/// A path glob filters vector hits before they are ranked, whether the index applies it (asked
+/// for the list's size) or only its literal prefix, none for `**/*.py` (asked for twice as many,
+/// checked in the pipeline): every hit of the list is one the filter keeps and one lookup reads
+/// exactly the rows the list keeps.
 #[test]
 fn vector_hits_are_checked_against_a_path_glob_before_ranking() {
     let w = world();
@@ -810,15 +848,31 @@ fn vector_hits_are_checked_against_a_path_glob_before_ranking() {
         r#"{"profiles": {"vectors": {"extends": "balanced", "retrieval": {"topKPerQuery": 2, "keywordWeight": 0}, "multiQuery": {"enabled": false}}}}"#,
     ));
     assert!(warnings.is_empty(), "{warnings:?}");
-    let events = Events::default();
-    let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
-    let mut s = services(&w, &events);
-    s.chunks = &recording;
-    let body = json!({"rawQuery": "retry the request with backoff total invoice", "profile": "vectors",
-        "filters": {"paths": ["**/*.py"]}});
-    let r = search_with(s, &profiles, SearchMode::Repo, body);
-    let lookups = recording.1.borrow().clone();
-    assert_eq!(lookups.len(), 1, "one round of rows: {lookups:?}");
-    let direct = direct(&r);
-    assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
+    let (mut answers, mut asked_for) = (Vec::new(), Vec::new());
+    for applies in [true, false] {
+        let events = Events::default();
+        let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
+        let vectors = GlobVectors { inner: &w.vectors, globs: applies, asked: RefCell::default() };
+        let mut s = services(&w, &events);
+        s.chunks = &recording;
+        s.vectors = Some(&vectors);
+        let body = json!({"rawQuery": "retry the request with backoff total invoice", "profile": "vectors",
+            "filters": {"paths": ["**/*.py"]}});
+        let r = search_with(s, &profiles, SearchMode::Repo, body);
+        let lookups = recording.1.borrow().clone();
+        assert_eq!(lookups.len(), 1, "one round of rows (index applies globs: {applies}): {lookups:?}");
+        let direct = direct(&r);
+        assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
+        let asked = vectors.asked.borrow();
+        assert!(!asked.is_empty());
+        for q in asked.iter() {
+            assert_eq!(q.filter.path_globs, ["**/*.py"]);
+        }
+        asked_for.push(asked[0].top_k);
+        answers.push(direct.len());
+    }
+    // The index that applies the glob ranks every matching vector, not only those among the best
+    // unfiltered ones: it finds at least as many.
+    assert!(answers[0] >= answers[1], "{answers:?}");
+    assert_eq!(asked_for[1], 2 * asked_for[0], "twice as many asked of an index that only takes the prefix");
 }

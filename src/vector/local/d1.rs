@@ -178,10 +178,13 @@ impl D1Vectors {
         let (filter, filter_args) = filter_sql(&query.filter, 5);
         // One result row per page: the page's ids and its vectors' hex concatenated, so a page
         // crosses from D1 as two strings instead of `page_rows` objects (the per-row cost dominates).
-        // Both aggregates walk the same rows in the same order; TopK does not depend on that order.
+        // The aggregates walk the same rows in the same order; TopK does not depend on that order.
+        // Path globs are not SQL: with globs, the page's paths come too and are matched here.
+        let globs = query.filter.globs();
+        let paths = if globs.accepts_all() { "" } else { ", json_group_array(path) AS paths" };
         let sql = format!(
-            "SELECT count(*) AS n, max(r) AS last, group_concat(id, char(31)) AS ids, group_concat(v, '') AS vs \
-             FROM (SELECT rowid AS r, id, hex(vector) AS v FROM local_vectors \
+            "SELECT count(*) AS n, max(r) AS last, group_concat(id, char(31)) AS ids, group_concat(v, '') AS vs{paths} \
+             FROM (SELECT rowid AS r, id, path, hex(vector) AS v FROM local_vectors \
                    WHERE namespace = ?1 AND dims = ?2 AND rowid > ?3{filter} ORDER BY rowid LIMIT ?4)"
         );
         let qn = norm(&query.vector);
@@ -197,7 +200,12 @@ impl D1Vectors {
             let (ids, vs) = (page.ids.unwrap_or_default(), page.vs.unwrap_or_default());
             let n = page.n as usize;
             check_page_hex(&vs, n, hex_len)?;
+            let paths: Option<Vec<String>> =
+                page.paths.map(|p| page_column("paths", Some(p), n)).transpose()?;
             for (i, id) in ids.split('\u{1f}').enumerate().take(n) {
+                if paths.as_ref().is_some_and(|p| !globs.is_match(&p[i])) {
+                    continue;
+                }
                 decode_f32_hex_into(&vs[i * hex_len..(i + 1) * hex_len], &mut buf)?;
                 let score = cosine_with_norm(&query.vector, qn, &buf);
                 if top.accepts(score, id) {

@@ -107,6 +107,10 @@ impl VectorIndex for LocalD1Index {
         "local-d1"
     }
 
+    fn applies_path_globs(&self) -> bool {
+        true
+    }
+
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
         validate_records(namespace, records, self.dims)?;
         self.on(namespace).await?.upsert(namespace, records).await

@@ -11,6 +11,9 @@ pub(super) struct PageRow {
     pub(super) last: Option<f64>,
     pub(super) ids: Option<String>,
     pub(super) vs: Option<String>,
+    /// The page's paths (a JSON array), read only when the query has path globs.
+    #[serde(default)]
+    pub(super) paths: Option<String>,
 }
 
 /// A page of the unfiltered scan that builds the in-memory copy (JSON arrays: any path is safe).
@@ -125,6 +128,8 @@ mod tests {
             languages: vec!["rust".into(), "go".into()],
             path_prefix: Some("src/%_".into()),
             tag: Some("ten".into()),
+            // Applied to each page's paths, not in SQL.
+            path_globs: vec!["src/**".into()],
         };
         let (sql, args) = filter_sql(&filter, 5);
         assert_eq!(

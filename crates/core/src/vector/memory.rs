@@ -36,6 +36,10 @@ impl VectorIndex for InMemoryVectorIndex {
         "in-memory"
     }
 
+    fn applies_path_globs(&self) -> bool {
+        true
+    }
+
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
         validate_records(namespace, records, self.dims)?;
         let mut namespaces = self.namespaces.borrow_mut();
@@ -52,7 +56,8 @@ impl VectorIndex for InMemoryVectorIndex {
         let Some(ns) = namespaces.get(namespace) else { return Ok(Vec::new()) };
         let qn = norm(&query.vector);
         let mut top = TopK::new(query.top_k);
-        for r in ns.values().filter(|r| query.filter.matches(&r.metadata)) {
+        let globs = query.filter.globs();
+        for r in ns.values().filter(|r| query.filter.matches_with(&globs, &r.metadata)) {
             let score = cosine_with_norm(&query.vector, qn, &r.values);
             if top.accepts(score, &r.id) {
                 top.push(score, r.id.clone(), r.metadata.clone());

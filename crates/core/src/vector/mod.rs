@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::Chunk;
+use crate::path_glob::PathGlobs;
 
 pub mod cache;
 pub mod codec;
@@ -104,18 +105,37 @@ pub struct VectorFilter {
     pub path_prefix: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
+    /// Any of these path globs ([`crate::path_glob`]). Only indexes whose
+    /// [`VectorIndex::applies_path_globs`] says so apply them; the others filter by
+    /// [`Self::path_prefix`] alone and leave the globs to the caller.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_globs: Vec<String>,
 }
 
 impl VectorFilter {
     pub fn is_empty(&self) -> bool {
-        self.languages.is_empty() && self.path_prefix.is_none() && self.tag.is_none()
+        self.languages.is_empty()
+            && self.path_prefix.is_none()
+            && self.tag.is_none()
+            && self.path_globs.is_empty()
     }
 
-    /// The reference semantics every implementation must reproduce.
+    /// The globs, compiled once for many checks ([`Self::matches_with`]).
+    pub fn globs(&self) -> PathGlobs {
+        PathGlobs::new(&self.path_globs)
+    }
+
+    /// The reference semantics every implementation that applies path globs must reproduce.
     pub fn matches(&self, m: &VectorMetadata) -> bool {
+        self.matches_with(&self.globs(), m)
+    }
+
+    /// [`Self::matches`] with the globs compiled by [`Self::globs`].
+    pub fn matches_with(&self, globs: &PathGlobs, m: &VectorMetadata) -> bool {
         (self.languages.is_empty() || self.languages.contains(&m.language))
             && self.path_prefix.as_deref().is_none_or(|p| m.path.starts_with(p))
             && self.tag.as_deref().is_none_or(|t| m.tags.iter().any(|x| x == t))
+            && globs.is_match(&m.path)
     }
 }
 
@@ -181,6 +201,12 @@ pub trait VectorIndex {
     fn kind(&self) -> &'static str {
         "unknown"
     }
+    /// Whether queries apply [`VectorFilter::path_globs`] before ranking (top K counts only the
+    /// vectors whose paths match). When not, they filter by the globs' prefix alone: the caller
+    /// checks the globs itself and should ask for more.
+    fn applies_path_globs(&self) -> bool {
+        false
+    }
     /// Insert or replace by id.
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError>;
     /// Best `top_k` matches by cosine similarity, ties broken by id ascending.
@@ -206,6 +232,9 @@ impl<I: VectorIndex + ?Sized> VectorIndex for Box<I> {
     }
     fn kind(&self) -> &'static str {
         (**self).kind()
+    }
+    fn applies_path_globs(&self) -> bool {
+        (**self).applies_path_globs()
     }
     async fn upsert(&self, namespace: &str, records: &[VectorRecord]) -> Result<(), VectorError> {
         (**self).upsert(namespace, records).await
@@ -354,6 +383,7 @@ mod tests {
             languages: l.iter().map(|s| s.to_string()).collect(),
             path_prefix: p.map(str::to_string),
             tag: t.map(str::to_string),
+            path_globs: Vec::new(),
         };
         assert!(f(&["go", "rust"], None, None).matches(&m));
         assert!(!f(&["go"], None, None).matches(&m));
@@ -362,6 +392,13 @@ mod tests {
         assert!(f(&[], None, Some("api")).matches(&m));
         assert!(!f(&[], None, Some("ap")).matches(&m));
         assert!(!f(&["rust"], Some("src/"), Some("web")).matches(&m));
+        let g = |globs: &[&str]| VectorFilter {
+            path_globs: globs.iter().map(|s| s.to_string()).collect(),
+            ..VectorFilter::default()
+        };
+        assert!(g(&["*.rs"]).matches(&m) && g(&["*.py", "src/**"]).matches(&m));
+        assert!(!g(&["*.py"]).matches(&m) && !g(&["lib/**"]).matches(&m));
+        assert!(!g(&["*.rs"]).is_empty());
     }
 
     #[test]

@@ -25,6 +25,7 @@ use std::hash::{Hash, Hasher};
 
 use super::topk::{cosine_with_norm, norm};
 use super::VectorFilter;
+use crate::path_glob::PathGlobs;
 
 /// Stored codes span `-CODE_MAX..=CODE_MAX`.
 const CODE_MAX: f32 = 127.0;
@@ -43,7 +44,7 @@ impl FilterFields {
     /// [`VectorFilter::matches`] over these fields.
     pub fn matches(&self, filter: &VectorFilter) -> bool {
         language_passes(&self.language, filter)
-            && path_passes(&self.path, filter)
+            && path_passes(&self.path, filter, &filter.globs())
             && tags_pass(&self.tags, filter)
     }
 }
@@ -52,8 +53,8 @@ fn language_passes(language: &str, filter: &VectorFilter) -> bool {
     filter.languages.is_empty() || filter.languages.iter().any(|l| l == language)
 }
 
-fn path_passes(path: &str, filter: &VectorFilter) -> bool {
-    filter.path_prefix.as_deref().is_none_or(|p| path.starts_with(p))
+fn path_passes(path: &str, filter: &VectorFilter, globs: &PathGlobs) -> bool {
+    filter.path_prefix.as_deref().is_none_or(|p| path.starts_with(p)) && globs.is_match(path)
 }
 
 fn tags_pass(tags: &[String], filter: &VectorFilter) -> bool {
@@ -374,7 +375,9 @@ impl QuantizedVectors {
 
     /// The indexes of the vectors that pass `filter`.
     fn passing(&self, filter: &VectorFilter) -> Vec<usize> {
-        let paths = self.paths.passing(|p| path_passes(p, filter));
+        // Globs are matched once per distinct path, not once per vector.
+        let globs = filter.globs();
+        let paths = self.paths.passing(|p| path_passes(p, filter, &globs));
         let languages = self.languages.passing(|l| language_passes(l, filter));
         let tags = self.tag_sets.passing(|t| tags_pass(t, filter));
         (0..self.len())
@@ -749,8 +752,11 @@ mod tests {
         // Filters apply before top K.
         let f = VectorFilter { tag: Some("u".into()), ..VectorFilter::default() };
         assert_eq!(via_candidates(&set, &q, 5, &f).expect("narrowed").0, vec![(1.0, "best".to_string())]);
-        let f =
-            VectorFilter { path_prefix: Some("x/".into()), languages: vec!["markdown".into()], tag: None };
+        let f = VectorFilter {
+            path_prefix: Some("x/".into()),
+            languages: vec!["markdown".into()],
+            ..VectorFilter::default()
+        };
         assert_eq!(via_candidates(&set, &q, 3, &f).expect("narrowed").0, exact(&set, &q, 3, &f));
     }
 
@@ -847,20 +853,23 @@ mod tests {
             lang in prop::option::of(0u8..4),
             prefix in prop::option::of(0u8..3),
             tag in any::<bool>(),
+            glob in prop::option::of(0usize..3),
         ) {
             let langs = ["rust", "go", "python", "markdown"];
+            let globs = ["*.x", "d1/**", "d2/*.y"];
             let mut set: Vec<(String, Vec<f32>, FilterFields)> = Vec::new();
             for (i, (v, l, p, t)) in raw.iter().enumerate() {
                 // Every `dup_every`-th vector repeats the previous one: ties.
                 let values = if i > 0 && i % dup_every == 0 { set[i - 1].1.clone() } else { v[..dims].to_vec() };
                 let tags: &[&str] = if *t { &["gen"] } else { &[] };
-                set.push((format!("id{:03}", (i * 7919) % 1000), values, fields(&format!("d{p}/f.x"), langs[*l as usize], tags)));
+                set.push((format!("id{:03}", (i * 7919) % 1000), values, fields(&format!("d{p}/f.{}", if i % 2 == 0 { "x" } else { "y" }), langs[*l as usize], tags)));
             }
             set.dedup_by(|a, b| a.0 == b.0);
             let f = VectorFilter {
                 languages: lang.map(|l| vec![langs[l as usize].to_string()]).unwrap_or_default(),
                 path_prefix: prefix.map(|p| format!("d{p}/")),
                 tag: tag.then(|| "gen".to_string()),
+                path_globs: glob.map(|g| vec![globs[g].to_string()]).unwrap_or_default(),
             };
             let query = &q[..dims];
             let want = exact(&set, query, k, &f);

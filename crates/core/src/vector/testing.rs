@@ -87,6 +87,7 @@ where
     case!(filter_by_path_prefix);
     case!(filter_by_tag);
     case!(filters_combine_and_apply_before_top_k);
+    case!(path_globs_apply_before_top_k_where_supported);
     case!(dimension_mismatch_rejected);
     case!(invalid_records_rejected_whole_batch);
     case!(large_batch_and_exact_ranking);
@@ -367,6 +368,7 @@ async fn filters_combine_and_apply_before_top_k<I: VectorIndex>(ix: &I, ns: &str
         languages: s(&["rust", "python"]),
         path_prefix: Some("src/".into()),
         tag: Some("api".into()),
+        path_globs: Vec::new(),
     };
     let got = filtered(ix, ns, all, 10).await?;
     check!(got == ["a"], "language + prefix + tag: {got:?}");
@@ -378,6 +380,35 @@ async fn filters_combine_and_apply_before_top_k<I: VectorIndex>(ix: &I, ns: &str
     let got =
         filtered(ix, ns, VectorFilter { tag: Some("api".into()), ..VectorFilter::default() }, 2).await?;
     check!(got == ["a", "d"], "tag then topK 2: {got:?}");
+    Ok(())
+}
+
+/// An index that applies path globs ranks only the matching vectors (top K counts after them);
+/// one that does not filters by the prefix alone and leaves the globs to its caller.
+async fn path_globs_apply_before_top_k_where_supported<I: VectorIndex>(ix: &I, ns: &str) -> CaseResult {
+    filter_fixture(ix, ns).await?;
+    let exact = ix.applies_path_globs();
+    let g = |globs: &[&str], prefix: Option<&str>| VectorFilter {
+        path_prefix: prefix.map(str::to_string),
+        path_globs: s(globs),
+        ..VectorFilter::default()
+    };
+    // The best two overall are a and b; `*.rs` (any folder) leaves a, c, e.
+    let got = filtered(ix, ns, g(&["*.rs"], None), 2).await?;
+    let want: &[&str] = if exact { &["a", "c"] } else { &["a", "b"] };
+    check!(got == want, "`*.rs`, topK 2 (exact: {exact}): {got:?}");
+    let got = filtered(ix, ns, g(&["src/**/*.rs"], Some("src/")), 10).await?;
+    let want: &[&str] = if exact { &["a", "e"] } else { &["a", "b", "e"] };
+    check!(got == want, "`src/**/*.rs` with its prefix (exact: {exact}): {got:?}");
+    let got = filtered(ix, ns, g(&["{lib,文档}/**", "nothing/*"], None), 1).await?;
+    let want: &[&str] = if exact { &["d"] } else { &["a"] };
+    check!(got == want, "alternatives, two globs, topK 1 (exact: {exact}): {got:?}");
+    let got = filtered(ix, ns, g(&[r"src/%\_odd/*"], Some("src/%")), 10).await?;
+    check!(got == ["e"], "an escaped `_` and a `%` are plain characters: {got:?}");
+    if exact {
+        let got = filtered(ix, ns, g(&["src/[a"], None), 10).await?;
+        check!(got.is_empty(), "a glob that does not compile matches nothing: {got:?}");
+    }
     Ok(())
 }
 
@@ -453,7 +484,19 @@ async fn large_batch_and_exact_ranking<I: VectorIndex>(ix: &I, ns: &str) -> Case
     let query: Vec<f32> = vector();
     for filter in [
         VectorFilter::default(),
-        VectorFilter { languages: s(&["go"]), path_prefix: Some("dir3/".into()), tag: Some("five".into()) },
+        VectorFilter {
+            languages: s(&["go"]),
+            path_prefix: Some("dir3/".into()),
+            tag: Some("five".into()),
+            path_globs: Vec::new(),
+        },
+        // Globs, where the index applies them (else the same filter by prefix alone).
+        VectorFilter {
+            languages: s(&["rust", "go"]),
+            path_prefix: Some("dir".into()),
+            path_globs: if ix.applies_path_globs() { s(&["dir{1,4}/*.x", "**/f1?.x"]) } else { Vec::new() },
+            ..VectorFilter::default()
+        },
     ] {
         let mut expected: Vec<(f32, &str)> = recs
             .iter()

@@ -124,7 +124,8 @@ pub struct QueryPlan {
 /// Plans a (validated) query.
 pub fn plan_query(namespace: &str, query: &VectorQuery) -> QueryPlan {
     let (filter, post) = translate_filter(&query.filter);
-    let post_filter = post.then(|| query.filter.clone());
+    // Globs are not applied here (`applies_path_globs` is false): the caller checks them.
+    let post_filter = post.then(|| VectorFilter { path_globs: Vec::new(), ..query.filter.clone() });
     let top_k = query.top_k.min(MAX_TOP_K);
     // Post-filtering throws candidates away: fetch as many as Vectorize allows.
     let fetch_k = if post_filter.is_some() { MAX_TOP_K } else { top_k };
@@ -300,6 +301,8 @@ mod tests {
             languages: vec!["rust".into(), "go".into()],
             path_prefix: Some("src/".into()),
             tag: None,
+            // Not expressible in Vectorize's metadata filter: left to the caller.
+            path_globs: vec!["src/**/*.rs".into()],
         };
         let (v, post) = translate_filter(&f);
         assert!(!post);
@@ -341,6 +344,13 @@ mod tests {
             plan_query("repo:a/b", &q(5, VectorFilter { tag: Some("t".into()), ..VectorFilter::default() }));
         assert_eq!(p.options.top_k, 100);
         assert!(p.fetch_metadata && p.post_filter.is_some());
+        let globbed = VectorFilter {
+            tag: Some("t".into()),
+            path_globs: vec!["*.rs".into()],
+            ..VectorFilter::default()
+        };
+        let p = plan_query("repo:a/b", &q(5, globbed));
+        assert_eq!(p.post_filter.map(|f| f.path_globs), Some(vec![]), "globs are left to the caller");
         assert_eq!(p.top_k, 5);
         let json = serde_json::to_value(&p.options).unwrap();
         assert_eq!(
