@@ -522,8 +522,14 @@ impl Bm25Index {
         let order = |a: &(f64, &Doc), b: &(f64, &Doc)| b.0.total_cmp(&a.0).then_with(|| id(a.1).cmp(id(b.1)));
         let mut hits: Vec<(f64, &Doc)> =
             touched.into_iter().map(|d| (score[d as usize], &self.docs[d as usize])).collect();
-        let keep = |h: &(f64, &Doc)| {
-            matcher.matches(&self.paths[h.1.path as usize], h.1.language, &self.tag_sets[h.1.tags as usize])
+        // Each distinct path is matched against the globs once: a filter that keeps few of the
+        // best matches is tested on every match, and they share far fewer paths.
+        let mut path_passes: Vec<Option<bool>> =
+            vec![None; if matcher.accepts_all() { 0 } else { self.paths.len() }];
+        let mut keep = |h: &(f64, &Doc)| {
+            let p = h.1.path as usize;
+            matcher.matches_fields(h.1.language, &self.tag_sets[h.1.tags as usize])
+                && *path_passes[p].get_or_insert_with(|| matcher.matches_path(&self.paths[p]))
         };
         // With a filter, test the best few first (a glob costs more than scoring a match): when
         // `limit` of the best `4 · limit` pass, they are the answer, as every match outside them
@@ -538,7 +544,7 @@ impl Bm25Index {
             if kept.len() >= limit {
                 hits = kept;
             } else {
-                hits.retain(keep);
+                hits.retain(|h| keep(h));
             }
         }
         if hits.len() > limit {

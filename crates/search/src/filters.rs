@@ -118,9 +118,13 @@ impl FilterMatcher {
     }
 
     pub fn matches(&self, path: &str, language: Language, tags: &[String]) -> bool {
+        self.matches_fields(language, tags) && self.matches_path(path)
+    }
+
+    /// [`Self::matches`] without the path (for a caller that matches each distinct path once).
+    pub fn matches_fields(&self, language: Language, tags: &[String]) -> bool {
         (self.languages.is_empty() || self.languages.contains(&language))
             && (self.tags.is_empty() || self.tags.iter().any(|t| tags.contains(t)))
-            && self.matches_path(path)
     }
 }
 
