@@ -16,15 +16,17 @@
 //! | `embed`, `vector`, `model_clients` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
 //! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
+//! | [`background`] | work a request starts and does not wait for (`waitUntil`) |
 //! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
 //!
 //! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
-//! `vector` / `ingest` → `api` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
+//! `vector` / `ingest` → `api` / `background` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
 //! pure crates.
 
 pub mod admission;
 pub mod api;
 pub mod auth;
+pub mod background;
 pub mod bindings;
 pub mod config;
 pub mod embed;
@@ -47,7 +49,7 @@ pub mod webhooks;
 use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
-async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) -> Result<Response> {
     // Each test route handler reads the body only of its own paths.
     #[cfg(feature = "test-hooks")]
     if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
@@ -61,7 +63,7 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, _ctx: Context) -
     if let Some(response) = search::suite::handle(&mut req, &env).await {
         return response;
     }
-    Ok(routes::handle(req, env).await)
+    Ok(routes::handle(req, env, background::Background::new(ctx)).await)
 }
 
 /// The Cron Trigger (`[triggers] crons`): resume quiet jobs, replace stalled ones, start queued

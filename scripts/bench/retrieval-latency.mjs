@@ -260,6 +260,15 @@ try {
         const first = await er.request({ owner: 'bench', name: 'corpus', rawQuery: queries[0].query });
         if (first.status !== 200) throw new Error(`${first.status} ${first.text}`);
         const firstMs = performance.now() - tFirst;
+        if (mode !== 'fts5') {
+          // The first query builds the namespace's keyword copy after answering: wait for it, so
+          // the measured queries are the copy's.
+          const t0 = performance.now();
+          while (!er.logLines('keyword_copy_built').some((l) => l.includes('repo:bench/corpus'))) {
+            if (performance.now() - t0 > 300_000) throw new Error('the keyword copy was not built in 300 s');
+            await sleep(100);
+          }
+        }
         for (const q of queries.slice(1, 5)) await er.request({ owner: 'bench', name: 'corpus', rawQuery: q.query });
         // Filters must never cost more than no filter: the most common language and extension.
         const counts = (key) => {

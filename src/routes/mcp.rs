@@ -8,6 +8,7 @@ use worker::{Env, Request, Response};
 
 use crate::api::{LinesQuery, ReferencesQuery, SymbolQuery};
 use crate::auth::{Access, Need, Target};
+use crate::background::Background;
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
 use crate::store::Stores;
@@ -18,7 +19,12 @@ const MAX_MCP_BODY: usize = 512 * 1024;
 /// Messages in one JSON-RPC batch at most.
 const MAX_BATCH: usize = 20;
 
-pub async fn handle(req: &mut Request, env: &Env, access: &Access) -> ApiResult<Response> {
+pub async fn handle(
+    req: &mut Request,
+    env: &Env,
+    access: &Access,
+    background: &Background,
+) -> ApiResult<Response> {
     let bytes = http::read_body(req, MAX_MCP_BODY).await?;
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -38,7 +44,7 @@ pub async fn handle(req: &mut Request, env: &Env, access: &Access) -> ApiResult<
         Value::Array(items) => {
             let mut replies = Vec::new();
             for item in &items {
-                if let Some(r) = answer(item, env, access).await {
+                if let Some(r) = answer(item, env, access, background).await {
                     replies.push(r);
                 }
             }
@@ -48,7 +54,7 @@ pub async fn handle(req: &mut Request, env: &Env, access: &Access) -> ApiResult<
                 json(200, &Value::Array(replies))
             }
         }
-        single => match answer(&single, env, access).await {
+        single => match answer(&single, env, access, background).await {
             // A message that could not be read as a request at all is the client's error.
             Some(r) if r["id"].is_null() && r.get("error").is_some() => json(400, &r),
             Some(r) => json(200, &r),
@@ -75,7 +81,7 @@ fn tool_need(tool: Tool, arguments: &Value) -> Need {
     }
 }
 
-async fn answer(message: &Value, env: &Env, access: &Access) -> Option<Value> {
+async fn answer(message: &Value, env: &Env, access: &Access, background: &Background) -> Option<Value> {
     match step(message) {
         Step::NoReply => None,
         Step::Reply(r) => Some(r),
@@ -84,10 +90,12 @@ async fn answer(message: &Value, env: &Env, access: &Access) -> Option<Value> {
                 return Some(rpc_result(&id, tool_error(d.code, &d.message)));
             }
             let result = match tool {
-                Tool::Search(mode) => match crate::search::run(env, mode, &arguments, access).await {
-                    Ok(response) => tool_result(&serde_json::to_value(&response).unwrap_or_default()),
-                    Err(e) => tool_error(e.code(), &e.to_string()),
-                },
+                Tool::Search(mode) => {
+                    match crate::search::run(env, mode, &arguments, access, background).await {
+                        Ok(response) => tool_result(&serde_json::to_value(&response).unwrap_or_default()),
+                        Err(e) => tool_error(e.code(), &e.to_string()),
+                    }
+                }
                 Tool::IndexStatus => index_status(env, &arguments, access).await,
                 Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
                     match navigate(env, tool, &arguments).await {

@@ -24,12 +24,13 @@ mod webhooks;
 use worker::{Env, Method, Request, Response};
 
 use crate::auth::{self, Access, Need, Policy, Principal, Target};
+use crate::background::Background;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::http::{error_response, ApiResult};
 use crate::store::Stores;
 
-pub async fn handle(mut req: Request, env: Env) -> Response {
+pub async fn handle(mut req: Request, env: Env, background: Background) -> Response {
     let cfg = Config::from_env(&env);
     let path = req.path();
     let method = method_name(&req.method());
@@ -38,7 +39,7 @@ pub async fn handle(mut req: Request, env: Env) -> Response {
     let need = auth::need_for(method, &segs);
     let result = match gate(&req, &env, &cfg, &need).await {
         Ok(access) => {
-            let mut result = route(&mut req, &env, &cfg, &access, method, &segs).await;
+            let mut result = route(&mut req, &env, &cfg, &access, &background, method, &segs).await;
             if writes(method, &need) {
                 audit(&env, &access, method, &path, &need, &mut result).await;
             }
@@ -192,6 +193,7 @@ async fn route(
     env: &Env,
     cfg: &Config,
     access: &Access,
+    background: &Background,
     method: &str,
     segs: &[&str],
 ) -> ApiResult<Response> {
@@ -231,10 +233,10 @@ async fn route(
         }
         ("GET", ["v1", "jobs", id]) => jobs::get(env, access, id).await,
         ("POST", ["v1", "search", rest @ ..]) => match search::mode_for(rest) {
-            Some(mode) => search::post(req, env, access, mode).await,
+            Some(mode) => search::post(req, env, access, background, mode).await,
             None => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),
         },
-        ("POST", ["mcp"]) => mcp::handle(req, env, access).await,
+        ("POST", ["mcp"]) => mcp::handle(req, env, access, background).await,
         ("POST", ["v1", "keys"]) => keys::create(req, env, access.who.audit_id()).await,
         ("GET", ["v1", "keys"]) => keys::list(env).await,
         ("DELETE", ["v1", "keys", id]) => keys::revoke(env, id).await,

@@ -4,6 +4,7 @@ use serde_json::Value;
 use worker::{Env, Request, Response};
 
 use crate::auth::{Access, Need, Target};
+use crate::background::Background;
 use crate::http::{self, reply, ApiResult};
 use crate::search::{api_error, run};
 
@@ -11,11 +12,17 @@ use crate::search::{api_error, run};
 pub const MAX_SEARCH_BODY: usize = 256 * 1024;
 
 /// `POST /v1/search*`.
-pub async fn post(req: &mut Request, env: &Env, access: &Access, mode: SearchMode) -> ApiResult<Response> {
+pub async fn post(
+    req: &mut Request,
+    env: &Env,
+    access: &Access,
+    background: &Background,
+    mode: SearchMode,
+) -> ApiResult<Response> {
     let bytes = http::read_body(req, MAX_SEARCH_BODY).await?;
     let body: Value = http::parse_json(req, &bytes, false)?;
     access.check(&need(mode, &body)).map_err(super::denied)?;
-    let response = run(env, mode, &body, access).await.map_err(api_error)?;
+    let response = run(env, mode, &body, access, background).await.map_err(api_error)?;
     reply(200, &response)
 }
 

@@ -21,8 +21,11 @@ mod copies;
 mod prose;
 
 pub use copies::CopyConfig;
+#[cfg(feature = "test-hooks")]
+pub use copies::{copy_state, test_hooks as copy_hooks};
 
 use crate::auth::Access;
+use crate::background::Background;
 use crate::store::{numbered_placeholders, placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
 
 /// D1-backed implementation of every store port, over every database of the deployment, limited
@@ -32,13 +35,22 @@ pub struct D1Search {
     stores: Stores,
     access: Access,
     copies: CopyConfig,
+    /// Where a namespace's copy is built when a query finds it missing: in the background of the
+    /// request (the query is answered through FTS5), or — without one — before answering.
+    background: Option<Background>,
     /// (namespace, query) pairs answered from an in-memory copy so far.
     copy_answers: std::cell::Cell<usize>,
 }
 
 impl D1Search {
     pub fn new(stores: Stores, access: Access) -> Self {
-        D1Search { stores, access, copies: CopyConfig::default(), copy_answers: Default::default() }
+        D1Search {
+            stores,
+            access,
+            copies: CopyConfig::default(),
+            background: None,
+            copy_answers: Default::default(),
+        }
     }
 
     /// How many (namespace, keyword query) pairs were answered from an in-memory copy.
@@ -50,6 +62,12 @@ impl D1Search {
     /// How keyword queries use in-memory copies of the namespaces' indexes (`copies`).
     pub fn with_copies(mut self, copies: CopyConfig) -> Self {
         self.copies = copies;
+        self
+    }
+
+    /// Build missing copies in the background of the request (see [`D1Search::background`]).
+    pub fn with_background(mut self, background: Background) -> Self {
+        self.background = Some(background);
         self
     }
 
@@ -121,9 +139,10 @@ impl D1Search {
         Ok((own, generations))
     }
 
-    /// The namespaces of `own` answered from an in-memory copy for these queries (built now when
-    /// the namespace is at rest and has none): every phrase asked of them must be one the copy
-    /// reads exactly as FTS5 does.
+    /// The namespaces of `own` answered from an in-memory copy for these queries: every phrase
+    /// asked of them must be one the copy reads exactly as FTS5 does. A namespace at rest without
+    /// a copy gets one built — in the background when the request has one (this query is
+    /// answered through FTS5), else now.
     async fn copies_for(
         &self,
         db: &Db,
@@ -147,7 +166,13 @@ impl D1Search {
                 generations.get(ns).cloned().unwrap_or_else(|| copies::Generation::untouched(ns));
             let copy = match copies::plan(self.copies, &generation, crate::time::now_ms()) {
                 copies::Plan::Copy(copy) => Some(copy),
-                copies::Plan::Build => copies::build(self.copies, db, ns, generation.generation).await,
+                copies::Plan::Build => match &self.background {
+                    Some(background) => {
+                        copies::build_later(background, self.copies, db, ns, generation.generation);
+                        None
+                    }
+                    None => copies::build(self.copies, db, ns, generation.generation).await,
+                },
                 copies::Plan::Fts => None,
             };
             if let Some(copy) = copy {

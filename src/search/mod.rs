@@ -25,6 +25,7 @@ use worker::Env;
 
 use crate::admission;
 use crate::auth::Access;
+use crate::background::Background;
 use crate::bindings;
 use crate::error::ApiError;
 use crate::store::Stores;
@@ -69,6 +70,7 @@ pub async fn run(
     mode: SearchMode,
     body: &Value,
     access: &Access,
+    background: &Background,
 ) -> Result<SearchResponse, SearchError> {
     let (limit, limit_warning) =
         match admission::search_limit(bindings::var(env, "SEARCH_CONCURRENCY").as_deref()) {
@@ -80,7 +82,8 @@ pub async fn run(
     let stores =
         Stores::from_env(env).map_err(|e| SearchError::BackendUnavailable { message: e.to_string() })?;
     let (copies, copy_warnings) = d1::CopyConfig::from_env(env);
-    let store = d1::D1Search::new(stores, access.clone()).with_copies(copies);
+    let store =
+        d1::D1Search::new(stores, access.clone()).with_copies(copies).with_background(background.clone());
     let (profiles, mut config_warnings) =
         ProfileRegistry::from_config(bindings::var(env, "SEARCH_PROFILES").as_deref());
     config_warnings.extend(limit_warning);

@@ -152,6 +152,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
         "/__test/search/suite" => {}
         "/__test/search/plans" => return Some(plans(env).await),
         "/__test/search/keyword-copies" => return Some(keyword_copies(req, env).await),
+        "/__test/search/keyword-copies/state" => return Some(copy_state(req).await),
         "/__test/search/tokenizer" => return Some(tokenizer(req, env).await),
         _ => return None,
     }
@@ -194,6 +195,29 @@ struct CopiesBody {
     #[serde(default)]
     filters: Vec<edgerag_search::filters::SearchFilters>,
     limit: usize,
+}
+
+/// `POST /__test/search/keyword-copies/state` `{namespace, buildDelayMs?}`: whether this isolate
+/// holds a keyword copy of the namespace and whether one is being built in the background
+/// (`{held, building}`); `buildDelayMs` sets the pause before every later background build.
+async fn copy_state(req: &mut Request) -> worker::Result<Response> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct StateBody {
+        namespace: String,
+        build_delay_ms: Option<u64>,
+    }
+    let body: StateBody = match req.json().await {
+        Ok(b) => b,
+        Err(e) => {
+            return Ok(crate::http::error_response(&ApiError::new(400, "INVALID_REQUEST", e.to_string())))
+        }
+    };
+    if let Some(ms) = body.build_delay_ms {
+        super::d1::copy_hooks::set_build_delay(ms);
+    }
+    let (held, building) = super::d1::copy_state(&body.namespace);
+    Response::from_json(&serde_json::json!({ "held": held, "building": building }))
 }
 
 /// `POST /__test/search/keyword-copies` `{namespaces, queries, filters?, limit}`: each raw query

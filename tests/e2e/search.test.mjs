@@ -421,6 +421,50 @@ describe('in-memory BM25 copies', () => {
     assert.ok(after.hits > before.hits, `${before.hits} → ${after.hits}`);
   });
 
+  test('a search builds a missing copy after it answers, one build however many ask', async () => {
+    // (Runs last: it adds a READY repository.)
+    const ns = 'repo:bg/notes';
+    const files = [
+      { path: 'src/retry.py', content: 'def retry_session(value):\n    """Retry the session with backoff."""\n    return value\n' },
+      { path: 'docs/retry.md', content: '# Retries\n\nThe session is retried with exponential backoff.\n' },
+    ];
+    const up = await er.request('POST', '/v1/repos/bg/notes/files', { body: { files } });
+    assert.equal(up.status, 202, up.text);
+    assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
+    // At rest: unchanged for KEYWORD_INDEX_QUIET_MS (2 s by default).
+    await new Promise((r) => setTimeout(r, 2200));
+    const state = async (body = {}) => {
+      const r = await er.request('POST', '/__test/search/keyword-copies/state', { body: { namespace: ns, ...body } });
+      assert.equal(r.status, 200, r.text);
+      return r.body;
+    };
+    const built = () => er.logs().split('\n').filter((l) => l.includes('keyword_copy_built') && l.includes(ns));
+    const ask = async () => {
+      const r = await er.request('POST', '/v1/search', { body: { owner: 'bg', name: 'notes', rawQuery: 'retry the session with backoff' } });
+      assert.equal(r.status, 200, r.text);
+      return r.body.matches.map((m) => `${m.path}:${m.startLine}:${m.score}`);
+    };
+    // Every background build waits 1.5 s first: the searches must answer without it.
+    assert.deepEqual(await state({ buildDelayMs: 1500 }), { held: false, building: false });
+    try {
+      const first = await Promise.all([ask(), ask(), ask(), ask()]);
+      assert.ok(first[0].length > 0, 'nothing matched');
+      for (const answer of first) assert.deepEqual(answer, first[0]);
+      assert.deepEqual(await state(), { held: false, building: true }, 'answered before the copy was built');
+      let now = await state();
+      for (let i = 0; now.building && i < 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        now = await state();
+      }
+      assert.deepEqual(now, { held: true, building: false });
+      assert.equal(built().length, 1, built().join('\n'));
+      // Answered from the copy now: the same matches, the same scores.
+      assert.deepEqual(await ask(), first[0]);
+    } finally {
+      await state({ buildDelayMs: 0 });
+    }
+  });
+
   test('a namespace holding a character past what was measured of FTS5\'s tokenizer stays with FTS5', async () => {
     // (Runs last: it adds a READY repository.) Ø, ł and combining accents are measured and copied;
     // a tag character (U+E0041) is not.

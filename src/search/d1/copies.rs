@@ -7,10 +7,12 @@
 //!   namespace that triggers bump on every write to `chunks`, and the time of the last one. A copy
 //!   answers only while the namespace's generation is the one it was built at; the generation is
 //!   read in the batch that asks which namespaces have their own index (no extra round trip).
-//! - **Built at rest.** A namespace without a current copy is answered by FTS5; the copy is built
-//!   (by the query that finds it missing, which then answers from it) only when the namespace has
-//!   not changed for `KEYWORD_INDEX_QUIET_MS` — an ingestion in progress would otherwise make every
-//!   search rebuild it.
+//! - **Built at rest, in the background.** A namespace without a current copy is answered by
+//!   FTS5; the copy is built only when the namespace has not changed for `KEYWORD_INDEX_QUIET_MS`
+//!   (an ingestion in progress would otherwise make every search rebuild it), by the query that
+//!   finds it missing, after its response (`waitUntil`; one build per namespace at a time in an
+//!   isolate): no search waits for a build. Callers without a request to extend (the test routes)
+//!   build first and answer from the copy.
 //! - **Exact or not used.** The build reads every row of the namespace's FTS5 index (its `docsize`
 //!   shadow table, joined to `chunks` by rowid): the copy holds the same documents, tokenized as
 //!   FTS5 does (`edgerag_search::bm25::for_each_token`, measured against SQLite), and each
@@ -20,7 +22,7 @@
 //! - **Budget.** `KEYWORD_INDEX_CACHE_MB` (default 32; 0 turns copies off) for all namespaces
 //!   together, least recently used dropped first.
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use edgerag_core::Language;
@@ -28,6 +30,7 @@ use edgerag_search::bm25::{Bm25Index, DocInput};
 use serde::Deserialize;
 use worker::{D1PreparedStatement, Env};
 
+use crate::background::Background;
 use crate::store::{placeholders, Arg, Db, StoreResult};
 
 /// Default memory for every namespace's copy together.
@@ -137,6 +140,8 @@ struct Cache {
 
 thread_local! {
     static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+    /// Namespaces whose copy is being built in the background.
+    static BUILDING: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
 }
 
 /// The plan for `generation`'s namespace at `now_ms`.
@@ -252,6 +257,21 @@ pub async fn build(config: CopyConfig, db: &Db, namespace: &str, generation: f64
     }
 }
 
+/// [`build`] in the request's background, unless this isolate is building the namespace's copy
+/// already (each concurrent query finding it missing would start another).
+pub fn build_later(background: &Background, config: CopyConfig, db: &Db, namespace: &str, generation: f64) {
+    if !BUILDING.with(|b| b.borrow_mut().insert(namespace.to_string())) {
+        return;
+    }
+    let (db, namespace) = (db.clone(), namespace.to_string());
+    background.spawn(async move {
+        #[cfg(feature = "test-hooks")]
+        test_hooks::delay_build().await;
+        build(config, &db, &namespace, generation).await;
+        BUILDING.with(|b| b.borrow_mut().remove(&namespace));
+    });
+}
+
 /// The copy and whether it may answer; `None` when the namespace changed while it was read.
 async fn read_copy(
     config: CopyConfig,
@@ -308,6 +328,35 @@ async fn read_copy(
     index.pack();
     let fits = index.bytes() <= config.bytes;
     Ok(Some((index, usable && fits)))
+}
+
+/// Whether this isolate holds a copy of `namespace` (at any generation) and whether one is being
+/// built in the background.
+#[cfg(feature = "test-hooks")]
+pub fn copy_state(namespace: &str) -> (bool, bool) {
+    let held = CACHE.with(|c| c.borrow().entries.get(namespace).is_some_and(|e| e.copy.is_some()));
+    (held, BUILDING.with(|b| b.borrow().contains(namespace)))
+}
+
+/// A pause before each background build, so a test can see that the search did not wait for it.
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks {
+    use std::cell::Cell;
+
+    thread_local! {
+        static DELAY_MS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub fn set_build_delay(ms: u64) {
+        DELAY_MS.with(|d| d.set(ms));
+    }
+
+    pub(super) async fn delay_build() {
+        let ms = DELAY_MS.with(Cell::get);
+        if ms > 0 {
+            worker::Delay::from(std::time::Duration::from_millis(ms)).await;
+        }
+    }
 }
 
 #[cfg(test)]
