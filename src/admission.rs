@@ -36,16 +36,9 @@ thread_local! {
 /// The limit a `SEARCH_CONCURRENCY` value asks for: unset or empty is the default; otherwise a
 /// whole number in `1..=`[`MAX_SEARCH_CONCURRENCY`], or an error naming the variable.
 pub fn search_limit(raw: Option<&str>) -> Result<usize, String> {
-    match raw.map(str::trim) {
-        None | Some("") => Ok(DEFAULT_SEARCH_CONCURRENCY),
-        Some(v) => {
-            v.parse::<usize>().ok().filter(|n| (1..=MAX_SEARCH_CONCURRENCY).contains(n)).ok_or_else(|| {
-                format!(
-                    "SEARCH_CONCURRENCY must be a whole number in 1..={MAX_SEARCH_CONCURRENCY}, not {v:?}; \
-                     using {DEFAULT_SEARCH_CONCURRENCY}"
-                )
-            })
-        }
+    match crate::config::whole_number("SEARCH_CONCURRENCY", raw, 1..=MAX_SEARCH_CONCURRENCY as u32) {
+        Ok(n) => Ok(n.map_or(DEFAULT_SEARCH_CONCURRENCY, |n| n as usize)),
+        Err(e) => Err(format!("{e}; using {DEFAULT_SEARCH_CONCURRENCY}")),
     }
 }
 

@@ -17,6 +17,8 @@
 //! | `JOB_RESUME_SECONDS` | `120` | an active job quiet for this long gets its unfinished work re-sent (by a joining request or the scheduled run) |
 //! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
+use std::ops::RangeInclusive;
+
 use worker::Env;
 
 #[derive(Debug, Clone)]
@@ -108,10 +110,39 @@ impl Config {
     }
 }
 
+/// A whole-number setting that must lie in `range`: `Ok(None)` when unset or blank, else the
+/// number, or the sentence that says what `name` must be (the caller says what happens instead).
+pub fn whole_number(
+    name: &str,
+    raw: Option<&str>,
+    range: RangeInclusive<u32>,
+) -> Result<Option<u32>, String> {
+    match raw.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v.parse::<u32>().ok().filter(|n| range.contains(n)).map(Some).ok_or_else(|| {
+            format!("{name} must be a whole number in {}..={}, not {v:?}", range.start(), range.end())
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn whole_numbers_in_a_range() {
+        assert_eq!(whole_number("N", None, 0..=5), Ok(None));
+        assert_eq!(whole_number("N", Some("  "), 0..=5), Ok(None));
+        assert_eq!(whole_number("N", Some(" 5 "), 0..=5), Ok(Some(5)));
+        assert_eq!(
+            whole_number("N", Some("0"), 1..=5),
+            Err("N must be a whole number in 1..=5, not \"0\"".into())
+        );
+        for bad in ["6", "-1", "2.5", "two", "99999999999"] {
+            assert!(whole_number("N", Some(bad), 0..=5).is_err(), "{bad}");
+        }
+    }
 
     fn cfg(pairs: &[(&str, &str)]) -> Config {
         let map: HashMap<String, String> =

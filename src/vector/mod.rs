@@ -83,15 +83,11 @@ pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIn
 /// `LOCAL_INDEX_CACHE_MB`: memory for the local index's in-memory copies (default 64; 0 turns
 /// them off and every query scans D1).
 pub fn local_cache_bytes(env: &Env) -> Result<usize, VectorError> {
-    match bindings::var(env, "LOCAL_INDEX_CACHE_MB").map(|v| v.trim().to_string()) {
-        None => Ok(local::DEFAULT_CACHE_BYTES),
-        Some(v) if v.is_empty() => Ok(local::DEFAULT_CACHE_BYTES),
-        Some(v) => match v.parse::<u32>() {
-            Ok(mb) if mb <= 1024 => Ok(mb as usize * 1024 * 1024),
-            _ => Err(VectorError::Invalid(format!(
-                "LOCAL_INDEX_CACHE_MB must be a whole number of megabytes in 0..=1024, not {v:?}"
-            ))),
-        },
+    let name = "LOCAL_INDEX_CACHE_MB";
+    match crate::config::whole_number(name, bindings::var(env, name).as_deref(), 0..=1024) {
+        Ok(None) => Ok(local::DEFAULT_CACHE_BYTES),
+        Ok(Some(mb)) => Ok(mb as usize * 1024 * 1024),
+        Err(e) => Err(VectorError::Invalid(format!("{e} (megabytes)"))),
     }
 }
 

@@ -65,19 +65,11 @@ impl CopyConfig {
         let mut config = CopyConfig::default();
         let mut warnings = Vec::new();
         let mut read = |name: &str, max: u32| -> Option<u32> {
-            let v = crate::bindings::var(env, name)?;
-            let v = v.trim();
-            if v.is_empty() {
-                return None;
-            }
-            match v.parse::<u32>() {
-                Ok(n) if n <= max => Some(n),
-                _ => {
-                    warnings
-                        .push(format!("{name} must be a whole number in 0..={max}, not {v:?}; default kept"));
+            crate::config::whole_number(name, crate::bindings::var(env, name).as_deref(), 0..=max)
+                .unwrap_or_else(|e| {
+                    warnings.push(format!("{e}; default kept"));
                     None
-                }
-            }
+                })
         };
         if let Some(mb) = read("KEYWORD_INDEX_CACHE_MB", 1024) {
             config.bytes = mb as usize * 1024 * 1024;
