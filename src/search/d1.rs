@@ -38,6 +38,8 @@ pub struct D1Search {
     /// Where a namespace's copy is built when a query finds it missing: in the background of the
     /// request (the query is answered through FTS5), or — without one — before answering.
     background: Option<Background>,
+    /// Copy builds claimed by this search's queries, started by [`D1Search::start_background_work`].
+    pending: std::cell::RefCell<Vec<copies::PendingBuild>>,
     /// (namespace, query) pairs answered from an in-memory copy so far.
     copy_answers: std::cell::Cell<usize>,
 }
@@ -49,6 +51,7 @@ impl D1Search {
             access,
             copies: CopyConfig::default(),
             background: None,
+            pending: Default::default(),
             copy_answers: Default::default(),
         }
     }
@@ -69,6 +72,14 @@ impl D1Search {
     pub fn with_background(mut self, background: Background) -> Self {
         self.background = Some(background);
         self
+    }
+
+    /// Start the copy builds this search's queries claimed: call once the search has answered.
+    pub fn start_background_work(&self) {
+        let Some(background) = &self.background else { return };
+        for build in self.pending.borrow_mut().drain(..) {
+            build.start(background);
+        }
     }
 
     /// `items` grouped by the database of their namespace.
@@ -141,8 +152,8 @@ impl D1Search {
 
     /// The namespaces of `own` answered from an in-memory copy for these queries: every phrase
     /// asked of them must be one the copy reads exactly as FTS5 does. A namespace at rest without
-    /// a copy gets one built — in the background when the request has one (this query is
-    /// answered through FTS5), else now.
+    /// a copy gets one built — after the search has answered when the request has a background
+    /// (this query is answered through FTS5), else now.
     async fn copies_for(
         &self,
         db: &Db,
@@ -166,13 +177,12 @@ impl D1Search {
                 generations.get(ns).cloned().unwrap_or_else(|| copies::Generation::untouched(ns));
             let copy = match copies::plan(self.copies, &generation, crate::time::now_ms()) {
                 copies::Plan::Copy(copy) => Some(copy),
-                copies::Plan::Build => match &self.background {
-                    Some(background) => {
-                        copies::build_later(background, self.copies, db, ns, generation.generation);
-                        None
-                    }
-                    None => copies::build(self.copies, db, ns, generation.generation).await,
-                },
+                copies::Plan::Build if self.background.is_some() => {
+                    let claimed = copies::claim_build(self.copies, db, ns, generation.generation);
+                    self.pending.borrow_mut().extend(claimed);
+                    None
+                }
+                copies::Plan::Build => copies::build(self.copies, db, ns, generation.generation).await,
                 copies::Plan::Fts => None,
             };
             if let Some(copy) = copy {

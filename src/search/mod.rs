@@ -126,5 +126,8 @@ pub async fn run(
         events: &LogEvents,
     };
     let pipeline = SearchPipeline { services, profiles: &profiles, config_warnings: &config_warnings };
-    pipeline.run(mode, body).await
+    let result = pipeline.run(mode, body).await;
+    // Copies found missing are built after the answer, not between its steps.
+    store.start_background_work();
+    result
 }

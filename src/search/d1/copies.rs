@@ -30,15 +30,15 @@ use edgerag_search::bm25::{Bm25Index, DocInput};
 use serde::Deserialize;
 use worker::{D1PreparedStatement, Env};
 
-use crate::background::Background;
+use crate::background::{self, Background};
 use crate::store::{placeholders, Arg, Db, StoreResult};
 
 /// Default memory for every namespace's copy together.
 pub const DEFAULT_BYTES: usize = 32 << 20;
 /// Default time a namespace must go unchanged before its copy is built.
 pub const DEFAULT_QUIET_MS: f64 = 2_000.0;
-/// Rows per build page (≈ 1–4 MB of text).
-const PAGE_ROWS: usize = 2_000;
+/// Rows per build page (≈ 0.5–2 MB of text, tens of milliseconds of work: one slice).
+const PAGE_ROWS: usize = 1_000;
 
 /// How the copies are used.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -249,19 +249,43 @@ pub async fn build(config: CopyConfig, db: &Db, namespace: &str, generation: f64
     }
 }
 
-/// [`build`] in the request's background, unless this isolate is building the namespace's copy
-/// already (each concurrent query finding it missing would start another).
-pub fn build_later(background: &Background, config: CopyConfig, db: &Db, namespace: &str, generation: f64) {
-    if !BUILDING.with(|b| b.borrow_mut().insert(namespace.to_string())) {
-        return;
+/// A namespace's build claimed in this isolate (no other query starts one meanwhile) and not yet
+/// started: the search that found the copy missing starts it once it has answered, so the build's
+/// work does not land between that search's own steps. Dropped unstarted, it gives the claim back.
+pub struct PendingBuild {
+    claim: Claim,
+    config: CopyConfig,
+    db: Db,
+    generation: f64,
+}
+
+/// The namespace's place in `BUILDING`, given back when dropped.
+struct Claim(String);
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        BUILDING.with(|b| b.borrow_mut().remove(&self.0));
     }
-    let (db, namespace) = (db.clone(), namespace.to_string());
-    background.spawn(async move {
-        #[cfg(feature = "test-hooks")]
-        test_hooks::delay_build().await;
-        build(config, &db, &namespace, generation).await;
-        BUILDING.with(|b| b.borrow_mut().remove(&namespace));
-    });
+}
+
+/// Claim `namespace`'s build at `generation`; `None` when this isolate is building it already
+/// (each concurrent query finding it missing would start another).
+pub fn claim_build(config: CopyConfig, db: &Db, namespace: &str, generation: f64) -> Option<PendingBuild> {
+    if !BUILDING.with(|b| b.borrow_mut().insert(namespace.to_string())) {
+        return None;
+    }
+    Some(PendingBuild { claim: Claim(namespace.to_string()), config, db: db.clone(), generation })
+}
+
+impl PendingBuild {
+    /// [`build`] in the request's background.
+    pub fn start(self, background: &Background) {
+        background.spawn(async move {
+            #[cfg(feature = "test-hooks")]
+            test_hooks::delay_build().await;
+            build(self.config, &self.db, &self.claim.0, self.generation).await;
+        });
+    }
 }
 
 /// The copy and whether it may answer; `None` when the namespace changed while it was read.
@@ -282,6 +306,8 @@ async fn read_copy(
     let mut usable = true;
     let mut after = -1f64;
     loop {
+        // Each page's work is a slice: other requests (and their responses) go between slices.
+        background::yield_to_io().await;
         let rows: Vec<BuildRow> = db.all(&sql, &[Arg::Real(after), Arg::Int(PAGE_ROWS as i64)]).await?;
         let Some(last) = rows.last() else { break };
         after = last.r;
