@@ -26,3 +26,32 @@ impl Background {
 pub async fn yield_to_io() {
     worker::Delay::from(std::time::Duration::from_millis(1)).await;
 }
+
+/// How long a chain of statements and work runs before it yields ([`Slices`]).
+pub const SLICE_MS: f64 = 10.0;
+
+/// Long work cut into slices: [`Slices::pause_if_due`] at each step yields ([`yield_to_io`]) at the
+/// first step and then once the work since the last pause has run for [`SLICE_MS`] (the runtime's
+/// clock moves across I/O, so a step should include a statement).
+pub struct Slices {
+    since: f64,
+}
+
+impl Slices {
+    pub fn new() -> Self {
+        Slices { since: f64::NEG_INFINITY }
+    }
+
+    pub async fn pause_if_due(&mut self) {
+        if crate::time::now_ms() - self.since >= SLICE_MS {
+            yield_to_io().await;
+            self.since = crate::time::now_ms();
+        }
+    }
+}
+
+impl Default for Slices {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -305,9 +305,10 @@ async fn read_copy(
     let mut index = Bm25Index::new();
     let mut usable = true;
     let mut after = -1f64;
+    // Other requests (and their responses) go between slices of the build.
+    let mut slices = background::Slices::new();
     loop {
-        // Each page's work is a slice: other requests (and their responses) go between slices.
-        background::yield_to_io().await;
+        slices.pause_if_due().await;
         let rows: Vec<BuildRow> = db.all(&sql, &[Arg::Real(after), Arg::Int(PAGE_ROWS as i64)]).await?;
         let Some(last) = rows.last() else { break };
         after = last.r;

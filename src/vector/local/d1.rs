@@ -192,7 +192,10 @@ impl D1Vectors {
         let mut buf: Vec<f32> = Vec::with_capacity(self.dims);
         let hex_len = self.dims * 8;
         let mut after = -1f64;
+        // Other requests (and their responses) go between slices of the scan.
+        let mut slices = crate::background::Slices::new();
         loop {
+            slices.pause_if_due().await;
             let mut args = Vec::from(args![namespace, self.dims, after, self.page_rows]);
             args.extend(filter_args.iter().map(|a| Arg::Text(a)));
             let page: Option<PageRow> = self.db.first(&sql, &args).await.map_err(|e| d1("scan", e))?;
@@ -461,7 +464,9 @@ impl D1Vectors {
         let hex_len = self.dims * 8;
         let text_len = QuantizedRow::text_len(self.dims);
         let mut after = -1f64;
+        let mut slices = crate::background::Slices::new();
         while let Some(s) = set.as_mut() {
+            slices.pause_if_due().await;
             let args = args![namespace, self.dims, after, self.page_rows, text_len];
             let page: Option<BuildPageRow> = self.db.first(sql, &args).await.map_err(|e| d1("scan", e))?;
             let Some(page) = page.filter(|p| p.n > 0.0) else { break };
