@@ -105,6 +105,7 @@ mod layering {
         ("error", 1),
         ("http", 1),
         ("time", 1),
+        ("background", 1),
         ("log", 1),
     ];
 
