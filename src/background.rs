@@ -23,7 +23,7 @@ impl Background {
 /// nothing else is ready to run, and a local D1 answers inside the process: a long chain of
 /// statements with work between them would hold back every response — the one of the request
 /// that started it included — until it ends. A 1 ms timer leaves nothing ready for a moment.
-pub async fn yield_to_io() {
+async fn yield_to_io() {
     worker::Delay::from(std::time::Duration::from_millis(1)).await;
 }
 

@@ -40,10 +40,7 @@ before(async () => {
     [REPO, FILES],
     [DOCS, [{ path: 'guide.md', content: '# Guide\n\nHow to migrate names.\n\n## More\n\nMigrate them all.\n\n## Last\n\nDone.\n' }]],
   ]) {
-    const r = await er.request('POST', `/v1/repos/${repo.owner}/${repo.name}/files`, { body: { files } });
-    assert.equal(r.status, 202, r.text);
-    const job = await er.waitForJob(r.body.job.id);
-    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+    await er.indexFiles(`${repo.owner}/${repo.name}`, files);
   }
 });
 

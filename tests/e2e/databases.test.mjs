@@ -47,10 +47,7 @@ before(async () => {
   embed = await startHashEmbedder();
   er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url }, databases: DATABASES });
   for (const r of REPOS) {
-    const res = await er.request('POST', `/v1/repos/${key(r)}/files`, { body: { files: files(r) } });
-    assert.equal(res.status, 202, res.text);
-    const job = await er.waitForJob(res.body.job.id);
-    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+    const job = await er.indexFiles(key(r), files(r));
     jobIds.set(key(r), job.id);
   }
   const catalog = await er.d1In('DB', 'SELECT namespace, binding FROM namespace_databases');

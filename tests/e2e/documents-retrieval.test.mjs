@@ -228,10 +228,7 @@ test('a repository set to parent-child chunking indexes uploaded Markdown as par
     { path: 'docs/keeper.md', content: LONG_SECTION },
     { path: 'src/lamp.rs', content: 'pub fn lamp_brightness(level: u32) -> u32 {\n    level * 2\n}\n' },
   ];
-  const up = await er.request('POST', '/v1/repos/acme/uploaded/files', { body: { files } });
-  assert.equal(up.status, 202, up.text);
-  const job = await er.waitForJob(up.body.job.id);
-  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+  await er.indexFiles('acme/uploaded', files);
 
   const parents = await er.d1("SELECT id, length(text) AS chars FROM document_parents WHERE namespace = 'repo:acme/uploaded' AND path = 'docs/keeper.md'");
   assert.ok(parents.length >= 2, JSON.stringify(parents));

@@ -24,10 +24,7 @@ test('every message delivered twice → no duplicates, exact counters, one compl
     content: `# Page ${i}\n\nText of page ${i}.\n\n## Details\n\nMore about ${i}.\n`,
   }));
   files.push({ path: 'src/util.js', content: 'export function twice(x) {\n  return x * 2;\n}\n' });
-  const r = await er.request('POST', '/v1/repos/acme/twice/files', { body: { files } });
-  assert.equal(r.status, 202, r.text);
-  const job = await er.waitForJob(r.body.job.id);
-  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+  const job = await er.indexFiles('acme/twice', files);
   // Let the late duplicate copies drain (they must find nothing to do).
   await new Promise((res) => setTimeout(res, 4000));
 

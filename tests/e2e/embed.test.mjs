@@ -71,10 +71,7 @@ test('the D1 embedding cache sends each distinct text to the model once', async 
 });
 
 test('indexing a directory stores real MiniLM vectors; a paraphrase finds its target', async () => {
-  const res = await er.request('POST', `/v1/repos/${REPO}/files`, { body: { files: FILES } });
-  assert.equal(res.status, 202, res.text);
-  const job = await er.waitForJob(res.body.job.id, { timeoutMs: 180_000 });
-  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+  await er.indexFiles(REPO, FILES, { timeoutMs: 180_000 });
 
   const chunks = await er.d1('SELECT id FROM chunks WHERE namespace = ?', NS);
   const vectors = await er.d1('SELECT id, dims, vector FROM local_vectors WHERE namespace = ?', NS);

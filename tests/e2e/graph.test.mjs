@@ -106,10 +106,7 @@ describe('code graph tables', () => {
     const before = Object.fromEntries(await Promise.all(current.map(async ({ path }) => [path, await rowids(path)])));
     const routes = FILES.find((f) => f.path === 'app/routes.py');
     const edited = { path: routes.path, content: `${routes.content}\n# a comment changes no other file's edges\n` };
-    const r = await er.request('POST', `/v1/repos/${REPO}/files`, { body: { files: [edited] } });
-    assert.equal(r.status, 202, r.text);
-    const job = await er.waitForJob(r.body.job.id);
-    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+    await er.indexFiles(REPO, [edited]);
     const others = Object.keys(before).filter((p) => p !== routes.path);
     assert.ok(others.length >= 3 && others.every((p) => before[p].length > 0), JSON.stringify(before));
     for (const path of others) assert.deepEqual(await rowids(path), before[path], `${path}: its edges were not rewritten`);

@@ -28,11 +28,7 @@ async function mint(body, token) {
 }
 
 async function indexed(repo, word, token = er.token) {
-  const r = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files: files(word) }, token });
-  assert.equal(r.status, 202, r.text);
-  const job = await er.waitForJob(r.body.job.id);
-  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
-  return r.body.job.id;
+  return (await er.indexFiles(repo, files(word), { token })).id;
 }
 
 function expectDenied(r, status, code) {

@@ -30,10 +30,7 @@ let embed;
 let er;
 
 async function index(repo, files) {
-  const r = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files } });
-  assert.equal(r.status, 202, r.text);
-  const job = await er.waitForJob(r.body.job.id);
-  assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+  await er.indexFiles(repo, files);
 }
 
 /** The namespace's BM25 scores for an FTS5 query, as the worker's keyword statement weighs them. */

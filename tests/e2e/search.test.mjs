@@ -399,11 +399,7 @@ describe('in-memory BM25 copies', () => {
 
   test('a write moves the namespace\'s generation: the next query rebuilds its copy', async () => {
     // (Runs last: it adds a READY repository.)
-    const upload = async (files) => {
-      const up = await er.request('POST', '/v1/repos/live/notes/files', { body: { files } });
-      assert.equal(up.status, 202, up.text);
-      assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
-    };
+    const upload = (files) => er.indexFiles('live/notes', files);
     const ask = async (queries) => {
       const r = await er.request('POST', '/__test/search/keyword-copies', { body: { namespaces: ['repo:live/notes'], queries, limit: 10 } });
       assert.equal(r.status, 200, r.text);
@@ -428,9 +424,7 @@ describe('in-memory BM25 copies', () => {
       { path: 'src/retry.py', content: 'def retry_session(value):\n    """Retry the session with backoff."""\n    return value\n' },
       { path: 'docs/retry.md', content: '# Retries\n\nThe session is retried with exponential backoff.\n' },
     ];
-    const up = await er.request('POST', '/v1/repos/bg/notes/files', { body: { files } });
-    assert.equal(up.status, 202, up.text);
-    assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
+    await er.indexFiles('bg/notes', files);
     // At rest: unchanged for KEYWORD_INDEX_QUIET_MS (2 s by default).
     await new Promise((r) => setTimeout(r, 2200));
     const state = async (body = {}) => {
@@ -472,9 +466,7 @@ describe('in-memory BM25 copies', () => {
       { path: 'docs/strasse.md', content: '# Die Straße\n\nSmørrebrød, Łódź, cafe\u0301: retry the session. \u{E0041}\n' },
       { path: 'src/cache.py', content: 'def retry_session(value):\n    return value\n' },
     ];
-    const up = await er.request('POST', '/v1/repos/intl/notes/files', { body: { files } });
-    assert.equal(up.status, 202, up.text);
-    assert.equal((await er.waitForJob(up.body.job.id)).status, 'SUCCEEDED');
+    await er.indexFiles('intl/notes', files);
     const r = await copies(['repo:intl/notes']);
     assert.deepEqual(r.mismatches, []);
     assert.ok(r.hits > 0, 'the namespace matched nothing');
