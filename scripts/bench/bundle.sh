@@ -46,3 +46,12 @@ for r in "${results[@]}"; do
   printf '| %s | %s | %.2f MB | %.2f MB | %s | %s ms | %s ms | %s ms |\n' "$name" "${flags:-(none)}" \
     "$(echo "$raw / 1000000" | bc -l)" "$(echo "$gz / 1000000" | bc -l)" "$limit" "$up" "$first" "$warm"
 done
+echo
+for r in "${results[@]}"; do
+  IFS='|' read -r name flags raw gz cold <<<"$r"
+  max=5000000
+  [ "$name" = free-plan ] && max=3000000
+  verdict="NOT MET"
+  [ "$gz" -le "$max" ] && verdict=met
+  printf 'goal %s build ≤ %d MB gzip: %s (%.2f MB)\n' "$name" $((max / 1000000)) "$verdict" "$(echo "$gz / 1000000" | bc -l)"
+done

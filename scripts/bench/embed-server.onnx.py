@@ -5,14 +5,17 @@ network), run by onnxruntime on the same number of threads, over the same ≈ 25
 Prints texts/s at batches 1, 8, 32 for the f32 graph and for onnxruntime's dynamic int8
 quantization of it, and the worst cosine of each against the independent numpy reference
 (crates/embed-server/tests/reference/minilm_numpy.py), so a wrong graph cannot pass unnoticed.
+Given the running embedding server's URL, it asks the server for the same sentences and prints
+the goal line for its worst cosine against that reference (≥ 0.99).
 
-usage: python embed-server.onnx.py MODEL_DIR WORK_DIR THREADS WORDS
+usage: python embed-server.onnx.py MODEL_DIR WORK_DIR THREADS WORDS [SERVER_URL]
 """
 import json
 import math
 import os
 import sys
 import time
+import urllib.request
 
 import numpy as np
 import onnx
@@ -143,6 +146,7 @@ class Embedder:
 
 def main():
     model_dir, work, threads, words = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    server = sys.argv[5] if len(sys.argv) > 5 else None
     os.makedirs(work, exist_ok=True)
     f32_path, q8_path = os.path.join(work, "minilm-f32.onnx"), os.path.join(work, "minilm-int8.onnx")
     build_graph(model_dir, f32_path)
@@ -161,6 +165,18 @@ def main():
     W = minilm_numpy.load_safetensors(os.path.join(model_dir, "model.safetensors"))
     W = {k[5:] if k.startswith("bert.") else k: v for k, v in W.items()}
     reference = np.array([minilm_numpy.embed(minilm_numpy.encode(s, vocab), W, cfg) for s in sentences])
+
+    if server:
+        body = json.dumps({"input": sentences, "model": "all-MiniLM-L6-v2"}).encode()
+        req = urllib.request.Request(f"{server}/v1/embeddings", body, {"content-type": "application/json"})
+        with urllib.request.urlopen(req) as res:
+            data = sorted(json.load(res)["data"], key=lambda d: d["index"])
+        ours = np.array([d["embedding"] for d in data], dtype=np.float64)
+        ours /= np.linalg.norm(ours, axis=1, keepdims=True)
+        worst = float(np.min(np.sum(ours * reference / np.linalg.norm(reference, axis=1, keepdims=True), axis=1)))
+        verdict = "met" if worst >= 0.99 else "NOT MET"
+        print(f"goal cosine ≥ 0.99, the embedding server against the independent numpy fp32 reference "
+              f"({len(sentences)} sentences): {verdict} (worst {worst:.6f})")
 
     for label, path in (("onnxruntime f32", f32_path), ("onnxruntime int8 (dynamic)", q8_path)):
         embed = Embedder(path, tokenizer, threads)

@@ -35,7 +35,6 @@ trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 240); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.25; done
 log "HTTP: POST /v1/embeddings"
 node "$here/embed-server.mjs" "$port" "$words"
-kill "$pid" && wait "$pid" 2>/dev/null || true
 
 # The anchor. Pinned wheels only; nothing beyond PyPI.
 venv="$EDGERAG_STATE/bench-onnx"
@@ -47,8 +46,10 @@ if ! anchor_ready; then
 fi
 if anchor_ready; then
   log "anchor: onnxruntime, same model and texts ($threads threads)"
-  "$venv/bin/python" "$here/embed-server.onnx.py" "$model_dir" "$EDGERAG_STATE/cache/bench-onnx" "$threads" "$words"
+  "$venv/bin/python" "$here/embed-server.onnx.py" "$model_dir" "$EDGERAG_STATE/cache/bench-onnx" "$threads" "$words" \
+    "http://127.0.0.1:$port"
 else
   log "SKIPPED the onnxruntime anchor: could not install ${pins[*]} into $venv (no PyPI access?)"
 fi
+kill "$pid" && wait "$pid" 2>/dev/null || true
 log "load: $(uptime)"

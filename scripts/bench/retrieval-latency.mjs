@@ -369,6 +369,27 @@ const lines = [
     `| ${r.chunks} | ${r.otherNamespaces} × ${r.chunks} | ${r.keywordIndex} | ${r.keywordPath}${r.identicalAnswers ? ` (same answers ${r.identicalAnswers})` : ''} | ${r.profile} | ${r.firstQueryMs.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.workerMeanMs.toFixed(0)} | ${r.vectorMeanMs.toFixed(0)} | ${r.bm25MeanMs.toFixed(0)} | ${Object.entries(r.share).map(([m, s]) => `${m} ${s}`).join(', ')} |`),
 ];
 console.log(lines.join('\n'));
+
+// The goals beside the figures: `balanced` p95 at 50k / 200k chunks, and no filter slower than no
+// filter (judged on the worker's own mean time per query — the same queries, without the client's
+// and the network's share; p50 and p95 are shown).
+const P95_GOAL_MS = { 50000: 50, 200000: 120 };
+const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+const goals = [];
+for (const r of report.filter((x) => x.profile === 'balanced')) {
+  const at = `${r.chunks} chunks, keyword path ${r.keywordPath}`;
+  const goal = P95_GOAL_MS[r.chunks];
+  if (goal) goals.push(`goal balanced p95 ≤ ${goal} ms (${at}): ${verdict(r.p95 <= goal)} (${r.p95.toFixed(0)} ms)`);
+  const filtered = report.filter(
+    (x) => x.chunks === r.chunks && x.keywordPath === r.keywordPath && x.profile.startsWith('balanced, ') && !x.profile.endsWith(' only'),
+  );
+  for (const f of filtered) {
+    const ok = f.workerMeanMs <= r.workerMeanMs;
+    const fig = (x) => `mean ${x.workerMeanMs.toFixed(1)} / p50 ${x.p50.toFixed(0)} / p95 ${x.p95.toFixed(0)} ms`;
+    goals.push(`goal ${f.profile.slice('balanced, '.length)} not slower than unfiltered (${at}): ${verdict(ok)} (${fig(f)} against ${fig(r)})`);
+  }
+}
+if (goals.length) console.log(`\n${goals.join('\n')}`);
 const suffix = sharedIndex ? '-shared-index' : '';
 writeFileSync(join(outDir, `latency${suffix}.md`), lines.join('\n') + '\n');
 writeFileSync(join(outDir, `latency${suffix}.json`), JSON.stringify(report, null, 2));

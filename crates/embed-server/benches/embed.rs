@@ -7,6 +7,7 @@
 //! an onnxruntime anchor). Skips with a message when the model files are missing
 //! (scripts/setup.d/40-model.sh).
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
@@ -22,6 +23,45 @@ fn main() {
         return;
     }
     divan::main();
+    goals();
+}
+
+/// The goals beside the figures, in the same run: the server path against the previous one at
+/// batch 32 (rounds alternating, best of each), and how far its vectors are from that path's
+/// exact f32 ones on the same texts. (Against the independent numpy reference, the onnxruntime
+/// step of `scripts/bench/embed-server.sh` asks the running server, and `tests/model.rs` checks it.)
+fn goals() {
+    let input = texts(32);
+    let (mut ours, mut previous) = (Duration::MAX, Duration::MAX);
+    let mut worst = f32::INFINITY;
+    for _ in 0..2 {
+        let t = Instant::now();
+        let a = model().embed(&input).map(|e| e.vectors).unwrap_or_default();
+        ours = ours.min(t.elapsed());
+        let t = Instant::now();
+        let b = reference().embed(&input).unwrap_or_default();
+        previous = previous.min(t.elapsed());
+        if a.len() != input.len() || b.len() != input.len() {
+            println!("goals: an embedding call failed; no figures");
+            return;
+        }
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.min(x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>());
+        }
+    }
+    let rate = |d: Duration| input.len() as f64 / d.as_secs_f64();
+    let ratio = rate(ours) / rate(previous);
+    let verdict = |ok: bool| if ok { "met" } else { "NOT MET" };
+    println!(
+        "goal ≥ 2× the previous server path (candle BertModel), batch 32 of ≈ 250 tokens: {} ({ratio:.2}×: {:.1} vs {:.1} texts/s)",
+        verdict(ratio >= 2.0),
+        rate(ours),
+        rate(previous)
+    );
+    println!(
+        "goal cosine ≥ 0.99 against the exact f32 path on the same texts: {} (worst {worst:.6})",
+        verdict(worst >= 0.99)
+    );
 }
 
 fn model() -> &'static MiniLm {
