@@ -38,9 +38,104 @@ impl PathGlobs {
     }
 }
 
+/// Which paths of an append-only list pass a path filter, remembered for the last few filters:
+/// a client tends to send the same filter again (an agent narrowing to `src/**/*.rs` for a whole
+/// task), and matching distinct paths against compiled globs is then the largest cost of a
+/// filtered query. Paths are only ever appended, so what is remembered stays true; paths added
+/// since are decided when first asked about.
+///
+/// Not part of the value that holds it: a clone starts empty and any two compare equal.
+#[derive(Debug, Default)]
+pub struct PathVerdicts<K> {
+    recent: std::sync::Mutex<Vec<(K, Vec<Option<bool>>)>>,
+}
+
+/// How many filters [`PathVerdicts`] remembers.
+pub const REMEMBERED_FILTERS: usize = 8;
+
+impl<K: PartialEq> PathVerdicts<K> {
+    /// `work` gets the verdicts of the filter `key` for the first `count` paths (`None`: not
+    /// decided yet) and may decide more; they are remembered as the most recent filter's.
+    pub fn with<R>(&self, key: K, count: usize, work: impl FnOnce(&mut [Option<bool>]) -> R) -> R {
+        let mut recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut verdicts = match recent.iter().position(|(k, _)| *k == key) {
+            Some(i) => recent.remove(i).1,
+            None => Vec::new(),
+        };
+        // Lists only grow; a shorter `count` (a rebuilt list) drops what no longer applies.
+        verdicts.resize(count, None);
+        let out = work(&mut verdicts);
+        recent.insert(0, (key, verdicts));
+        recent.truncate(REMEMBERED_FILTERS);
+        out
+    }
+
+    /// Every one of the first `count` verdicts, `decide(i)` for those not known yet.
+    pub fn all(&self, key: K, count: usize, mut decide: impl FnMut(usize) -> bool) -> Vec<bool> {
+        self.with(key, count, |verdicts| {
+            verdicts.iter_mut().enumerate().map(|(i, v)| *v.get_or_insert_with(|| decide(i))).collect()
+        })
+    }
+}
+
+impl<K> Clone for PathVerdicts<K> {
+    fn clone(&self) -> Self {
+        PathVerdicts { recent: std::sync::Mutex::new(Vec::new()) }
+    }
+}
+
+impl<K> PartialEq for PathVerdicts<K> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdicts_are_remembered_per_filter_and_completed_for_new_paths() {
+        let memo = PathVerdicts::<&str>::default();
+        let paths = ["a.py", "b.rs", "c.py", "d.py"];
+        let mut decided = Vec::new();
+        let mut run = |key, count| {
+            let globs = PathGlobs::new(&[key]);
+            memo.all(key, count, |i| {
+                decided.push((key, i));
+                globs.is_match(paths[i])
+            })
+        };
+        assert_eq!(run("*.py", 3), [true, false, true]);
+        assert_eq!(run("*.py", 3), [true, false, true]);
+        assert_eq!(run("*.rs", 2), [false, true]);
+        // One more path since: only it is decided.
+        assert_eq!(run("*.py", 4), [true, false, true, true]);
+        assert_eq!(decided, [("*.py", 0), ("*.py", 1), ("*.py", 2), ("*.rs", 0), ("*.rs", 1), ("*.py", 3)]);
+    }
+
+    #[test]
+    fn only_the_most_recent_filters_are_remembered() {
+        let memo = PathVerdicts::<usize>::default();
+        let mut calls = 0;
+        for key in 0..=REMEMBERED_FILTERS {
+            memo.all(key, 1, |_| {
+                calls += 1;
+                true
+            });
+        }
+        // The first filter was pushed out by the later ones; the last is still there.
+        memo.all(REMEMBERED_FILTERS, 1, |_| {
+            calls += 1;
+            true
+        });
+        memo.all(0, 1, |_| {
+            calls += 1;
+            true
+        });
+        assert_eq!(calls, REMEMBERED_FILTERS + 2);
+        assert_eq!(memo.clone().recent.lock().map(|r| r.len()).unwrap_or(1), 0);
+    }
 
     #[test]
     fn star_crosses_folders_and_double_star_any_depth() {

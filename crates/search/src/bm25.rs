@@ -24,6 +24,7 @@
 //! also compares each document's token counts with FTS5's own (`docsize`).
 use std::collections::HashMap;
 
+use edgerag_core::path_glob::PathVerdicts;
 use edgerag_core::Language;
 use indexmap::{IndexMap, IndexSet};
 
@@ -319,6 +320,8 @@ pub struct Bm25Index {
     /// while shorter than `terms`, prefix phrases scan every term).
     sorted: Vec<u32>,
     paths: IndexSet<Box<str>>,
+    /// Which paths passed the last few path filters.
+    path_verdicts: PathVerdicts<Vec<String>>,
     tag_sets: IndexSet<Vec<String>>,
     live: u64,
     tokens: u64,
@@ -522,30 +525,31 @@ impl Bm25Index {
         let order = |a: &(f64, &Doc), b: &(f64, &Doc)| b.0.total_cmp(&a.0).then_with(|| id(a.1).cmp(id(b.1)));
         let mut hits: Vec<(f64, &Doc)> =
             touched.into_iter().map(|d| (score[d as usize], &self.docs[d as usize])).collect();
-        // Each distinct path is matched against the globs once: a filter that keeps few of the
-        // best matches is tested on every match, and they share far fewer paths.
-        let mut path_passes: Vec<Option<bool>> =
-            vec![None; if matcher.accepts_all() { 0 } else { self.paths.len() }];
-        let mut keep = |h: &(f64, &Doc)| {
-            let p = h.1.path as usize;
-            matcher.matches_fields(h.1.language, &self.tag_sets[h.1.tags as usize])
-                && *path_passes[p].get_or_insert_with(|| matcher.matches_path(&self.paths[p]))
-        };
-        // With a filter, test the best few first (a glob costs more than scoring a match): when
-        // `limit` of the best `4 · limit` pass, they are the answer, as every match outside them
-        // ranks after all of them; otherwise every match is tested.
-        let head = limit.saturating_mul(4);
         if !matcher.accepts_all() {
-            let mut kept = Vec::new();
-            if hits.len() > head {
-                hits.select_nth_unstable_by(head - 1, order);
-                kept = hits[..head].iter().filter(|h| keep(h)).copied().collect();
-            }
-            if kept.len() >= limit {
-                hits = kept;
-            } else {
+            // Each distinct path is matched against the globs once: a filter that keeps few of
+            // the best matches is tested on every match, and they share far fewer paths; a
+            // filter sent again finds the paths it decided before remembered.
+            let key = matcher.path_patterns().to_vec();
+            hits = self.path_verdicts.with(key, self.paths.len(), |path_passes| {
+                let mut keep = |h: &(f64, &Doc)| {
+                    let p = h.1.path as usize;
+                    matcher.matches_fields(h.1.language, &self.tag_sets[h.1.tags as usize])
+                        && *path_passes[p].get_or_insert_with(|| matcher.matches_path(&self.paths[p]))
+                };
+                // Test the best few first (a glob costs more than scoring a match): when `limit`
+                // of the best `4 · limit` pass, they are the answer, as every match outside them
+                // ranks after all of them; otherwise every match is tested.
+                let head = limit.saturating_mul(4);
+                if hits.len() > head {
+                    hits.select_nth_unstable_by(head - 1, order);
+                    let kept: Vec<_> = hits[..head].iter().filter(|h| keep(h)).copied().collect();
+                    if kept.len() >= limit {
+                        return kept;
+                    }
+                }
                 hits.retain(|h| keep(h));
-            }
+                hits
+            });
         }
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, order);
@@ -661,6 +665,19 @@ mod tests {
         assert_eq!(index.search(&[phrase("word", false)], &tagged, 1)[0].id, "rs");
         let glob = SearchFilters { paths: vec!["**/*.rs".into()], ..Default::default() }.matcher();
         assert_eq!(index.search(&[phrase("word", false)], &glob, 5).len(), 1);
+        // The same glob again after documents with new paths came: they are matched too.
+        index.insert(doc("deep", "word", "src/deep/c.rs"));
+        index.insert(doc("md", "word", "src/deep/c.md"));
+        let ids = |hits: Vec<Bm25Hit>| {
+            let mut ids: Vec<String> = hits.iter().map(|h| h.id.to_string()).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(ids(index.search(&[phrase("word", false)], &glob, 5)), ["deep", "rs"]);
+        let again = SearchFilters { paths: vec!["**/*.rs".into()], ..Default::default() }.matcher();
+        assert_eq!(ids(index.search(&[phrase("word", false)], &again, 5)), ["deep", "rs"]);
+        // A clone remembers nothing and answers the same.
+        assert_eq!(ids(index.clone().search(&[phrase("word", false)], &glob, 5)), ["deep", "rs"]);
     }
 
     fn tokens(text: &str) -> (Vec<String>, bool) {

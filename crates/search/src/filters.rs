@@ -28,6 +28,8 @@ pub struct SearchFilters {
 #[derive(Debug, Clone)]
 pub struct FilterMatcher {
     globs: PathGlobs,
+    /// The globs as written (what a remembered answer per path is keyed by).
+    patterns: Vec<String>,
     languages: Vec<Language>,
     tags: Vec<String>,
 }
@@ -42,6 +44,7 @@ impl SearchFilters {
     pub fn matcher(&self) -> FilterMatcher {
         FilterMatcher {
             globs: PathGlobs::new(&self.paths),
+            patterns: self.paths.clone(),
             languages: self.languages.clone(),
             tags: self.tags.clone(),
         }
@@ -115,6 +118,11 @@ impl FilterMatcher {
 
     pub fn matches_path(&self, path: &str) -> bool {
         self.globs.is_match(path)
+    }
+
+    /// The path globs as written: two matchers with the same ones pass the same paths.
+    pub fn path_patterns(&self) -> &[String] {
+        &self.patterns
     }
 
     pub fn matches(&self, path: &str, language: Language, tags: &[String]) -> bool {

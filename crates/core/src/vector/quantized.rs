@@ -25,7 +25,7 @@ use std::hash::{Hash, Hasher};
 
 use super::topk::{cosine_with_norm, norm};
 use super::VectorFilter;
-use crate::path_glob::PathGlobs;
+use crate::path_glob::{PathGlobs, PathVerdicts};
 
 /// Stored codes span `-CODE_MAX..=CODE_MAX`.
 const CODE_MAX: f32 = 127.0;
@@ -216,6 +216,8 @@ pub struct QuantizedVectors {
     paths: Interned<String>,
     languages: Interned<String>,
     tag_sets: Interned<Vec<String>>,
+    /// Which paths passed the last few path filters (prefix, globs).
+    path_verdicts: PathVerdicts<(Option<String>, Vec<String>)>,
     bytes: usize,
 }
 
@@ -243,6 +245,7 @@ impl QuantizedVectors {
             paths: Interned::default(),
             languages: Interned::default(),
             tag_sets: Interned::default(),
+            path_verdicts: PathVerdicts::default(),
             bytes: 0,
         }
     }
@@ -375,9 +378,19 @@ impl QuantizedVectors {
 
     /// The indexes of the vectors that pass `filter`.
     fn passing(&self, filter: &VectorFilter) -> Vec<usize> {
-        // Globs are matched once per distinct path, not once per vector.
-        let globs = filter.globs();
-        let paths = self.paths.passing(|p| path_passes(p, filter, &globs));
+        // Globs are matched once per distinct path, not once per vector, and a filter sent again
+        // finds its answer remembered (only paths added since are matched).
+        let count = self.paths.values.len();
+        let paths = if filter.path_prefix.is_none() && filter.path_globs.is_empty() {
+            vec![true; count]
+        } else {
+            let key = (filter.path_prefix.clone(), filter.path_globs.clone());
+            let mut globs: Option<PathGlobs> = None;
+            self.path_verdicts.all(key, count, |i| {
+                let globs = globs.get_or_insert_with(|| filter.globs());
+                path_passes(&self.paths.values[i], filter, globs)
+            })
+        };
         let languages = self.languages.passing(|l| language_passes(l, filter));
         let tags = self.tag_sets.passing(|t| tags_pass(t, filter));
         (0..self.len())
@@ -725,6 +738,32 @@ mod tests {
         let (got, n) = via_candidates(&set, &q, 10, &VectorFilter::default()).expect("narrowed");
         assert_eq!(got, exact(&set, &q, 10, &VectorFilter::default()));
         assert!((10..=20).contains(&n), "{n} candidates");
+    }
+
+    #[test]
+    fn a_path_filter_sent_again_sees_the_vectors_added_since() {
+        let mut qv = QuantizedVectors::new(2);
+        qv.push(1, &[1.0, 0.0], fields("src/a.py", "python", &[]));
+        qv.push(2, &[0.9, 0.1], fields("src/b.rs", "rust", &[]));
+        let by_glob = VectorFilter { path_globs: vec!["**/*.py".into()], ..Default::default() };
+        let by_prefix = VectorFilter { path_prefix: Some("lib/".into()), ..Default::default() };
+        let sorted = |mut keys: Vec<i64>| {
+            keys.sort_unstable();
+            keys
+        };
+        let ask = |qv: &QuantizedVectors, f: &VectorFilter| {
+            sorted(qv.candidates(&[1.0, 0.0], 10, f).unwrap_or_default())
+        };
+        assert_eq!(ask(&qv, &by_glob), [1]);
+        assert_eq!(ask(&qv, &by_prefix), Vec::<i64>::new());
+        // New paths after both filters were answered (and remembered), and one more vector of a known path.
+        qv.push(3, &[0.8, 0.2], fields("lib/c.py", "python", &[]));
+        qv.push(4, &[0.7, 0.3], fields("lib/d.rs", "rust", &[]));
+        qv.push(5, &[0.6, 0.4], fields("src/a.py", "python", &[]));
+        assert_eq!(ask(&qv, &by_glob), [1, 3, 5]);
+        assert_eq!(ask(&qv, &by_prefix), [3, 4]);
+        // A clone starts with nothing remembered and answers the same.
+        assert_eq!(ask(&qv.clone(), &by_glob), [1, 3, 5]);
     }
 
     #[test]
