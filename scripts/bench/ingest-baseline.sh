@@ -29,6 +29,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}"
 work="$CARGO_TARGET_DIR/bench-ingest-baseline/$rev"
 if [ ! -e "$work/.git" ]; then
   log "checking out $rev into $work"
+  git worktree prune # a checkout removed with the target directory (cargo clean) is forgotten
   git worktree add --force --detach "$work" "$rev" >/dev/null
 fi
 [ -e "$work/node_modules" ] || ln -s "$EDGERAG_ROOT/node_modules" "$work/node_modules"
