@@ -315,15 +315,15 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases }) {
         await sleep(200);
       }
     },
-    /** The scheduled run as the Cron Trigger runs it after JOB_RESUME_SECONDS (120) of quiet. */
     /** Upload `files` to `owner/name` and wait for the job to succeed; the job as GET returns it. */
     async indexFiles(repo, files, { token = TOKEN, timeoutMs } = {}) {
       const up = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files }, token });
       if (up.status !== 202) throw new Error(`upload to ${repo} → ${up.status} ${up.text}`);
-      const job = await er.waitForJob(up.body.job.id, timeoutMs ? { timeoutMs } : {});
+      const job = await er.waitForJob(up.body.job.id, { timeoutMs });
       if (job.status !== 'SUCCEEDED') throw new Error(`job ${job.id} of ${repo}: ${JSON.stringify(job)}`);
       return job;
     },
+    /** The scheduled run as the Cron Trigger runs it after JOB_RESUME_SECONDS (120) of quiet. */
     async playCron(why) {
       process.stderr.write(`[harness] ${why}; running the scheduled handler as the production cron would\n`);
       await er.scheduled(Date.now() + 5 * 60_000);
