@@ -172,15 +172,16 @@ describe('per-node plans without a generator', () => {
     assert.equal((await keywordIndexIds(er, NS)).length, vectors, 'FTS follows the chunks');
   });
 
-  test('plan chunks are found by search next to code chunks, and file line reads ignore them', async () => {
+  test('a plan chunk and the code it describes are one answer, the code; file line reads ignore plan chunks', async () => {
     const r = await er.request('POST', '/v1/search', {
       body: { owner: 'acme', name: 'plans', rawQuery: 'Lowercase text and join its words with dashes' },
     });
     assert.equal(r.status, 200, r.text);
-    const types = r.body.matches.map((m) => m.metadata.type ?? m.type);
-    const plan = r.body.matches.find((m) => /^# Function `app\.util\.slugify`/.test(m.snippet));
-    assert.ok(plan, `a plan chunk is among the matches: ${JSON.stringify(r.body.matches.map((m) => [m.path, m.snippet.slice(0, 40)]))} ${types}`);
-    assert.ok(r.body.matches.some((m) => m.path === 'app/util.py' && /def slugify/.test(m.snippet)), 'the code chunk too');
+    const shown = JSON.stringify(r.body.matches.map((m) => [m.path, m.startLine, m.endLine, m.snippet.slice(0, 40)]));
+    const slugify = r.body.matches.filter((m) => m.path === 'app/util.py' && m.startLine <= 7 && m.endLine >= 7);
+    assert.equal(slugify.length, 1, `one match holds slugify's lines: ${shown}`);
+    assert.match(slugify[0].snippet, /def slugify/, shown);
+    assert.ok(!r.body.matches.some((m) => /^# Function `app\.util\.slugify`/.test(m.snippet)), `no second answer for slugify: ${shown}`);
     const lines = await er.request('GET', `/v1/repos/${REPO}/files/app/util.py/lines?start=7&end=7`);
     assert.equal(lines.status, 200, lines.text);
     assert.equal(lines.body.text, 'def slugify(text):');

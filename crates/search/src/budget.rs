@@ -4,12 +4,22 @@ use crate::candidate::Candidate;
 
 /// Trim to the budget. Returns the kept matches and how many were dropped.
 pub fn apply(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidate>, usize) {
+    fit(candidates, max_tokens, true)
+}
+
+/// Keep matches in order while they fit `max_tokens`, none required (matches that follow an
+/// answer already holding one).
+pub fn apply_after(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidate>, usize) {
+    fit(candidates, max_tokens, false)
+}
+
+fn fit(candidates: Vec<Candidate>, max_tokens: u32, keep_first: bool) -> (Vec<Candidate>, usize) {
     let total = candidates.len();
     let mut used: u64 = 0;
     let mut kept = Vec::with_capacity(total);
     for c in candidates {
         let t = u64::from(c.tokens());
-        if !kept.is_empty() && used + t > u64::from(max_tokens) {
+        if (!keep_first || !kept.is_empty()) && used + t > u64::from(max_tokens) {
             break;
         }
         used += t;
@@ -37,6 +47,14 @@ mod tests {
         assert_eq!((kept.len(), dropped), (1, 1));
         let (kept, dropped) = apply(Vec::new(), 256);
         assert_eq!((kept.len(), dropped), (0, 0));
+    }
+
+    #[test]
+    fn after_an_answer_nothing_is_required() {
+        let (kept, dropped) = apply_after(vec![sized(300), sized(10)], 256);
+        assert_eq!((kept.len(), dropped), (0, 2));
+        let (kept, _) = apply_after(vec![sized(100), sized(100)], 256);
+        assert_eq!(kept.len(), 2);
     }
 
     #[test]

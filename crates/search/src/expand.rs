@@ -18,6 +18,39 @@ pub struct QueryAnalysis {
     pub path_hints: Vec<String>,
     /// The query is about tests (`test`, `spec`, `unit test`): test files are not penalized.
     pub wants_tests: bool,
+    /// Names the query writes in code shape (`parse_args`, `OrderEntry`, `Config.Load`,
+    /// `Session.request`, `new()`): each segment of a qualified name.
+    pub identifiers: Vec<String>,
+    /// The query's other words as written (`Compress`, `Mount`): a definition may still be named
+    /// by one, case and all.
+    pub words: Vec<String>,
+}
+
+/// Whether a token is written the way code names things: `snake_case`, `camelCase` /
+/// `PascalCase` with an inner capital, a qualified `a.b` / `a::b` / `a#b`, or a call `f()`.
+fn code_shaped(token: &str) -> bool {
+    let core = token.trim_end_matches("()");
+    let has_letters = core.chars().any(|c| c.is_alphabetic());
+    let inner_capital =
+        core.chars().zip(core.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    let joined = |sep: &str| {
+        core.split(sep).filter(|p| !p.is_empty()).count() > 1 && core.split(sep).all(|p| !p.is_empty())
+    };
+    has_letters
+        && (token.ends_with("()")
+            || inner_capital
+            || core.trim_matches('_').contains('_')
+            || joined("::")
+            || joined(".")
+            || joined("#"))
+}
+
+/// The segments of a name (`a.b::c#d()` → `a`, `b`, `c`, `d`) that are identifiers.
+fn name_segments(token: &str) -> impl Iterator<Item = &str> {
+    token
+        .trim_end_matches("()")
+        .split(['.', ':', '#'])
+        .filter(|p| p.len() > 1 && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
 }
 
 /// Analyse a query (languages from `filter_languages` are included).
@@ -25,7 +58,19 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
     let mut languages: Vec<Language> = filter_languages.to_vec();
     let mut path_hints = Vec::new();
     let mut wants_tests = false;
+    let (mut identifiers, mut words) = (Vec::<String>::new(), Vec::<String>::new());
     for raw in query.split_whitespace() {
+        let token =
+            raw.trim_start_matches(['"', '\'', '`', '(', '[', '{', '<']).trim_end_matches(|c: char| {
+                matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | ')' | ']' | '}' | '>' | '?' | '!' | '.')
+            });
+        let named = if token.ends_with("()") { token } else { token.trim_end_matches(['(', ')']) };
+        let list = if code_shaped(named) { &mut identifiers } else { &mut words };
+        for segment in name_segments(named) {
+            if !list.iter().any(|s| s == segment) {
+                list.push(segment.to_string());
+            }
+        }
         let token = raw
             .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')' | '?' | '!'));
         let token = token.trim_end_matches('.');
@@ -62,7 +107,7 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
             }
         }
     }
-    QueryAnalysis { languages, path_hints, wants_tests }
+    QueryAnalysis { languages, path_hints, wants_tests, identifiers, words }
 }
 
 /// A word that names a language. Ambiguous English words (`go`, `c`, `rust` is fine) need a
@@ -184,6 +229,18 @@ pub fn deterministic_subqueries(query: &str, n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_in_code_shape_and_plain_words_are_told_apart() {
+        let a =
+            analyse("fix `Config.Load` so parse_args() and OrderEntry keep Compress working, e.g. here", &[]);
+        assert_eq!(a.identifiers, ["Config", "Load", "parse_args", "OrderEntry"]);
+        assert!(a.words.contains(&"Compress".to_string()) && a.words.contains(&"fix".to_string()));
+        assert!(!a.words.iter().chain(&a.identifiers).any(|w| w == "e" || w == "g"));
+        let a = analyse("Mount attaches another http.Handler (see Router::route) here.", &[]);
+        assert_eq!(a.identifiers, ["http", "Handler", "Router", "route"]);
+        assert_eq!(a.words[0], "Mount");
+    }
 
     #[test]
     fn finds_languages_paths_and_tests() {

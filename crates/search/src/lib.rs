@@ -42,6 +42,7 @@
 pub mod bm25;
 pub mod budget;
 pub mod candidate;
+pub mod coverage;
 pub mod error;
 pub mod expand;
 pub mod filters;
@@ -63,6 +64,7 @@ pub mod rerank;
 pub mod response;
 pub mod sanitize;
 pub mod schema;
+pub mod spans;
 /// The shared behaviour suite of the store ports (the worker's test build runs it over D1).
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -34,7 +34,7 @@ use crate::response::{
     SearchResponse, TemplateValues,
 };
 use crate::sanitize::{resolve_scope, sanitize};
-use crate::{budget, multi_query, neighbors, parent_child, rerank, transform};
+use crate::{budget, coverage, multi_query, neighbors, parent_child, rerank, spans, transform};
 
 /// Largest topK a vector index accepts (Vectorize's limit).
 const VECTOR_TOP_K_LIMIT: usize = 100;
@@ -750,7 +750,19 @@ impl<'a> SearchPipeline<'a> {
             }
             timer.lap("post.parent-child");
         }
-        candidates.truncate(plan.settings.retrieval.top_k as usize);
+        // No two matches of one answer hold the same lines: overlapping and adjacent matches of a
+        // file are merged before the topK cut, so a repeat frees its slot for another match.
+        if spans::merge(candidates, true) > 0 {
+            out.applied_modules.push("post.merge-spans".into());
+        }
+        timer.lap("post.merge-spans");
+        let top_k = plan.settings.retrieval.top_k as usize;
+        let rest = if post.further_files.files > 0 && candidates.len() > top_k {
+            candidates.split_off(top_k)
+        } else {
+            Vec::new()
+        };
+        candidates.truncate(top_k);
 
         // The code graph of the matches: their callees and callers name `uses` / `usedBy`, and
         // lead `CALL_GRAPH` to its neighbours. One store round trip; matches without a graph
@@ -867,7 +879,30 @@ impl<'a> SearchPipeline<'a> {
             timer.lap("post.neighbor-expand");
         }
 
-        let (kept, _dropped) = budget::apply(std::mem::take(candidates), post.max_context_tokens);
+        // Neighbours can reach a match's lines, or each other's.
+        if spans::merge(candidates, false) > 0 && !out.applied_modules.iter().any(|m| m == "post.merge-spans")
+        {
+            out.applied_modules.push("post.merge-spans".into());
+        }
+        let further = coverage::further_files(
+            candidates,
+            &rest,
+            post.further_files.files as usize,
+            post.further_files.lines,
+        );
+        // The further files' tokens are set aside first (at most half the budget), so the matches
+        // cannot crowd them all out.
+        let reserve = further.iter().map(|c| c.tokens()).sum::<u32>().min(post.max_context_tokens / 2);
+        let (mut kept, _dropped) =
+            budget::apply(std::mem::take(candidates), post.max_context_tokens.saturating_sub(reserve));
+        if !further.is_empty() {
+            let used: u32 = kept.iter().map(|c| c.tokens()).sum();
+            let (more, _) = budget::apply_after(further, post.max_context_tokens.saturating_sub(used));
+            if !more.is_empty() {
+                out.applied_modules.push("post.further-files".into());
+            }
+            kept.extend(more);
+        }
         *candidates = kept;
         out.applied_modules.push("post.context-budget".into());
         timer.lap("post.context-budget");

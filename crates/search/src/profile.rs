@@ -82,10 +82,24 @@ pub struct PostProcessingSettings {
     pub cross_encoder: CrossEncoderSettings,
     pub neighbor: NeighborSettings,
     pub parent_child: ParentChildSettings,
+    /// Further files after the matches, one short match each (off when absent).
+    #[serde(default)]
+    pub further_files: FurtherFilesSettings,
     /// Token budget of all returned snippets together (at least one match is always kept).
     pub max_context_tokens: u32,
     /// The operator's ceiling for `maxContextTokens` (itself bounded by 4000).
     pub max_context_tokens_limit: u32,
+}
+
+/// After the topK matches, the best remaining match of each further file, cut to its first
+/// `lines` lines, while the budget leaves room: more plausible files for few tokens.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FurtherFilesSettings {
+    /// How many further files at most (0 = off).
+    pub files: u32,
+    /// Lines of each further file's match.
+    pub lines: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -104,6 +118,23 @@ pub struct CodeAwareSettings {
     pub symbol_priority: BTreeMap<String, f32>,
     pub path_penalty: PathPenaltySettings,
     pub diversity: DiversitySettings,
+    /// Multiplier for a definition whose name the query writes in code shape (`parse_args`,
+    /// `Config.Load`, `OrderEntry`); 1 = off.
+    #[serde(default = "one")]
+    pub named_symbol_bonus: f32,
+    /// Multiplier for a definition whose name is one of the query's plain words, case and all
+    /// (`Compress is a middleware that…`); 1 = off.
+    #[serde(default = "one")]
+    pub named_word_bonus: f32,
+    /// Weight of a file's other candidates in the head: each candidate gains `fileEvidence ×`
+    /// the sum of the scores of the other candidates of its file (0 = off). Several good matches
+    /// in one file make it likelier to be the file the question is about.
+    #[serde(default)]
+    pub file_evidence: f32,
+}
+
+fn one() -> f32 {
+    1.0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -293,6 +324,9 @@ impl Profile {
                         test_penalty: 0.85,
                     },
                     diversity: DiversitySettings { max_per_file: 3, max_per_symbol: 2 },
+                    named_symbol_bonus: 1.5,
+                    named_word_bonus: 1.25,
+                    file_evidence: 0.0,
                 },
                 heuristic: HeuristicSettings {
                     enabled: true,
@@ -315,6 +349,7 @@ impl Profile {
                     context_window_chars: 1000,
                     max_children: 50,
                 },
+                further_files: FurtherFilesSettings { files: 0, lines: 4 },
                 max_context_tokens: 4000,
                 max_context_tokens_limit: 4000,
             },

@@ -124,6 +124,15 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
     if query.path_hints.iter().any(|h| path.contains(h.as_str())) {
         m *= 1.25;
     }
+    if let Some(name) = chunk.metadata.symbol_name.as_deref() {
+        // The definition's own name: the last segment of a qualified one (`Store::new` → `new`).
+        let own = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+        if query.identifiers.iter().any(|i| i == own) {
+            m *= settings.named_symbol_bonus;
+        } else if own.chars().count() > 2 && query.words.iter().any(|w| w == own) {
+            m *= settings.named_word_bonus;
+        }
+    }
     m
 }
 
@@ -143,6 +152,9 @@ pub fn code_aware(
     let slice = &mut candidates[..head];
     for c in slice.iter_mut() {
         c.score *= code_aware_multiplier(c, settings, query);
+    }
+    if settings.file_evidence > 0.0 {
+        file_evidence(slice, settings.file_evidence);
     }
     sort_by_score(slice);
     let div = &settings.diversity;
@@ -183,6 +195,21 @@ pub fn code_aware(
 }
 
 /// Span quality in 0..1: full inside the ideal line range, decaying outside it.
+/// Each candidate gains `weight ×` the summed scores of the other candidates of its file.
+fn file_evidence(slice: &mut [Candidate], weight: f32) {
+    let mut per_file: HashMap<(&str, &str), f32> = HashMap::new();
+    for c in slice.iter() {
+        *per_file.entry((&c.record.namespace, &c.record.chunk.path)).or_default() += c.score;
+    }
+    let gains: Vec<f32> = slice
+        .iter()
+        .map(|c| weight * (per_file[&(c.record.namespace.as_str(), c.record.chunk.path.as_str())] - c.score))
+        .collect();
+    for (c, gain) in slice.iter_mut().zip(gains) {
+        c.score += gain;
+    }
+}
+
 pub fn span_quality(lines: u32, settings: &HeuristicSettings) -> f32 {
     let lines = lines.max(1) as f32;
     let (lo, hi) = (settings.ideal_min_lines as f32, settings.ideal_max_lines as f32);
@@ -245,6 +272,40 @@ mod tests {
 
     fn settings() -> CodeAwareSettings {
         Profile::balanced().post_processing.code_aware
+    }
+
+    #[test]
+    fn a_definition_the_query_names_is_preferred() {
+        let named = |name: &str| {
+            let mut c = candidate("a.rs", ChunkType::CodeFunction, "fn x() {}", 1.0);
+            c.record.chunk.metadata.symbol_name = Some(name.into());
+            c
+        };
+        let q = crate::expand::analyse("Mount attaches a router; see parse_args and Config.Load", &[]);
+        let s = settings();
+        let base = code_aware_multiplier(&named("Other"), &s, &q);
+        assert_eq!(code_aware_multiplier(&named("parse_args"), &s, &q), base * s.named_symbol_bonus);
+        assert_eq!(code_aware_multiplier(&named("Config::Load"), &s, &q), base * s.named_symbol_bonus);
+        assert_eq!(code_aware_multiplier(&named("Mount"), &s, &q), base * s.named_word_bonus);
+        // Case and all: a plain word names a definition only as written.
+        assert_eq!(code_aware_multiplier(&named("mount"), &s, &q), base);
+        assert!(s.named_symbol_bonus > 1.0 && s.named_word_bonus > 1.0);
+    }
+
+    #[test]
+    fn several_candidates_of_a_file_lift_each_other() {
+        let mut cs = vec![
+            candidate("lone.rs", ChunkType::CodeFunction, "fn a() {}", 1.0),
+            candidate("busy.rs", ChunkType::CodeFunction, "fn b() {}", 0.8),
+            candidate("busy.rs", ChunkType::CodeFunction, "fn c() {}", 0.5),
+        ];
+        let mut s = settings();
+        s.file_evidence = 0.0;
+        code_aware(&mut cs, 3, &s, &QueryAnalysis::default());
+        assert_eq!(cs[0].record.chunk.path, "lone.rs");
+        s.file_evidence = 0.5;
+        code_aware(&mut cs, 3, &s, &QueryAnalysis::default());
+        assert_eq!(cs[0].record.chunk.path, "busy.rs");
     }
 
     #[test]

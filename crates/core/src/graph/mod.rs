@@ -8,15 +8,18 @@
 //!    far as the file alone allows (enclosing scopes, `self` / `this` members, the same file).
 //! 2. **Across files** ([`resolve`]): the remaining edges are resolved over all files' output —
 //!    through the file's imports (relative paths, modules, packages), then the same package /
-//!    directory, then a name unique in the whole project; what is still not found stays an external
-//!    edge (`dst` null, `dstName` as written). Each edge records how it was resolved and a
-//!    confidence for it.
+//!    directory, then a name unique in the whole project (not for a call through a type, module
+//!    or global the project does not define: `Vec::new`, `Math.max`, `str.join`); what is still not
+//!    found stays an external edge (`dst` null, `dstName` as written). Each edge records how it was
+//!    resolved and a confidence for it.
 //!
 //! Node ids are BLAKE3 of path + kind + fqn + ordinal (the ordinal tells apart same-named
 //! overloads), so they are stable across runs and identical on native and wasm32.
 //!
 //! The per-language rules live in `lang/` (one file per family, with a template for adding one);
-//! HTTP handler recognition in `endpoint.rs`; import-to-file mapping in `modules.rs`.
+//! HTTP handler recognition in `endpoint.rs`; import-to-file mapping in `modules.rs`; the names of
+//! libraries and built-ins a call may go through (`std`, `console`, Go's standard packages) in
+//! `outside.rs`.
 use std::sync::Arc;
 
 use crate::chunk::{chunk_text, Chunk, ChunkConfig};
@@ -29,6 +32,7 @@ mod extract;
 #[cfg(feature = "tree-sitter")]
 mod lang;
 mod modules;
+mod outside;
 pub mod plan;
 mod resolve;
 mod stats;

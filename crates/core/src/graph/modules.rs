@@ -1,5 +1,6 @@
 //! Which files an import names. Each file is indexed under keys derived from its path or package
 //! clause; an import is turned into the keys it may mean, most specific first.
+use super::outside::is_standard_import;
 use super::types::{FileGraph, Import};
 use crate::lang::Language;
 
@@ -142,7 +143,8 @@ pub(crate) struct Target {
     pub symbol: Option<String>,
 }
 
-/// The keys `import` (made in `file`) may mean, most specific first.
+/// The keys `import` (made in `file`) may mean, most specific first (none for a standard-library
+/// package).
 pub(crate) fn targets(import: &Import, file: &FileGraph) -> Vec<Target> {
     let module = import.module.as_str();
     let sym = import.name.clone();
@@ -192,6 +194,9 @@ pub(crate) fn targets(import: &Import, file: &FileGraph) -> Vec<Target> {
             };
             vec![Target { key: format!("es:{stem}"), symbol: sym }]
         }
+        // The standard library's packages are never the project's directories, whatever their
+        // names (`errors` beside a project's `internal/errors`).
+        ModuleStyle::Go if is_standard_import(file.language, module) => Vec::new(),
         ModuleStyle::Go => {
             let mut out = vec![Target { key: format!("go:{module}"), symbol: None }];
             let mut rest = module;
