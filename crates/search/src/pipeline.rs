@@ -901,7 +901,9 @@ impl<'a> SearchPipeline<'a> {
             if !more.is_empty() {
                 out.applied_modules.push("post.further-files".into());
             }
-            kept.extend(more);
+            // Direct matches first, then the further files, then the neighbours of the matches.
+            let at = kept.iter().position(|c| c.neighbor_of.is_some()).unwrap_or(kept.len());
+            kept.splice(at..at, more);
         }
         *candidates = kept;
         out.applied_modules.push("post.context-budget".into());

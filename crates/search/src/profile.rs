@@ -126,11 +126,6 @@ pub struct CodeAwareSettings {
     /// (`Compress is a middleware that…`); 1 = off.
     #[serde(default = "one")]
     pub named_word_bonus: f32,
-    /// Weight of a file's other candidates in the head: each candidate gains `fileEvidence ×`
-    /// the sum of the scores of the other candidates of its file (0 = off). Several good matches
-    /// in one file make it likelier to be the file the question is about.
-    #[serde(default)]
-    pub file_evidence: f32,
 }
 
 fn one() -> f32 {
@@ -326,7 +321,6 @@ impl Profile {
                     diversity: DiversitySettings { max_per_file: 3, max_per_symbol: 2 },
                     named_symbol_bonus: 1.5,
                     named_word_bonus: 1.25,
-                    file_evidence: 0.0,
                 },
                 heuristic: HeuristicSettings {
                     enabled: true,
@@ -349,8 +343,8 @@ impl Profile {
                     context_window_chars: 1000,
                     max_children: 50,
                 },
-                further_files: FurtherFilesSettings { files: 0, lines: 4 },
-                max_context_tokens: 4000,
+                further_files: FurtherFilesSettings { files: 8, lines: 3 },
+                max_context_tokens: 2500,
                 max_context_tokens_limit: 4000,
             },
             generation: GenerationSettings {
@@ -375,6 +369,7 @@ impl Profile {
         p.post_processing.neighbor.strategy = NeighborStrategy::Off;
         p.post_processing.neighbor.limit = 0;
         p.post_processing.max_context_tokens = 2000;
+        p.post_processing.further_files.files = 0;
         p
     }
 
@@ -389,6 +384,7 @@ impl Profile {
         p.post_processing.neighbor.strategy = NeighborStrategy::ParentSymbol;
         p.post_processing.neighbor.radius = 2;
         p.post_processing.neighbor.limit = 12;
+        p.post_processing.max_context_tokens = 4000;
         p
     }
 
@@ -410,6 +406,7 @@ impl Profile {
         p.post_processing.cross_encoder.enabled = false;
         p.post_processing.neighbor.strategy = NeighborStrategy::Off;
         p.post_processing.neighbor.limit = 0;
+        p.post_processing.further_files.files = 0;
         p
     }
 }

@@ -153,9 +153,6 @@ pub fn code_aware(
     for c in slice.iter_mut() {
         c.score *= code_aware_multiplier(c, settings, query);
     }
-    if settings.file_evidence > 0.0 {
-        file_evidence(slice, settings.file_evidence);
-    }
     sort_by_score(slice);
     let div = &settings.diversity;
     if div.max_per_file > 0 || div.max_per_symbol > 0 {
@@ -195,21 +192,6 @@ pub fn code_aware(
 }
 
 /// Span quality in 0..1: full inside the ideal line range, decaying outside it.
-/// Each candidate gains `weight ×` the summed scores of the other candidates of its file.
-fn file_evidence(slice: &mut [Candidate], weight: f32) {
-    let mut per_file: HashMap<(&str, &str), f32> = HashMap::new();
-    for c in slice.iter() {
-        *per_file.entry((&c.record.namespace, &c.record.chunk.path)).or_default() += c.score;
-    }
-    let gains: Vec<f32> = slice
-        .iter()
-        .map(|c| weight * (per_file[&(c.record.namespace.as_str(), c.record.chunk.path.as_str())] - c.score))
-        .collect();
-    for (c, gain) in slice.iter_mut().zip(gains) {
-        c.score += gain;
-    }
-}
-
 pub fn span_quality(lines: u32, settings: &HeuristicSettings) -> f32 {
     let lines = lines.max(1) as f32;
     let (lo, hi) = (settings.ideal_min_lines as f32, settings.ideal_max_lines as f32);
@@ -290,22 +272,6 @@ mod tests {
         // Case and all: a plain word names a definition only as written.
         assert_eq!(code_aware_multiplier(&named("mount"), &s, &q), base);
         assert!(s.named_symbol_bonus > 1.0 && s.named_word_bonus > 1.0);
-    }
-
-    #[test]
-    fn several_candidates_of_a_file_lift_each_other() {
-        let mut cs = vec![
-            candidate("lone.rs", ChunkType::CodeFunction, "fn a() {}", 1.0),
-            candidate("busy.rs", ChunkType::CodeFunction, "fn b() {}", 0.8),
-            candidate("busy.rs", ChunkType::CodeFunction, "fn c() {}", 0.5),
-        ];
-        let mut s = settings();
-        s.file_evidence = 0.0;
-        code_aware(&mut cs, 3, &s, &QueryAnalysis::default());
-        assert_eq!(cs[0].record.chunk.path, "lone.rs");
-        s.file_evidence = 0.5;
-        code_aware(&mut cs, 3, &s, &QueryAnalysis::default());
-        assert_eq!(cs[0].record.chunk.path, "busy.rs");
     }
 
     #[test]
