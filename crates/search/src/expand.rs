@@ -18,6 +18,9 @@ pub struct QueryAnalysis {
     pub path_hints: Vec<String>,
     /// The query is about tests (`test`, `spec`, `unit test`): test files are not penalized.
     pub wants_tests: bool,
+    /// The query is about documentation (`docs`, `README`, `guide`, `changelog`, `install`):
+    /// prose is not ranked below code.
+    pub wants_docs: bool,
     /// Names the query writes in code shape (`parse_args`, `OrderEntry`, `Config.Load`,
     /// `Session.request`, `new()`): each segment of a qualified name.
     pub identifiers: Vec<String>,
@@ -58,6 +61,7 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
     let mut languages: Vec<Language> = filter_languages.to_vec();
     let mut path_hints = Vec::new();
     let mut wants_tests = false;
+    let mut wants_docs = false;
     let (mut identifiers, mut words) = (Vec::<String>::new(), Vec::<String>::new());
     for raw in query.split_whitespace() {
         let token =
@@ -80,6 +84,24 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
         let lower = token.to_lowercase();
         if matches!(lower.as_str(), "test" | "tests" | "testing" | "spec" | "specs" | "unittest" | "pytest") {
             wants_tests = true;
+        }
+        if matches!(
+            lower.as_str(),
+            "doc"
+                | "docs"
+                | "documentation"
+                | "documented"
+                | "readme"
+                | "guide"
+                | "tutorial"
+                | "changelog"
+                | "faq"
+                | "install"
+                | "installation"
+                | "manual"
+                | "howto"
+        ) {
+            wants_docs = true;
         }
         // A path or a file name with a known extension.
         let looks_like_file = lower.rsplit_once('.').is_some_and(|(stem, ext)| {
@@ -107,7 +129,7 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
             }
         }
     }
-    QueryAnalysis { languages, path_hints, wants_tests, identifiers, words }
+    QueryAnalysis { languages, path_hints, wants_tests, wants_docs, identifiers, words }
 }
 
 /// A word that names a language. Ambiguous English words (`go`, `c`, `rust` is fine) need a
@@ -229,6 +251,13 @@ pub fn deterministic_subqueries(query: &str, n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn questions_about_documentation_are_recognised() {
+        assert!(analyse("where do the docs explain install steps?", &[]).wants_docs);
+        assert!(analyse("README badge", &[]).wants_docs);
+        assert!(!analyse("parse the config file", &[]).wants_docs);
+    }
 
     #[test]
     fn names_in_code_shape_and_plain_words_are_told_apart() {

@@ -310,9 +310,9 @@ mod tests {
     #[test]
     fn plan_helpers() {
         let (plan, _) = resolve("balanced", &Profile::balanced());
-        assert_eq!(plan.code_aware_head(), 40);
+        assert_eq!(plan.code_aware_head(), 60);
         assert_eq!(plan.queries(), 3);
-        assert_eq!(plan.retriever_limit(), 40);
+        assert_eq!(plan.retriever_limit(), 60);
         let (plan, _) = resolve("legacy", &Profile::legacy());
         assert_eq!(plan.queries(), 1);
     }

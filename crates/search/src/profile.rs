@@ -265,7 +265,7 @@ impl Profile {
         Profile {
             retrieval: RetrievalSettings {
                 top_k: 8,
-                top_k_per_query: 20,
+                top_k_per_query: 30,
                 candidate_multiplier: 2,
                 min_score: 0.0,
                 min_vector_similarity: 0.0,
@@ -288,7 +288,7 @@ impl Profile {
                 rerank_top_n: 20,
                 code_aware: CodeAwareSettings {
                     enabled: true,
-                    head_multiplier: 2.0,
+                    head_multiplier: 3.0,
                     max_head_multiplier: 4.0,
                     language_bonus: BTreeMap::from([("default".into(), 1.15)]),
                     symbol_priority: BTreeMap::from([
@@ -300,8 +300,8 @@ impl Profile {
                         ("method".into(), 1.05),
                         ("function".into(), 1.05),
                         ("block".into(), 0.95),
-                        ("doc".into(), 1.0),
-                        ("text".into(), 0.9),
+                        ("doc".into(), 0.6),
+                        ("text".into(), 0.5),
                     ]),
                     path_penalty: PathPenaltySettings {
                         allow_prefixes: Vec::new(),
@@ -312,11 +312,14 @@ impl Profile {
                             "third_party/",
                             "node_modules/",
                             "dist/",
+                            "examples/",
+                            "example/",
+                            "_examples/",
                         ]
                         .map(String::from)
                         .to_vec(),
                         penalty_multiplier: 0.6,
-                        test_penalty: 0.85,
+                        test_penalty: 0.4,
                     },
                     diversity: DiversitySettings { max_per_file: 3, max_per_symbol: 2 },
                     named_symbol_bonus: 1.5,
@@ -343,7 +346,7 @@ impl Profile {
                     context_window_chars: 1000,
                     max_children: 50,
                 },
-                further_files: FurtherFilesSettings { files: 8, lines: 3 },
+                further_files: FurtherFilesSettings { files: 12, lines: 3 },
                 max_context_tokens: 2500,
                 max_context_tokens_limit: 4000,
             },
@@ -560,7 +563,11 @@ mod tests {
         assert_eq!(r.default_profile, "docs");
         let b = r.get("balanced").unwrap();
         assert_eq!(b.retrieval.top_k, 12);
-        assert_eq!(b.retrieval.top_k_per_query, 20, "other fields keep their defaults");
+        assert_eq!(
+            b.retrieval.top_k_per_query,
+            Profile::balanced().retrieval.top_k_per_query,
+            "other fields keep their defaults"
+        );
         let d = r.get("docs").unwrap();
         assert_eq!(d.generation.locale, "pt");
         assert_eq!(d.retrieval.top_k, 5, "inherits conservative");

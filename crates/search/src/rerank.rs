@@ -109,7 +109,10 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
             .copied()
             .unwrap_or(1.0);
     }
-    m *= settings.symbol_priority.get(symbol_kind(c)).copied().unwrap_or(1.0);
+    let kind = symbol_kind(c);
+    if !(query.wants_docs && matches!(kind, "doc" | "text")) {
+        m *= settings.symbol_priority.get(kind).copied().unwrap_or(1.0);
+    }
     let path = chunk.path.as_str();
     let pp = &settings.path_penalty;
     let allowed = pp.allow_prefixes.iter().any(|p| path.starts_with(p.as_str()));
@@ -275,6 +278,17 @@ mod tests {
     }
 
     #[test]
+    fn prose_is_not_ranked_below_code_when_the_question_is_about_docs() {
+        let c = candidate("README.md", ChunkType::MarkdownSection, "# Install\n\nRun it.", 1.0);
+        let s = settings();
+        let plain = code_aware_multiplier(&c, &s, &QueryAnalysis::default());
+        let docs = code_aware_multiplier(&c, &s, &QueryAnalysis { wants_docs: true, ..Default::default() });
+        assert_eq!(plain, s.symbol_priority["doc"]);
+        assert!(plain < 1.0);
+        assert_eq!(docs, 1.0);
+    }
+
+    #[test]
     fn symbol_kinds_and_visibility() {
         let c = candidate("a.rs", ChunkType::CodeFunction, "pub fn run() {}", 1.0);
         assert_eq!(symbol_kind(&c), "function_public");
@@ -299,7 +313,8 @@ mod tests {
         let m = |c: &Candidate, q: &QueryAnalysis| code_aware_multiplier(c, &s, q);
         assert!((m(&gen, &q) / m(&base, &q) - 0.6).abs() < 1e-6);
         assert!((m(&vendor, &q) / m(&base, &q) - 0.6).abs() < 1e-6);
-        assert!((m(&test, &q) / m(&base, &q) - 0.85).abs() < 1e-6);
+        assert!((m(&test, &q) / m(&base, &q) - s.path_penalty.test_penalty).abs() < 1e-6);
+        assert!(s.path_penalty.test_penalty < 1.0);
         let tests_q = QueryAnalysis { wants_tests: true, ..Default::default() };
         assert_eq!(m(&test, &tests_q), m(&base, &tests_q));
         let mut allow = s.clone();
