@@ -35,6 +35,26 @@ fn shortened(c: &Candidate, lines: u32) -> Candidate {
     }
 }
 
+/// `c` cut to its first lines within `max_tokens` (chars / 4), when it is larger and its text is
+/// exactly its lines: one very large definition (a 400-line function holding a script template)
+/// must not be the whole answer.
+pub fn cut_to_tokens(c: &Candidate, max_tokens: u32) -> Candidate {
+    if c.tokens() <= max_tokens {
+        return c.clone();
+    }
+    let budget = max_tokens as usize * 4;
+    let mut chars = 0;
+    let mut lines = 0u32;
+    for line in c.text().split('\n') {
+        chars += line.chars().count() + 1;
+        if chars > budget {
+            break;
+        }
+        lines += 1;
+    }
+    shortened(c, lines.max(1))
+}
+
 /// Up to `files` further matches from `rest` (best first), one per file not yet in `answer`, each
 /// shortened to `lines` lines; neighbours and repeats of a file are skipped.
 pub fn further_files(answer: &[Candidate], rest: &[Candidate], files: usize, lines: u32) -> Vec<Candidate> {
@@ -81,6 +101,16 @@ mod tests {
         assert_eq!(got, [("b.rs", (5, 7), "line 5\nline 6\nline 7\n"), ("c.rs", (1, 2), "line 1\nline 2\n")]);
         assert!(more[0].tokens() < at("b.rs", 5, 10, 0.0).tokens());
         assert_eq!(more[0].score, 0.4);
+    }
+
+    #[test]
+    fn a_match_over_the_cap_keeps_its_first_lines() {
+        let big = at("a.rs", 10, 100, 0.5);
+        let cut = cut_to_tokens(&big, 20);
+        assert!(cut.tokens() <= 20, "{}", cut.tokens());
+        assert_eq!(cut.lines().0, 10);
+        assert!(cut.text().starts_with("line 10\nline 11\n"));
+        assert_eq!(cut_to_tokens(&big, 10_000), big);
     }
 
     #[test]

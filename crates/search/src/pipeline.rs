@@ -884,6 +884,12 @@ impl<'a> SearchPipeline<'a> {
         {
             out.applied_modules.push("post.merge-spans".into());
         }
+        // No single match takes more than half the budget.
+        for c in candidates.iter_mut() {
+            if c.tokens() > post.max_context_tokens / 2 {
+                *c = coverage::cut_to_tokens(c, post.max_context_tokens / 2);
+            }
+        }
         let further = coverage::further_files(
             candidates,
             &rest,

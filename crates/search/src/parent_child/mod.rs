@@ -39,6 +39,9 @@ pub fn families(candidates: &[Candidate]) -> Vec<SymbolFamily> {
     out
 }
 
+/// Lines between two members that are taken as the blank lines between definitions.
+const MAX_BLANK_RUN: u32 = 2;
+
 /// A parent rebuilt from its chunks: lines `start_line..=end_line` and their text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParentDoc {
@@ -46,6 +49,11 @@ pub struct ParentDoc {
     pub end_line: u32,
     /// One entry per line.
     pub lines: Vec<String>,
+    /// Per line: whether a fetched chunk holds it (or it lies in a run of at most two lines between
+    /// two that do: the blank lines between definitions). A parent whose members are not contiguous (Go
+    /// methods of one receiver spread over a file, or a family fetched only in part) has lines
+    /// nobody read; they are never returned as if they were its text.
+    pub known: Vec<bool>,
 }
 
 impl ParentDoc {
@@ -59,30 +67,47 @@ impl ParentDoc {
         sorted.sort_by_key(|r| (r.chunk.start_line, r.chunk.chunk_index));
         let start_line = sorted.first()?.chunk.start_line;
         let mut lines: Vec<String> = Vec::new();
+        let mut known: Vec<bool> = Vec::new();
         let mut next_line = start_line;
         for r in sorted {
             for (i, line) in r.chunk.text.lines().enumerate() {
                 let n = r.chunk.start_line + i as u32;
                 if n >= next_line {
                     // A gap between chunks (should not happen) is kept as empty lines.
+                    // The blank line or two between definitions is not in any chunk; a longer
+                    // run of lines nobody read is a gap.
+                    let short = n - next_line <= MAX_BLANK_RUN;
                     while next_line < n {
                         lines.push(String::new());
+                        known.push(short);
                         next_line += 1;
                     }
                     lines.push(line.to_string());
+                    known.push(true);
                     next_line = n + 1;
                 }
             }
         }
-        Some(ParentDoc { start_line, end_line: next_line.saturating_sub(1).max(start_line), lines })
+        Some(ParentDoc { start_line, end_line: next_line.saturating_sub(1).max(start_line), lines, known })
+    }
+
+    /// Whether some of its lines were not read (see [`ParentDoc::known`]).
+    pub fn has_gaps(&self) -> bool {
+        self.known.iter().any(|k| !k)
     }
 
     /// Whole lines around `child_start..=child_end` within `window` characters (the child is
-    /// always included, even if it alone is larger).
+    /// always included, even if it alone is larger); a window never reaches over a line that was
+    /// not read.
     pub fn window(&self, child_start: u32, child_end: u32, window: usize) -> (u32, u32, String) {
         let last = self.lines.len().saturating_sub(1);
         let idx = |line: u32| (line.saturating_sub(self.start_line) as usize).min(last);
-        let sizes: Vec<usize> = self.lines.iter().map(|l| l.chars().count() + 1).collect();
+        let sizes: Vec<usize> = self
+            .lines
+            .iter()
+            .zip(&self.known)
+            .map(|(l, &known)| if known { l.chars().count() + 1 } else { usize::MAX })
+            .collect();
         let (lo, hi) = grow_window(&sizes, idx(child_start), idx(child_end.max(child_start)), window);
         (self.start_line + lo as u32, self.start_line + hi as u32, self.lines[lo..=hi].join("\n"))
     }
@@ -93,17 +118,17 @@ impl ParentDoc {
 /// Shared by code parents (units are lines) and prose parents (units are children).
 pub fn grow_window(sizes: &[usize], mut lo: usize, mut hi: usize, window: usize) -> (usize, usize) {
     let last = sizes.len().saturating_sub(1);
-    let mut used: usize = sizes[lo..=hi].iter().sum();
+    let mut used: usize = sizes[lo..=hi].iter().fold(0, |a: usize, &b| a.saturating_add(b));
     loop {
         let mut grew = false;
-        if lo > 0 && used + sizes[lo - 1] <= window {
+        if lo > 0 && used.saturating_add(sizes[lo - 1]) <= window {
             lo -= 1;
-            used += sizes[lo];
+            used = used.saturating_add(sizes[lo]);
             grew = true;
         }
-        if hi < last && used + sizes[hi + 1] <= window {
+        if hi < last && used.saturating_add(sizes[hi + 1]) <= window {
             hi += 1;
-            used += sizes[hi];
+            used = used.saturating_add(sizes[hi]);
             grew = true;
         }
         if !grew {
@@ -175,7 +200,7 @@ pub fn apply(
             continue;
         };
         let size = doc.chars().max(1);
-        let (start, end, text, is_window) = if size > window_chars {
+        let (start, end, text, is_window) = if size > window_chars || doc.has_gaps() {
             let (s, e, t) = doc.window(chunk.start_line, chunk.end_line, window_chars);
             (s, e, t, true)
         } else {
@@ -247,6 +272,28 @@ mod tests {
         assert_eq!(parent.text.lines().count(), 15);
         assert!(!parent.is_context_window);
         assert_eq!(parent.raw_score, 0.9);
+    }
+
+    #[test]
+    fn a_parent_whose_members_are_apart_returns_no_unread_lines() {
+        // Two methods of one receiver, 40 lines apart (Go): the gap was never read.
+        let method = |start: u32, name: &str| {
+            let mut c = chunk_at(
+                "s.go",
+                ChunkType::CodeMethod,
+                &format!("func (s *S) {name}() {{\n\treturn\n}}\n"),
+                start,
+                start,
+            );
+            c.metadata.parent_symbol = Some("S".into());
+            c.metadata.symbol_name = Some(name.into());
+            record("ns", c)
+        };
+        let chunks = vec![method(10, "A"), method(50, "B")];
+        let (out, _) = apply(vec![Candidate::new(chunks[1].clone(), 0.9)], &chunks, false, 100_000);
+        let s = out[0].snippet.as_ref().unwrap();
+        assert_eq!((s.start_line, s.end_line), (50, 52), "{}", s.text);
+        assert!(s.text.contains("func (s *S) B()") && !s.text.contains("A()"));
     }
 
     #[test]
