@@ -276,11 +276,9 @@ async function runBaselines(set) {
 mkdirSync(OUT, { recursive: true });
 loadEmbedCache();
 if (flag('--fresh')) rmSync(STATE, { recursive: true, force: true });
-const newState = !existsSync(join(STATE, 'v3'));
-if (newState) {
-  mkdirSync(STATE, { recursive: true });
-  await applyMigrations(STATE);
-}
+// New migrations reach a kept state too (applying them again changes nothing).
+mkdirSync(STATE, { recursive: true });
+await applyMigrations(STATE);
 const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
 if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
 const er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });

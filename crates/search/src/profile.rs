@@ -260,7 +260,10 @@ impl Profile {
     /// `balanced`: hybrid retrieval (RRF 0.5:0.5, k = 10 — the best setting of the retrieval
     /// benchmark for edgerag's chunks), deterministic multi-query, code-aware + heuristic rerank,
     /// parent/child (whole small definitions, windows of big ones; no size normalization, which
-    /// cost ~0.24 MRR@10 there), one linear neighbour on each side.
+    /// cost ~0.24 MRR@10 there), one linear neighbour on each side, then one short match for each
+    /// of up to twelve further files, all within 2,500 tokens. The code-aware weights (tests,
+    /// prose, examples below code; a definition the question names above) were fitted on the
+    /// answer-quality benchmark's development set (docs/answer-quality.md).
     pub fn balanced() -> Profile {
         Profile {
             retrieval: RetrievalSettings {
