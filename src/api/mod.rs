@@ -137,9 +137,6 @@ pub struct HealthResponse {
 pub struct ChunkResponse {
     pub files: Vec<ChunkedFile>,
     pub chunk_count: usize,
-    /// What the caller should change (a deprecated preset name); absent when nothing.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -16,8 +16,8 @@ pub async fn post(req: &mut Request, cfg: &Config) -> ApiResult<Response> {
 }
 
 pub fn chunk(request: ChunkRequest) -> ApiResult<ChunkResponse> {
-    let (config, warnings) =
-        edgerag_core::options::options_with_warnings(request.options.unwrap_or(serde_json::Value::Null))
+    let config =
+        edgerag_core::options::options_from_value(request.options.unwrap_or(serde_json::Value::Null))
             .map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
     let files = match (request.content, request.files) {
         (Some(content), None) => {
@@ -48,5 +48,5 @@ pub fn chunk(request: ChunkRequest) -> ApiResult<ChunkResponse> {
         total += chunks.len();
         out.push(ChunkedFile { path: file.path, language: language.as_str().into(), chunks, error });
     }
-    Ok(ChunkResponse { files: out, chunk_count: total, warnings })
+    Ok(ChunkResponse { files: out, chunk_count: total })
 }

@@ -149,12 +149,12 @@ describe('POST /v1/chunk', () => {
     assert.equal(single.body.files[0].language, 'rust');
     assert.equal(single.body.files[0].chunks[0].text, 'fn a() {}');
     assert.equal(single.body.warnings, undefined);
-    // The old preset names still work for one release, with a deprecation warning.
+    // The old preset names are refused with a clear error naming the new one.
     const old = await er.request('POST', '/v1/chunk', { body: { path: 'x.rs', content: 'fn a() {}\n', options: { preset: 'seed-003', overlapLines: 0 } } });
-    assert.equal(old.status, 200, old.text);
-    await assertSchema('chunk-response', old.body);
-    assert.deepEqual(old.body.files, single.body.files);
-    assert.ok(old.body.warnings.some((w) => w.includes('`seed-003` is deprecated') && w.includes('`compact`')), JSON.stringify(old.body.warnings));
+    assert.equal(old.status, 400, old.text);
+    await assertSchema('error', old.body);
+    assert.equal(old.body.error.code, 'UNKNOWN_PRESET');
+    assert.ok(old.body.error.message.includes('seed-003') && old.body.error.message.includes('compact'), old.text);
 
     const bad = await er.request('POST', '/v1/chunk', { body: { files: [{ path: 'ok.txt', content: 'fine\n' }, { path: 'b.bin', content: 'a\u0000b' }] } });
     assert.equal(bad.status, 200);

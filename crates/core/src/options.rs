@@ -20,6 +20,8 @@ pub const PRESETS: &[Preset] = &[Preset::Default, Preset::Compact];
 pub enum OptionsError {
     #[error("unknown preset {0:?} (known: default, compact)")]
     UnknownPreset(String),
+    #[error("preset {old:?} was renamed: use {new:?}")]
+    RenamedPreset { old: String, new: &'static str },
     #[error("invalid chunk options: {0}")]
     Invalid(String),
 }
@@ -27,7 +29,7 @@ pub enum OptionsError {
 impl OptionsError {
     pub fn code(&self) -> &'static str {
         match self {
-            OptionsError::UnknownPreset(_) => "UNKNOWN_PRESET",
+            OptionsError::UnknownPreset(_) | OptionsError::RenamedPreset { .. } => "UNKNOWN_PRESET",
             OptionsError::Invalid(_) => "INVALID_OPTIONS",
         }
     }
@@ -44,14 +46,7 @@ pub fn parse_options(json: &str) -> Result<ChunkConfig, OptionsError> {
 
 /// Resolve an already-parsed options value (e.g. the `options` member of a request body).
 pub fn options_from_value(value: Value) -> Result<ChunkConfig, OptionsError> {
-    options_with_warnings(value).map(|(config, _)| config)
-}
-
-/// [`options_from_value`] plus the warnings a caller should pass on (a deprecated preset name).
-pub fn options_with_warnings(value: Value) -> Result<(ChunkConfig, Vec<String>), OptionsError> {
-    let warnings: Vec<String> =
-        value.get("preset").and_then(Value::as_str).and_then(Preset::deprecation).into_iter().collect();
-    resolve(value).map(|config| (config, warnings))
+    resolve(value)
 }
 
 fn resolve(value: Value) -> Result<ChunkConfig, OptionsError> {
@@ -62,9 +57,11 @@ fn resolve(value: Value) -> Result<ChunkConfig, OptionsError> {
     };
     let base = match fields.remove("preset") {
         None | Some(Value::Null) => ChunkConfig::default(),
-        Some(Value::String(name)) => {
-            Preset::from_name(&name).ok_or(OptionsError::UnknownPreset(name))?.config()
-        }
+        Some(Value::String(name)) => match (Preset::from_name(&name), Preset::renamed(&name)) {
+            (Some(preset), _) => preset.config(),
+            (None, Some(new)) => return Err(OptionsError::RenamedPreset { old: name, new: new.name() }),
+            (None, None) => return Err(OptionsError::UnknownPreset(name)),
+        },
         Some(other) => {
             return Err(OptionsError::Invalid(format!("`preset` must be a string, got {}", kind(&other))))
         }
@@ -158,17 +155,13 @@ mod tests {
     }
 
     #[test]
-    fn deprecated_preset_names_still_work_with_a_warning() {
-        for (old, new) in [("seed-001", Preset::Default), ("seed-003", Preset::Compact)] {
-            let (config, warnings) =
-                options_with_warnings(serde_json::json!({"preset": old, "overlapLines": 1})).unwrap();
-            assert_eq!(config, ChunkConfig { overlap_lines: 1, ..new.config() });
-            assert_eq!(warnings.len(), 1, "{warnings:?}");
-            assert!(warnings[0].contains(old) && warnings[0].contains(new.name()), "{warnings:?}");
-            assert_eq!(parse_options(&format!(r#"{{"preset":"{old}"}}"#)).unwrap(), new.config());
+    fn renamed_preset_names_are_refused_with_the_new_name() {
+        for (old, new) in [("seed-001", "default"), ("seed-003", "compact")] {
+            let e = parse_options(&format!(r#"{{"preset":"{old}"}}"#)).unwrap_err();
+            assert_eq!(e.code(), "UNKNOWN_PRESET");
+            let message = e.to_string();
+            assert!(message.contains(old) && message.contains(new), "{message}");
         }
-        let (_, warnings) = options_with_warnings(serde_json::json!({"preset": "compact"})).unwrap();
-        assert!(warnings.is_empty());
     }
 
     #[test]

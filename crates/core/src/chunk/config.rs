@@ -118,20 +118,24 @@ impl Preset {
         }
     }
 
-    /// The preset a name stands for; the deprecated aliases ([`Preset::DEPRECATED_ALIASES`]) are
-    /// still read.
+    /// The preset a name stands for.
     pub fn from_name(name: &str) -> Option<Preset> {
         match name {
             "default" => Some(Preset::Default),
             "compact" => Some(Preset::Compact),
-            _ => Preset::DEPRECATED_ALIASES.iter().find(|(alias, _)| *alias == name).map(|(_, p)| *p),
+            _ => None,
         }
     }
 
-    /// Old names, accepted with a deprecation warning ([`Preset::deprecation`]) until the next
-    /// release.
-    pub const DEPRECATED_ALIASES: &'static [(&'static str, Preset)] =
+    /// Names that are no longer read, and the preset each was renamed to (for the error that
+    /// rejects them).
+    pub const RENAMED: &'static [(&'static str, Preset)] =
         &[("seed-001", Preset::Default), ("seed-003", Preset::Compact)];
+
+    /// The preset a removed name was renamed to.
+    pub fn renamed(name: &str) -> Option<Preset> {
+        Preset::RENAMED.iter().find(|(old, _)| *old == name).map(|(_, p)| *p)
+    }
 
     /// The preset's name.
     pub fn name(self) -> &'static str {
@@ -139,15 +143,6 @@ impl Preset {
             Preset::Default => "default",
             Preset::Compact => "compact",
         }
-    }
-
-    /// The warning for a deprecated preset name, `None` for a current one.
-    pub fn deprecation(name: &str) -> Option<String> {
-        let (alias, preset) = Preset::DEPRECATED_ALIASES.iter().find(|(alias, _)| *alias == name)?;
-        Some(format!(
-            "preset `{alias}` is deprecated and will be removed in the next release; use `{}`",
-            preset.name()
-        ))
     }
 }
 
