@@ -52,20 +52,23 @@ export function sample(items, n, key) {
 const git = (gitDir, args, opts = {}) =>
   execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
 
-/** Write the snapshot's tree to `dir` (once; a `.complete` marker says it is whole). */
+/** A marker beside a written tree (not in it: the tree is indexed as it is). */
+const done = (dir) => `${dir}.complete`;
+
+/** Write the snapshot's tree to `dir` (once; a marker beside it says it is whole). */
 export function checkout(gitDir, commit, dir) {
-  if (existsSync(join(dir, '.complete'))) return;
+  if (existsSync(done(dir))) return;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const tar = execFileSync('git', ['--git-dir', gitDir, 'archive', '--format=tar', commit], { maxBuffer: 2 ** 31 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
-  writeFileSync(join(dir, '.complete'), commit);
+  writeFileSync(done(dir), commit);
 }
 
 export function listFiles(dir, prefix = '') {
   const out = [];
   for (const name of readdirSync(join(dir, prefix)).sort()) {
-    if (name === '.complete' || name === '.git') continue;
+    if (name === '.git') continue;
     const rel = prefix ? `${prefix}/${name}` : name;
     const st = statSync(join(dir, rel));
     if (st.isDirectory()) out.push(...listFiles(dir, rel));
@@ -279,7 +282,7 @@ export function docQuestions(treeDir, outDir, { limit = 120 } = {}) {
     set.push(q.docLines);
     blank.set(q.path, set);
   }
-  if (!existsSync(join(outDir, '.complete'))) {
+  if (!existsSync(done(outDir))) {
     rmSync(outDir, { recursive: true, force: true });
     for (const path of listFiles(treeDir)) {
       const target = join(outDir, path);
@@ -292,7 +295,7 @@ export function docQuestions(treeDir, outDir, { limit = 120 } = {}) {
       }
       writeFileSync(target, content);
     }
-    writeFileSync(join(outDir, '.complete'), 'doc copy');
+    writeFileSync(done(outDir), 'doc copy');
   }
   const questions = chosen.map((q) => ({
     kind: 'doc',
