@@ -100,10 +100,7 @@ enum Format {
 }
 
 fn parse_preset(name: &str) -> Result<Preset, String> {
-    Preset::from_name(name).ok_or_else(|| match Preset::renamed(name) {
-        Some(new) => format!("preset {name:?} was renamed: use {:?}", new.name()),
-        None => format!("unknown preset {name:?} (default, compact)"),
-    })
+    Preset::from_name(name).ok_or_else(|| format!("unknown preset {name:?} (default, compact)"))
 }
 
 fn parse_language(name: &str) -> Result<Language, String> {

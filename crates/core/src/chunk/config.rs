@@ -127,16 +127,6 @@ impl Preset {
         }
     }
 
-    /// Names that are no longer read, and the preset each was renamed to (for the error that
-    /// rejects them).
-    pub const RENAMED: &'static [(&'static str, Preset)] =
-        &[("seed-001", Preset::Default), ("seed-003", Preset::Compact)];
-
-    /// The preset a removed name was renamed to.
-    pub fn renamed(name: &str) -> Option<Preset> {
-        Preset::RENAMED.iter().find(|(old, _)| *old == name).map(|(_, p)| *p)
-    }
-
     /// The preset's name.
     pub fn name(self) -> &'static str {
         match self {
