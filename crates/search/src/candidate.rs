@@ -85,6 +85,15 @@ impl Candidate {
         }
     }
 
+    /// Whether the returned text is exactly the returned lines, one text line per line (chunks and
+    /// parent/child windows are; a plan chunk's description is not), so it can be cut or joined
+    /// by line.
+    pub fn text_is_its_lines(&self) -> bool {
+        let (start, end) = self.lines();
+        let text = self.text();
+        end >= start && text.strip_suffix('\n').unwrap_or(text).split('\n').count() as u32 == end - start + 1
+    }
+
     /// Estimated tokens of the returned text (chars / 4, like the chunker).
     pub fn tokens(&self) -> u32 {
         match &self.snippet {

@@ -11,9 +11,7 @@ use crate::candidate::{Candidate, SnippetOverride};
 fn shortened(c: &Candidate, lines: u32) -> Candidate {
     let (start, end) = c.lines();
     let text = c.text();
-    let exact =
-        text.strip_suffix('\n').unwrap_or(text).split('\n').count() as u32 == end.saturating_sub(start) + 1;
-    if !exact || end - start < lines {
+    if !c.text_is_its_lines() || end - start < lines {
         return c.clone();
     }
     let cut: Vec<&str> = text.split('\n').take(lines as usize).collect();

@@ -29,10 +29,9 @@ pub struct QueryAnalysis {
     pub words: Vec<String>,
 }
 
-/// Whether a token is written the way code names things: `snake_case`, `camelCase` /
-/// `PascalCase` with an inner capital, a qualified `a.b` / `a::b` / `a#b`, or a call `f()`.
-fn code_shaped(token: &str) -> bool {
-    let core = token.trim_end_matches("()");
+/// Whether a name is written the way code names things: `snake_case`, `camelCase` / `PascalCase`
+/// with an inner capital, or a qualified `a.b` / `a::b` / `a#b`.
+fn code_shaped(core: &str) -> bool {
     let has_letters = core.chars().any(|c| c.is_alphabetic());
     let inner_capital =
         core.chars().zip(core.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
@@ -40,19 +39,16 @@ fn code_shaped(token: &str) -> bool {
         core.split(sep).filter(|p| !p.is_empty()).count() > 1 && core.split(sep).all(|p| !p.is_empty())
     };
     has_letters
-        && (token.ends_with("()")
-            || inner_capital
+        && (inner_capital
             || core.trim_matches('_').contains('_')
             || joined("::")
             || joined(".")
             || joined("#"))
 }
 
-/// The segments of a name (`a.b::c#d()` → `a`, `b`, `c`, `d`) that are identifiers.
-fn name_segments(token: &str) -> impl Iterator<Item = &str> {
-    token
-        .trim_end_matches("()")
-        .split(['.', ':', '#'])
+/// The segments of a name (`a.b::c#d` → `a`, `b`, `c`, `d`) that are identifiers.
+fn name_segments(name: &str) -> impl Iterator<Item = &str> {
+    name.split(['.', ':', '#'])
         .filter(|p| p.len() > 1 && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
 }
 
@@ -68,8 +64,10 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
             raw.trim_start_matches(['"', '\'', '`', '(', '[', '{', '<']).trim_end_matches(|c: char| {
                 matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | ')' | ']' | '}' | '>' | '?' | '!' | '.')
             });
-        let named = if token.ends_with("()") { token } else { token.trim_end_matches(['(', ')']) };
-        let list = if code_shaped(named) { &mut identifiers } else { &mut words };
+        // A call (`new()`) is code however its name is written; the trim above took its `)`.
+        let call = raw.trim_end_matches(['"', '\'', '`', ',', ';', ':', '?', '!', '.']).ends_with("()");
+        let named = token.trim_end_matches(['(', ')']);
+        let list = if call || code_shaped(named) { &mut identifiers } else { &mut words };
         for segment in name_segments(named) {
             if !list.iter().any(|s| s == segment) {
                 list.push(segment.to_string());
@@ -266,6 +264,7 @@ mod tests {
         assert_eq!(a.identifiers, ["Config", "Load", "parse_args", "OrderEntry"]);
         assert!(a.words.contains(&"Compress".to_string()) && a.words.contains(&"fix".to_string()));
         assert!(!a.words.iter().chain(&a.identifiers).any(|w| w == "e" || w == "g"));
+        assert_eq!(analyse("call new() or render().", &[]).identifiers, ["new", "render"]);
         let a = analyse("Mount attaches another http.Handler (see Router::route) here.", &[]);
         assert_eq!(a.identifiers, ["http", "Handler", "Router", "route"]);
         assert_eq!(a.words[0], "Mount");

@@ -73,12 +73,9 @@ fn is_plan(c: &Candidate) -> bool {
     c.record.chunk.chunk_type == ChunkType::SymbolPlan
 }
 
-/// Whether the returned text is exactly the returned lines (so texts can be joined by line).
+/// Whether texts can be joined by line: a plan chunk's description never is.
 fn line_exact(c: &Candidate) -> bool {
-    let (s, e) = c.lines();
-    let text = c.text();
-    let lines = text.strip_suffix('\n').unwrap_or(text).split('\n').count() as u32;
-    !is_plan(c) && e >= s && lines == e - s + 1
+    !is_plan(c) && c.text_is_its_lines()
 }
 
 /// `better` (earlier in the list) and `other` as one match, or `None` when they stay apart. The
