@@ -46,6 +46,9 @@ const extraBody = JSON.parse(opt('--body', '{}'));
 // A profile configuration for the worker (its SEARCH_PROFILES var), to try settings without a build.
 const profilesVar = opt('--profiles', null);
 const label = opt('--label', profile);
+// How deep a doc question's target is looked for among the matches (10 for the scores; more to see
+// where a miss sits with a profile that returns more matches).
+const depth = Number(opt('--depth', '10'));
 const baselines = !flag('--no-baselines');
 const embedUrl = opt('--embed-url', process.env.EMBED_URL ?? 'http://127.0.0.1:8788/v1');
 const OUT = opt('--out', join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'bench-answers'));
@@ -283,6 +286,8 @@ const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
 if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
 const er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });
 const results = { label, profile, body: extraBody, date: new Date().toISOString(), sets: [] };
+// Warnings of the responses (a profile configuration the worker refused shows here), printed once.
+const warned = new Set();
 const missesFile = join(OUT, 'misses.jsonl');
 writeFileSync(missesFile, '');
 try {
@@ -306,11 +311,12 @@ try {
       latencies.push(performance.now() - s0);
       if (r.status !== 200) throw new Error(`search → ${r.status} ${r.text.slice(0, 300)}`);
       const matches = r.body.matches;
+      for (const w of r.body.warnings ?? []) warned.add(w);
       const tokens = matches.reduce((s, m) => s + m.snippet.length, 0) / 4;
       const files = distinctFiles(matches.map((m) => m.path));
       const rank =
         set.kind === 'doc'
-          ? rankOf(matches.slice(0, 10), (m) => m.path === q.path && m.startLine <= q.endLine && m.endLine >= q.startLine)
+          ? rankOf(matches.slice(0, depth), (m) => m.path === q.path && m.startLine <= q.endLine && m.endLine >= q.startLine)
           : rankOf(files, (p) => p === q.path);
       rows.push({ rank, tokens, files: files.length, language: q.language });
       if (set.split === 'dev' && rank !== 1) {
@@ -367,4 +373,5 @@ for (const kind of kinds) {
 }
 writeFileSync(join(OUT, 'results.md'), `${md.join('\n')}\n`);
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results));
+for (const w of warned) console.log(`warning from the worker: ${w}`);
 console.log(`written: ${join(OUT, 'results.md')}, ${join(OUT, 'results.json')}, misses of the development set: ${missesFile}`);

@@ -884,10 +884,12 @@ impl<'a> SearchPipeline<'a> {
         {
             out.applied_modules.push("post.merge-spans".into());
         }
-        // No single match takes more than half the budget.
+        // No single match takes more than half the budget: a larger one is cut to the lines the
+        // question points at.
+        let focus_terms = keyword_terms(query, TermOptions::default());
         for c in candidates.iter_mut() {
             if c.tokens() > post.max_context_tokens / 2 {
-                *c = coverage::cut_to_tokens(c, post.max_context_tokens / 2);
+                *c = coverage::cut_to_tokens(c, post.max_context_tokens / 2, &focus_terms);
             }
         }
         let further = coverage::further_files(
