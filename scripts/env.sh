@@ -10,6 +10,7 @@ export ESBUILD_BIN="$EDGERAG_ROOT/node_modules/.bin/esbuild"
 export WORKER_BUILD_VERSION=0.8.7
 export WASM_BINDGEN_VERSION=0.2.130
 export CARGO_FUZZ_VERSION=0.13.1
+export MDBOOK_VERSION=0.5.4
 # Where local state lives (D1 / Queues persistence, downloaded model weights).
 export EDGERAG_STATE="${EDGERAG_STATE:-$EDGERAG_ROOT/.edgerag}"
 log() { printf '\033[1;34m[edgerag]\033[0m %s\n' "$*" >&2; }

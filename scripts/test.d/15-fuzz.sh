@@ -2,8 +2,8 @@
 # Fuzzing, bounded: lints of the fuzz crate, the replay of every saved regression input and seed on
 # stable (`cargo test`), then one libFuzzer build of the five targets (chunk_code, chunk_text,
 # archive, search_request, fts_query) and a short run of each from the seeds plus the corpus kept
-# in target/fuzz/corpus. FUZZ_SECONDS (default 10) is the time per target; longer runs: README,
-# "Development". A crash fails the step; its input is in fuzz/artifacts/<target>/.
+# in target/fuzz/corpus. FUZZ_SECONDS (default 10) is the time per target; longer runs:
+# docs/development.md ("Tests"). A crash fails the step; its input is in fuzz/artifacts/<target>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"

@@ -147,6 +147,49 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// `docs/reference/cli.md`: every command's `--help`, rendered from the same definition as the
+    /// parser (fixed width, no styling), so the book's CLI page is never out of date. Regenerate
+    /// with `UPDATE_DOCS=1 cargo test -p edgerag-cli cli_reference`.
+    #[test]
+    fn cli_reference_is_fresh() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reference/cli.md");
+        let want = cli_reference();
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &want).expect("write docs/reference/cli.md");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/reference/cli.md is stale: run `UPDATE_DOCS=1 cargo test -p edgerag-cli cli_reference`"
+        );
+    }
+
+    /// The page: the top-level help, then one section per subcommand (its long help).
+    fn cli_reference() -> String {
+        let mut root = Cli::command().term_width(100).max_term_width(100);
+        root.build();
+        let mut out = String::from(
+            "# Command line reference\n\n\
+             <!-- Generated from the clap definition in crates/cli by the test `cli_reference_is_fresh`; \
+             do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p edgerag-cli cli_reference -->\n\n\
+             Every command's `--help`, as `edgerag` prints it. Build the binary with \
+             `cargo build --profile cli -p edgerag-cli` (it lands in `target/cli/edgerag`).\n\n\
+             ## edgerag\n\n```text\n",
+        );
+        out.push_str(root.render_long_help().to_string().trim_end());
+        out.push_str("\n```\n");
+        for sub in root.get_subcommands_mut() {
+            if sub.get_name() == "help" {
+                continue;
+            }
+            let name = sub.get_name().to_string();
+            out.push_str(&format!("\n## edgerag {name}\n\n```text\n"));
+            out.push_str(sub.render_long_help().to_string().trim_end());
+            out.push_str("\n```\n");
+        }
+        out
+    }
+
     #[test]
     fn every_command_documents_the_exit_statuses_in_its_long_help() {
         let mut root = Cli::command();
