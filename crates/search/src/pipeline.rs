@@ -752,7 +752,7 @@ impl<'a> SearchPipeline<'a> {
         }
         // No two matches of one answer hold the same lines: overlapping and adjacent matches of a
         // file are merged before the topK cut, so a repeat frees its slot for another match.
-        if spans::merge(candidates, true) > 0 {
+        if spans::merge(candidates, spans::Reach::Adjacent) > 0 {
             out.applied_modules.push("post.merge-spans".into());
         }
         timer.lap("post.merge-spans");
@@ -880,7 +880,8 @@ impl<'a> SearchPipeline<'a> {
         }
 
         // Neighbours can reach a match's lines, or each other's.
-        if spans::merge(candidates, false) > 0 && !out.applied_modules.iter().any(|m| m == "post.merge-spans")
+        if spans::merge(candidates, spans::Reach::Overlap) > 0
+            && !out.applied_modules.iter().any(|m| m == "post.merge-spans")
         {
             out.applied_modules.push("post.merge-spans".into());
         }
@@ -903,6 +904,9 @@ impl<'a> SearchPipeline<'a> {
         let reserve = further.iter().map(|c| c.tokens()).sum::<u32>().min(post.max_context_tokens / 2);
         let (mut kept, _dropped) =
             budget::apply(std::mem::take(candidates), post.max_context_tokens.saturating_sub(reserve));
+        // A neighbour the budget kept that touches its match is read with it, as one span at the
+        // match's place (after the budget: neighbours are still the first to go when it is short).
+        spans::merge(&mut kept, spans::Reach::Consecutive);
         if !further.is_empty() {
             let used: u32 = kept.iter().map(|c| c.tokens()).sum();
             let (more, _) = budget::apply_after(further, post.max_context_tokens.saturating_sub(used));
