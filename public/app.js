@@ -723,7 +723,10 @@ async function compareWithServer() {
   let status;
   let raw;
   try {
-    const res = await fetch("/v1/chunk", { method: "POST", headers: { "content-type": "application/json" }, body });
+    // The console's API key (console.js keeps it in sessionStorage), for servers without public reads.
+    const key = sessionStorage.getItem("edgerag.apiKey");
+    const headers = { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const res = await fetch("/v1/chunk", { method: "POST", headers, body });
     status = res.status;
     raw = await res.text();
   } catch (e) {
@@ -880,8 +883,10 @@ el.compare.addEventListener("change", () => {
 
 // Drag and drop anywhere on the page; folders are walked (ignoring .git, node_modules, ...).
 let dragDepth = 0;
+// Only while the preview is the open tab (the console's other tabs take folders through their forms).
+const previewShown = () => !document.getElementById("panel-preview").hidden;
 window.addEventListener("dragenter", (e) => {
-  if (!e.dataTransfer?.types.includes("Files")) return;
+  if (!e.dataTransfer?.types.includes("Files") || !previewShown()) return;
   dragDepth++;
   el.dropOverlay.hidden = false;
 });
@@ -896,6 +901,7 @@ window.addEventListener("drop", async (e) => {
   e.preventDefault();
   dragDepth = 0;
   el.dropOverlay.hidden = true;
+  if (!previewShown()) return;
   const dt = e.dataTransfer;
   if (!dt) return;
   const entries = [...dt.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
