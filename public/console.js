@@ -340,7 +340,7 @@ function renderMatch(m, pattern, global) {
       type: "button",
       class: "open-lines",
       "aria-label": `Open ${m.path} lines ${m.startLine} to ${m.endLine}`,
-      onclick: () => openDetail({ kind: "lines", repo, path: m.path, from: m.startLine, to: m.endLine }),
+      onclick: (e) => openDetail({ kind: "lines", repo, path: m.path, from: m.startLine, to: m.endLine }, { opener: e.currentTarget }),
     },
     h("span", { class: "path" }, m.path),
     h("span", { class: "lines" }, `${m.startLine}–${m.endLine}`),
@@ -353,7 +353,7 @@ function renderMatch(m, pattern, global) {
             type: "button",
             class: "symbol",
             "aria-label": `Callers and callees of ${m.symbol}`,
-            onclick: () => openDetail({ kind: "symbol", repo, id: md.symbolId }),
+            onclick: (e) => openDetail({ kind: "symbol", repo, id: md.symbolId }, { opener: e.currentTarget }),
           },
           m.symbol,
         )
@@ -380,8 +380,14 @@ function renderMatch(m, pattern, global) {
 
 // Details: a file's lines, or a symbol with its callers and callees; "Back" walks the history.
 
-async function openDetail(view, { push = true } = {}) {
+async function openDetail(view, { push = true, opener } = {}) {
+  // A match opens a new walk; links inside the details extend it.
+  if (opener) {
+    search.opener = opener;
+    search.history = [];
+  }
   if (push) search.history.push(view);
+  $("detail-to-match").hidden = !search.opener?.isConnected;
   $("detail-back").hidden = search.history.length < 2;
   showError($("detail-error"), null);
   const body = $("detail-body");
@@ -396,6 +402,15 @@ async function openDetail(view, { push = true } = {}) {
   }
   $("detail-heading").focus();
 }
+
+/** Back to the match the details were opened from (also Escape inside the details). */
+function toMatch() {
+  if (search.opener?.isConnected) search.opener.focus();
+}
+$("detail-to-match").addEventListener("click", toMatch);
+document.querySelector("section.detail").addEventListener("keydown", (e) => {
+  if (e.key === "Escape") toMatch();
+});
 
 $("detail-back").addEventListener("click", () => {
   if (search.history.length < 2) return;

@@ -57,6 +57,7 @@ before(async () => {
   context = await launchChromium(profile, { viewport: { width: 1280, height: 800 } });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => /Content Security Policy/i.test(m.text()) && pageErrors.push(m.text()));
   page.on("request", (r) => requests.push({ url: r.url(), auth: r.headers().authorization }));
 });
 
@@ -326,6 +327,10 @@ test("keyboard: tabs with arrow keys, a search with Enter, a match opened with E
   await page.keyboard.press("Enter");
   await page.waitForSelector('#detail-body .file-view[data-path="src/auth/session.ts"]');
   assert.equal(await page.evaluate(() => document.activeElement.id), "detail-heading");
+  // Escape goes back to the match.
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => document.activeElement.closest("li.match")?.dataset.path), "src/auth/session.ts");
+  assert.equal(await page.evaluate(() => document.activeElement.className), "open-lines");
 
   // Every control has an accessible name.
   const unnamed = await page.$$eval("input, select, textarea, button", (els) =>
@@ -354,8 +359,12 @@ test("fits 1280×800 and a phone-sized window", { skip }, async () => {
   assert.ok(detail.y + detail.height <= 800 + 1, "the details fit the window");
 });
 
-test("no page errors; the key never appears in a URL and goes only to this origin", { skip }, () => {
+test("no page errors or policy violations; the key never appears in a URL and goes only to this origin", { skip }, async () => {
   assert.deepEqual(pageErrors, []);
+  // The page is served with its security headers (public/_headers).
+  const res = await fetch(`${er.url}/`);
+  assert.match(res.headers.get("content-security-policy") ?? "", /script-src 'self' 'wasm-unsafe-eval';.*frame-ancestors 'none'/);
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   const foreign = requests.filter((r) => !r.url.startsWith(er.url) && !/^(data|blob):/.test(r.url));
   assert.deepEqual(foreign, []);
   for (const r of requests) {

@@ -29,6 +29,8 @@ before(async () => {
   context = await launchChromium(profile);
   page = context.pages()[0] ?? (await context.newPage());
   page.on("pageerror", (e) => pageErrors.push(e.message));
+  // The page runs under the Content-Security-Policy of public/_headers: a violation is an error.
+  page.on("console", (m) => /Content Security Policy/i.test(m.text()) && pageErrors.push(m.text()));
   page.on("request", (r) => {
     if (!r.url().startsWith(server.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) {
       foreignRequests.push(r.url());
