@@ -19,6 +19,7 @@ const FIXTURES = join(root, "tests", "e2e", "fixtures");
 const ROOT_TOKEN = "dev-token";
 
 let embed;
+let github;
 let er;
 let context;
 let page;
@@ -45,11 +46,18 @@ const skip = process.env.EDGERAG_PREVIEW_STATIC === "1" ? "static server: the co
 before(async () => {
   if (skip) return;
   mkdirSync(artifacts, { recursive: true });
-  const { startEdgerag, startHashEmbedder } = await import("../e2e/harness.mjs");
+  const { makeTarGz, startEdgerag, startGitHubMock, startHashEmbedder } = await import("../e2e/harness.mjs");
   embed = await startHashEmbedder();
-  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, PUBLIC_READS: "false", RATE_LIMIT_PER_MINUTE: "100000" } });
+  // GitHub's tarball endpoint, answered locally: other/lab is "fetched from GitHub".
+  const lab = readTree(join(FIXTURES, "search-repo-other")).map((f) => ({ path: `other-lab-0123abc/${f.path}`, content: f.content }));
+  github = await startGitHubMock({ "other/lab": () => makeTarGz(lab) });
+  er = await startEdgerag({
+    vars: { OPENAI_BASE_URL: embed.url, GITHUB_API_URL: github.url, PUBLIC_READS: "false", RATE_LIMIT_PER_MINUTE: "100000" },
+  });
   await er.indexFiles("acme/shop", readTree(join(FIXTURES, "search-repo")));
-  await er.indexFiles("other/lab", readTree(join(FIXTURES, "search-repo-other")));
+  const fetched = await er.request("POST", "/v1/repos/other/lab/index", { body: { ref: "main" } });
+  assert.equal(fetched.status, 202, fetched.text);
+  assert.equal((await er.waitForJob(fetched.body.job.id)).status, "SUCCEEDED");
   const minted = await er.request("POST", "/v1/keys", { body: { name: "shop reader", scopes: ["read"], namespaces: ["acme/shop"] } });
   assert.equal(minted.status, 201, minted.text);
   scopedToken = minted.body.token;
@@ -64,6 +72,7 @@ before(async () => {
 after(async () => {
   await context?.close();
   await er?.stop();
+  await github?.stop?.();
   await embed?.stop?.();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
@@ -148,6 +157,25 @@ test("the repositories tab shows status, jobs and files of a repository", { skip
   await page.fill("#file-filter", "billing");
   assert.deepEqual(await page.$$eval("#repo-body .files-table tbody tr", (rows) => rows.map((r) => r.dataset.path)), ["src/billing/invoice.py"]);
   await page.screenshot({ path: join(artifacts, "console-repos.png") });
+});
+
+test("a repository fetched from GitHub is re-indexed from GitHub and watched to the end", { skip }, async () => {
+  await page.click('#repo-list li[data-repo="other/lab"] button');
+  await page.waitForSelector("#repo-body .job-now[data-job-status=SUCCEEDED]");
+  assert.equal(await page.textContent("#repo-reindex"), "Re-index from GitHub");
+  assert.match(await page.textContent("#repo-body .facts"), /GitHub\s*main/);
+  const first = await page.getAttribute("#repo-body .job-now", "data-job-id");
+  await page.click("#repo-reindex");
+  await page.waitForFunction(
+    (id) => {
+      const now = document.querySelector("#repo-body .job-now");
+      return now && now.dataset.jobId !== id && now.dataset.jobStatus === "SUCCEEDED";
+    },
+    first,
+    { timeout: 60_000 },
+  );
+  const jobs = await page.$$eval("#repo-body table.jobs tbody tr", (rows) => rows.map((r) => [r.cells[1].textContent, r.dataset.status]));
+  assert.deepEqual(jobs, [["github", "SUCCEEDED"], ["github", "SUCCEEDED"]]);
 });
 
 test("a search finds the known file, with score, highlighted words, modules and warnings", { skip }, async () => {
@@ -254,6 +282,8 @@ test("a folder uploaded from the page is watched to READY, then deleted", { skip
       writeFileSync(join(dir, "notes", "src", `part${i}.py`), `def step_${i}(x):\n    """Step ${i} of the pipeline."""\n    return x + ${i}\n`);
     }
     writeFileSync(join(dir, "notes", "README.md"), "# Notes\n\nA tiny repository uploaded from the console.\n");
+    // Text from the API is text: markup in a file must show as characters, never run.
+    writeFileSync(join(dir, "notes", "markup.md"), '# <img src=x onerror="window.pwned=1">\n\nHostile <script>window.pwned=2</script> <b>markup</b> here.\n');
     writeFileSync(join(dir, "notes", "node_modules", "dep", "index.js"), "module.exports = 1;\n");
     // Record every job state the page shows while it watches.
     await page.evaluate(() => {
@@ -274,9 +304,19 @@ test("a folder uploaded from the page is watched to READY, then deleted", { skip
     assert.ok(seen.some((s) => (s.status === "RUNNING" || s.status === "QUEUED") && s.bar), `a running job with its progress bar: ${JSON.stringify(seen)}`);
     assert.equal(seen.at(-1).status, "SUCCEEDED");
     const files = await page.$$eval("#repo-body .files-table tbody tr", (rows) => rows.map((r) => r.dataset.path));
-    assert.equal(files.length, 13, JSON.stringify(files));
+    assert.equal(files.length, 14, JSON.stringify(files));
     assert.ok(files.includes("README.md") && !files.some((f) => f.includes("node_modules")), JSON.stringify(files));
-    assert.match(await page.textContent('#repo-list li[data-repo="team/notes"]'), /13 files/);
+    assert.match(await page.textContent('#repo-list li[data-repo="team/notes"]'), /14 files/);
+
+    await searchFor("hostile markup onerror pwned", "team/notes");
+    const hostile = page.locator('#matches li.match[data-path="markup.md"]').first();
+    assert.match(await hostile.locator(".snippet").textContent(), /<img src=x onerror="window.pwned=1">/);
+    assert.equal(await page.locator("#matches img, #matches script, #matches b").count(), 0);
+    await hostile.locator(".open-lines").click();
+    await page.waitForSelector('#detail-body .file-view[data-path="markup.md"]');
+    assert.equal(await page.locator("#detail-body img, #detail-body script, #detail-body b").count(), 0);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    await openTab("repos");
 
     // Delete: the dialog wants the name typed before it lets go.
     await page.click("#repo-delete");
