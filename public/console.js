@@ -118,6 +118,8 @@ function bytes(n) {
   return `${(n / 1e6).toFixed(1)} MB`;
 }
 
+const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 const badge = (status) => h("span", { class: `badge s-${String(status).toLowerCase()}` }, String(status));
 
 // ----------------------------------------------------------------------------------------------
@@ -307,7 +309,7 @@ function highlighted(text, pattern) {
 function renderResults(res, ms, global) {
   const summary = $("search-summary");
   const direct = res.matches.filter((m) => !m.metadata.neighborOfSpanHash).length;
-  const parts = [`${res.matches.length} match${res.matches.length === 1 ? "" : "es"}`];
+  const parts = [count(res.matches.length, "match", "matches")];
   if (direct !== res.matches.length) parts.push(`${res.matches.length - direct} of them context around a match`);
   parts.push(`profile ${res.profile}`);
   if (!global) parts.push(`${res.repoOwner}/${res.repoName}`);
@@ -546,7 +548,7 @@ async function loadRepos() {
     if (epoch !== keyEpoch) return;
     repos.list = list;
     showError($("repos-error"), null);
-    state.textContent = list.length ? `${list.length} repositor${list.length === 1 ? "y" : "ies"}` : "No repository this key may read yet.";
+    state.textContent = list.length ? count(list.length, "repository", "repositories") : "No repository this key may read yet.";
     renderRepoList();
     if (repos.selected && !list.some((r) => `${r.owner}/${r.name}` === repos.selected)) selectRepo(null);
     else if (repos.selected && !repos.timer) loadRepo();
@@ -573,7 +575,7 @@ function renderRepoList() {
           { type: "button", class: "repo", "aria-current": repos.selected === full ? "true" : undefined, onclick: () => selectRepo(full) },
           h("span", { class: "name" }, full),
           badge(r.status),
-          h("span", { class: "counts" }, `${r.fileCount} files · ${r.chunkCount} chunks · ${ago(r.updatedAt)}`),
+          h("span", { class: "counts" }, `${count(r.fileCount, "file")} · ${count(r.chunkCount, "chunk")} · ${ago(r.updatedAt)}`),
         ),
       );
     }),
@@ -632,6 +634,10 @@ async function loadRepo() {
     if (seq !== repos.seq) return;
     showError($("repo-error"), err);
     if (err.code === "REPO_NOT_FOUND") loadRepos();
+    // A job was running: keep watching, more slowly (rate limit, a network hiccup).
+    else if (repos.status?.job && !TERMINAL.has(repos.status.job.status) && reposVisible()) {
+      repos.timer = setTimeout(loadRepo, 5 * POLL_MS);
+    }
   }
 }
 
