@@ -185,8 +185,17 @@ function keyChanged() {
   fill($("search-repo"), h("option", { value: "" }, "All I may read"));
   fill($("repo-body"), h("p", { class: "help" }, "Choose a repository to see its jobs and files."));
   setRepoActions(null);
+  search.seq++;
+  search.history = [];
+  search.opener = null;
+  $("search-go").disabled = false;
+  $("detail-back").hidden = $("detail-to-match").hidden = true;
+  fill($("detail-body"), h("p", { class: "help" }, "Open a match to read its file around it, or a symbol to see its callers and callees."));
   fill($("matches"));
   fill($("search-summary"));
+  fill($("search-warnings"));
+  fill($("search-modules"));
+  $("search-warnings").hidden = $("search-modules").hidden = true;
   const tabName = document.body.dataset.tab;
   if (tabName === "repos") loadRepos();
   if (tabName === "search") loadRepoChoices();
