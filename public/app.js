@@ -125,7 +125,9 @@ class Chunker {
   }
 }
 
-const chunker = new Chunker();
+// Started the first time the preview tab is shown (see the end of this file): the console's
+// other tabs never download the wasm.
+let chunker = null;
 
 // ----------------------------------------------------------------------------------------------
 // Elements
@@ -884,7 +886,8 @@ el.compare.addEventListener("change", () => {
 // Drag and drop anywhere on the page; folders are walked (ignoring .git, node_modules, ...).
 let dragDepth = 0;
 // Only while the preview is the open tab (the console's other tabs take folders through their forms).
-const previewShown = () => !document.getElementById("panel-preview").hidden;
+const previewPanel = document.getElementById("panel-preview");
+const previewShown = () => !previewPanel.hidden;
 window.addEventListener("dragenter", (e) => {
   if (!e.dataTransfer?.types.includes("Files") || !previewShown()) return;
   dragDepth++;
@@ -918,20 +921,29 @@ window.addEventListener("drop", async (e) => {
 el.path.value = current().path;
 el.source.value = current().text;
 lineCount = countLines(current().text);
-chunker.info.then(
-  ({ info }) => {
-    state.info = info;
-    el.preset.innerHTML = info.presets.map((p) => `<option value="${p.name}">${p.name}</option>`).join("");
-    el.language.innerHTML =
-      `<option value="">Auto</option>` +
-      info.languages.map((l) => `<option value="${l.name}">${l.name}</option>`).join("");
-    fillLimits(info.defaults);
-    document.body.dataset.loadMs = String(info.loadMs);
-    setStatus("ready", readyText());
-    schedule(0);
-  },
-  (e) => {
-    setStatus("error", `The chunker could not load: ${e.message}. Build it with scripts/build-preview.sh.`);
-    document.body.dataset.pending = "false";
-  },
-);
+
+function startChunker() {
+  if (chunker || !previewShown()) return;
+  chunker = new Chunker();
+  chunker.info.then(
+    ({ info }) => {
+      state.info = info;
+      el.preset.innerHTML = info.presets.map((p) => `<option value="${p.name}">${p.name}</option>`).join("");
+      el.language.innerHTML =
+        `<option value="">Auto</option>` +
+        info.languages.map((l) => `<option value="${l.name}">${l.name}</option>`).join("");
+      fillLimits(info.defaults);
+      document.body.dataset.loadMs = String(info.loadMs);
+      setStatus("ready", readyText());
+      schedule(0);
+    },
+    (e) => {
+      setStatus("error", `The chunker could not load: ${e.message}. Build it with scripts/build-preview.sh.`);
+      document.body.dataset.pending = "false";
+    },
+  );
+}
+// console.js (which runs after this module) hides the panel when the address names another tab;
+// DOMContentLoaded comes after both modules ran.
+document.addEventListener("DOMContentLoaded", startChunker);
+new MutationObserver(startChunker).observe(previewPanel, { attributes: true, attributeFilter: ["hidden"] });

@@ -140,6 +140,8 @@ test("without a key reads are refused with a hint; the key typed in is kept for 
   assert.equal(await page.evaluate(() => sessionStorage.getItem("edgerag.apiKey")), null);
   await useKey(ROOT_TOKEN);
   await page.waitForSelector('#repo-list li[data-repo="acme/shop"]');
+  // The chunking preview's wasm is not downloaded until its tab is opened.
+  assert.deepEqual(requests.filter((r) => /\/pkg\/|chunker-worker/.test(r.url)), []);
 });
 
 test("the repositories tab shows status, jobs and files of a repository", { skip }, async () => {
@@ -333,6 +335,7 @@ test("a folder uploaded from the page is watched to READY, then deleted", { skip
 
 test("keyboard: tabs with arrow keys, a search with Enter, a match opened with Enter", { skip }, async () => {
   await openTab("preview");
+  await page.waitForSelector('#status[data-state="ready"]'); // the chunker loads once its tab is shown
   await page.focus("#tab-preview");
   await page.keyboard.press("ArrowRight");
   assert.equal(await page.evaluate(() => document.activeElement.id), "tab-search");
