@@ -356,7 +356,7 @@ test("keyboard: tabs with arrow keys, a search with Enter, a match opened with E
     await page.keyboard.press("Tab");
     order.push(await page.evaluate(() => document.activeElement.id));
   }
-  assert.deepEqual(order, ["api-key", "key-use", "key-forget", "q", "search-repo"]);
+  assert.deepEqual(order, ["api-key", "key-use", "key-forget", "q", "search-go"]);
   await page.focus("#q");
   await page.keyboard.press("ControlOrMeta+A");
   await page.keyboard.type("where is the access token refreshed");
