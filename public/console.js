@@ -186,6 +186,7 @@ function keyChanged() {
   fill($("repo-body"), h("p", { class: "help" }, "Choose a repository to see its jobs and files."));
   setRepoActions(null);
   search.seq++;
+  search.detailSeq++;
   search.history = [];
   search.opener = null;
   $("search-go").disabled = false;
@@ -228,7 +229,7 @@ $("key-forget").addEventListener("click", () => {
 // Search
 // ----------------------------------------------------------------------------------------------
 
-const search = { query: "", history: [], seq: 0 };
+const search = { query: "", history: [], seq: 0, detailSeq: 0, opener: null };
 
 async function loadRepoChoices() {
   const select = $("search-repo");
@@ -391,7 +392,7 @@ function renderMatch(m, pattern, global) {
 
 // Details: a file's lines, or a symbol with its callers and callees; "Back" walks the history.
 
-async function openDetail(view, { push = true, opener } = {}) {
+async function openDetail(view, { push = true, opener, refocus } = {}) {
   // A match opens a new walk; links inside the details extend it.
   if (opener) {
     search.opener = opener;
@@ -403,15 +404,21 @@ async function openDetail(view, { push = true, opener } = {}) {
   showError($("detail-error"), null);
   const body = $("detail-body");
   body.dataset.state = "busy";
+  const seq = ++search.detailSeq;
   try {
-    if (view.kind === "lines") await renderLines(view);
-    else await renderSymbol(view);
+    const content = view.kind === "lines" ? await renderLines(view) : await renderSymbol(view);
+    if (seq !== search.detailSeq) return; // a later click won
+    fill(body, content);
+    body.querySelector(".line.hit")?.scrollIntoView({ block: "center" });
     body.dataset.state = "done";
   } catch (err) {
+    if (seq !== search.detailSeq) return;
     body.dataset.state = "error";
     showError($("detail-error"), err);
   }
-  $("detail-heading").focus();
+  // "Earlier" / "Later" keep the focus on themselves; anything else lands on the details.
+  const again = refocus && body.querySelector(`button[data-action="${refocus}"]:not(:disabled)`);
+  (again || $("detail-heading")).focus();
 }
 
 /** Back to the match the details were opened from (also Escape inside the details). */
@@ -478,15 +485,29 @@ async function renderLines(view) {
       return h("span", { class: hit ? "line hit" : "line", dataset: { line: n } }, h("span", { class: "ln", "aria-hidden": "true" }, String(n)), text, "\n");
     }),
   );
-  const earlier = h("button", { type: "button", disabled: res.start <= 1, onclick: () => { view.start = Math.max(1, view.start - CONTEXT_LINES); openDetail(view, { push: false }); } }, "Earlier lines");
-  const later = h("button", { type: "button", disabled: view.atEnd, onclick: () => { view.end += CONTEXT_LINES; openDetail(view, { push: false }); } }, "Later lines");
-  fill(
-    $("detail-body"),
+  const earlier = h("button", {
+    type: "button",
+    dataset: { action: "earlier" },
+    disabled: res.start <= 1,
+    onclick: () => {
+      view.start = Math.max(1, view.start - CONTEXT_LINES);
+      openDetail(view, { push: false, refocus: "earlier" });
+    },
+  }, "Earlier lines");
+  const later = h("button", {
+    type: "button",
+    dataset: { action: "later" },
+    disabled: view.atEnd,
+    onclick: () => {
+      view.end += CONTEXT_LINES;
+      openDetail(view, { push: false, refocus: "later" });
+    },
+  }, "Later lines");
+  return [
     h("p", { class: "file-title" }, h("span", { class: "path" }, path), ` lines ${res.start}–${res.end} of ${repo.owner}/${repo.name}`),
     h("div", { class: "row" }, earlier, later),
     h("pre", { class: "file-view", tabindex: "0", "aria-label": `${path}, lines ${res.start} to ${res.end}`, dataset: { path, start: res.start, end: res.end } }, code),
-  );
-  $("detail-body").querySelector(".line.hit")?.scrollIntoView({ block: "center" });
+  ];
 }
 
 async function renderSymbol(view) {
@@ -521,8 +542,7 @@ async function renderSymbol(view) {
           )
         : h("p", { class: "help" }, "None in the index."),
     );
-  fill(
-    $("detail-body"),
+  return [
     h("p", { class: "symbol-title", dataset: { symbolId: s.id } }, h("span", { class: "kind" }, s.kind.toLowerCase()), " ", h("strong", {}, s.name)),
     s.fqn !== s.name ? h("p", { class: "help" }, s.fqn) : null,
     h("p", {}, h("button", { type: "button", class: "open-lines", onclick: linesOf(s.path, s.startLine, s.endLine) }, h("span", { class: "path" }, s.path), h("span", { class: "lines" }, `${s.startLine}–${s.endLine}`))),
@@ -531,7 +551,7 @@ async function renderSymbol(view) {
     s.route ? h("p", {}, `${s.httpMethod ?? "ANY"} ${s.route}`) : null,
     edgeList("Callers", callers),
     edgeList("Callees", callees),
-  );
+  ];
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -291,9 +291,12 @@ test("a folder uploaded from the page is watched to READY, then deleted", { skip
     await page.evaluate(() => {
       window.seenJobStates = [];
       new MutationObserver(() => {
-        const s = document.querySelector("#repo-body .job-now")?.dataset.jobStatus;
-        const bar = document.querySelector("#repo-body .job-now progress");
-        if (s && window.seenJobStates.at(-1)?.status !== s) window.seenJobStates.push({ status: s, bar: Boolean(bar) });
+        const now = document.querySelector("#repo-body .job-now");
+        const s = now?.dataset.jobStatus;
+        const line = now?.querySelector(".job-line")?.textContent;
+        const bar = Boolean(now?.querySelector("progress"));
+        const last = window.seenJobStates.at(-1);
+        if (s && (last?.status !== s || last?.line !== line)) window.seenJobStates.push({ status: s, bar, line });
       }).observe(document.getElementById("repo-body"), { childList: true, subtree: true });
     });
     await page.click(".new-repo summary");
@@ -305,6 +308,9 @@ test("a folder uploaded from the page is watched to READY, then deleted", { skip
     const seen = await page.evaluate(() => window.seenJobStates);
     assert.ok(seen.some((s) => (s.status === "RUNNING" || s.status === "QUEUED") && s.bar), `a running job with its progress bar: ${JSON.stringify(seen)}`);
     assert.equal(seen.at(-1).status, "SUCCEEDED");
+    // A running job shows its stage, its ETA and the files done so far.
+    for (const s of seen.filter((x) => x.status === "RUNNING")) assert.match(s.line, /% · stage \w+ · ETA .* · files \d+\/14/, JSON.stringify(s));
+    assert.match(seen.at(-1).line, /^100 % · stage done · files 14\/14/);
     const files = await page.$$eval("#repo-body .files-table tbody tr", (rows) => rows.map((r) => r.dataset.path));
     assert.equal(files.length, 14, JSON.stringify(files));
     assert.ok(files.includes("README.md") && !files.some((f) => f.includes("node_modules")), JSON.stringify(files));
@@ -374,6 +380,14 @@ test("keyboard: tabs with arrow keys, a search with Enter, a match opened with E
   await page.keyboard.press("Escape");
   assert.equal(await page.evaluate(() => document.activeElement.closest("li.match")?.dataset.path), "src/auth/session.ts");
   assert.equal(await page.evaluate(() => document.activeElement.className), "open-lines");
+  // "Later lines" reads on to the end of the file (46 lines; the API refuses a range past it) and
+  // then stops; "Earlier lines" keeps the focus on itself.
+  assert.equal(await page.getAttribute("#detail-body .file-view", "data-end"), "45");
+  await page.focus('#detail-body button[data-action="later"]');
+  await page.keyboard.press("Enter");
+  await page.waitForSelector('#detail-body .file-view[data-end="46"]');
+  assert.equal(await page.isDisabled('#detail-body button[data-action="later"]'), true);
+  assert.equal(await page.$eval("#detail-body .file-view code > .line:last-child", (l) => l.dataset.line), "46");
 
   // Every control has an accessible name.
   const unnamed = await page.$$eval("input, select, textarea, button", (els) =>
