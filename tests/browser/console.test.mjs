@@ -180,6 +180,22 @@ test("a repository fetched from GitHub is re-indexed from GitHub and watched to 
   assert.deepEqual(jobs, [["github", "SUCCEEDED"], ["github", "SUCCEEDED"]]);
 });
 
+test("a failed job shows its error in the list, the latest job and the recent jobs", { skip }, async () => {
+  // The GitHub double has no gone/away: its fetch fails at once (404, not retried).
+  const res = await er.request("POST", "/v1/repos/gone/away/index", { body: {} });
+  assert.equal(res.status, 202, res.text);
+  assert.equal((await er.waitForJob(res.body.job.id)).status, "FAILED");
+  await page.click("#repos-refresh");
+  await page.click('#repo-list li[data-repo="gone/away"][data-status="FAILED"] button');
+  await page.waitForSelector("#repo-body .job-now[data-job-status=FAILED]");
+  assert.match(await page.textContent("#repo-body .job-now .error"), /^REPO_NOT_FOUND \(fetch, attempt 1\): /);
+  assert.match(await page.textContent("#repo-body table.jobs tbody tr td.err"), /^REPO_NOT_FOUND \(fetch, attempt 1\): /);
+  // Gone again for the rest of the tests.
+  assert.equal((await er.request("DELETE", "/v1/repos/gone/away")).status, 200);
+  await page.click("#repos-refresh");
+  await page.waitForSelector('#repo-list li[data-repo="gone/away"]', { state: "detached" });
+});
+
 test("a search finds the known file, with score, highlighted words, modules and warnings", { skip }, async () => {
   await searchFor("grand total with discount and tax", "acme/shop");
   const paths = await matchPaths();
