@@ -746,7 +746,7 @@ async function compareWithServer() {
   }
   if (status === 401) {
     el.compareResult.dataset.state = "error";
-    el.compareResult.textContent = "The server wants a bearer token for POST /v1/chunk (PUBLIC_READS is off).";
+    el.compareResult.textContent = "The server wants a bearer token for POST /v1/chunk (PUBLIC_READS is off): type an API key above.";
     return;
   }
   if (status !== 200 || !server?.files) {
