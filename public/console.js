@@ -32,7 +32,7 @@ function h(tag, props = {}, ...children) {
     else if (k === "text") e.textContent = v;
     else e.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) e.append(c);
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) e.append(c);
   return e;
 }
 
@@ -196,6 +196,7 @@ function keyChanged() {
   fill($("search-summary"));
   fill($("search-warnings"));
   fill($("search-modules"));
+  fill($("search-extra"));
   $("search-warnings").hidden = $("search-modules").hidden = true;
   const tabName = document.body.dataset.tab;
   if (tabName === "repos") loadRepos();
@@ -265,6 +266,7 @@ $("search-form").addEventListener("submit", async (e) => {
     if (values.length) filters[field] = values;
   }
   if (Object.keys(filters).length) body.filters = filters;
+  if ($("search-debug").checked) body.debug = true;
   const repo = $("search-repo").value;
   if (repo) [body.owner, body.name] = repo.split("/");
   const seq = ++search.seq;
@@ -284,6 +286,7 @@ $("search-form").addEventListener("submit", async (e) => {
     summary.dataset.state = "error";
     summary.textContent = "";
     fill($("matches"));
+    fill($("search-extra"));
     $("search-warnings").hidden = true;
     $("search-modules").hidden = true;
     showError($("search-error"), err);
@@ -336,10 +339,43 @@ function renderResults(res, ms, global) {
   fill(modules, res.appliedModules.map((m) => h("li", {}, m)));
   modules.hidden = !res.appliedModules.length;
 
+  fill($("search-extra"), promptBlock(res), debugBlock(res.debug));
   const pattern = termPattern(search.query);
   fill(
     $("matches"),
     res.matches.map((m) => renderMatch(m, pattern, global)),
+  );
+}
+
+/** What an agent would be handed: the context followed by the question. */
+function promptBlock(res) {
+  if (!res.augmentedPrompt) return null;
+  return h(
+    "details",
+    { class: "extra prompt" },
+    h("summary", {}, "The prompt an agent gets"),
+    res.instructions ? h("p", { class: "help" }, res.instructions) : null,
+    h("pre", { class: "snippet" }, h("code", {}, res.augmentedPrompt)),
+  );
+}
+
+/** `debug: true`: the plan after the guard, the sub-queries, the keyword query, each module's time. */
+function debugBlock(debug) {
+  if (!debug) return null;
+  return h(
+    "details",
+    { class: "extra debug", open: true },
+    h("summary", {}, `Plan and timings (${debug.totalMs.toFixed(1)} ms in the pipeline)`),
+    debug.subQueries.length ? h("p", {}, "Sub-queries: ", debug.subQueries.map((q, i) => [i ? ", " : "", h("q", {}, q)])) : null,
+    debug.keywordQuery ? h("p", {}, "Keyword query: ", h("code", {}, debug.keywordQuery)) : null,
+    h(
+      "table",
+      { class: "timings" },
+      h("caption", {}, "Modules"),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Module"), h("th", { scope: "col" }, "ms"))),
+      h("tbody", {}, debug.timings.map((t) => h("tr", {}, h("td", { class: "mono" }, t.module), h("td", {}, t.ms.toFixed(1))))),
+    ),
+    h("details", {}, h("summary", {}, "Plan"), h("pre", { class: "snippet" }, h("code", {}, JSON.stringify(debug.plan, null, 2)))),
   );
 }
 

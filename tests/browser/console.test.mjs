@@ -212,6 +212,16 @@ test("a search finds the known file, with score, highlighted words, modules and 
   // The match's text is exactly what the API answered (as text: nothing from it is parsed as HTML).
   const api = await er.request("POST", "/v1/search", { body: { owner: "acme", name: "shop", rawQuery: "grand total with discount and tax" } });
   assert.equal(await first.locator(".snippet").textContent(), api.body.matches[0].snippet);
+  // The prompt an agent would be handed, as the API wrote it.
+  assert.equal(await page.textContent("#search-extra .prompt pre"), api.body.augmentedPrompt);
+
+  // Debug: the pipeline's own timings, one row per module.
+  await page.check("#search-debug");
+  await searchFor("grand total with discount and tax", "acme/shop");
+  const timed = await page.$$eval("#search-extra .timings tbody tr td:first-child", (c) => c.map((x) => x.textContent));
+  assert.ok(timed.length >= 3, JSON.stringify(timed));
+  assert.match(await page.textContent("#search-extra .debug summary"), /Plan and timings \(\d+\.\d ms in the pipeline\)/);
+  await page.uncheck("#search-debug");
 
   // A filter reaches the server: only Markdown.
   await page.fill("#filter-languages", "markdown");
