@@ -125,7 +125,9 @@ class Chunker {
   }
 }
 
-const chunker = new Chunker();
+// Started the first time the preview tab is shown (see the end of this file): the console's
+// other tabs never download the wasm.
+let chunker = null;
 
 // ----------------------------------------------------------------------------------------------
 // Elements
@@ -723,7 +725,10 @@ async function compareWithServer() {
   let status;
   let raw;
   try {
-    const res = await fetch("/v1/chunk", { method: "POST", headers: { "content-type": "application/json" }, body });
+    // The console's API key (console.js keeps it in sessionStorage), for servers without public reads.
+    const key = sessionStorage.getItem("edgerag.apiKey");
+    const headers = { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const res = await fetch("/v1/chunk", { method: "POST", headers, body });
     status = res.status;
     raw = await res.text();
   } catch (e) {
@@ -741,7 +746,7 @@ async function compareWithServer() {
   }
   if (status === 401) {
     el.compareResult.dataset.state = "error";
-    el.compareResult.textContent = "The server wants a bearer token for POST /v1/chunk (PUBLIC_READS is off).";
+    el.compareResult.textContent = "The server wants a bearer token for POST /v1/chunk (PUBLIC_READS is off): type an API key above.";
     return;
   }
   if (status !== 200 || !server?.files) {
@@ -880,8 +885,11 @@ el.compare.addEventListener("change", () => {
 
 // Drag and drop anywhere on the page; folders are walked (ignoring .git, node_modules, ...).
 let dragDepth = 0;
+// Only while the preview is the open tab (the console's other tabs take folders through their forms).
+const previewPanel = document.getElementById("panel-preview");
+const previewShown = () => !previewPanel.hidden;
 window.addEventListener("dragenter", (e) => {
-  if (!e.dataTransfer?.types.includes("Files")) return;
+  if (!e.dataTransfer?.types.includes("Files") || !previewShown()) return;
   dragDepth++;
   el.dropOverlay.hidden = false;
 });
@@ -896,6 +904,7 @@ window.addEventListener("drop", async (e) => {
   e.preventDefault();
   dragDepth = 0;
   el.dropOverlay.hidden = true;
+  if (!previewShown()) return;
   const dt = e.dataTransfer;
   if (!dt) return;
   const entries = [...dt.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
@@ -912,20 +921,29 @@ window.addEventListener("drop", async (e) => {
 el.path.value = current().path;
 el.source.value = current().text;
 lineCount = countLines(current().text);
-chunker.info.then(
-  ({ info }) => {
-    state.info = info;
-    el.preset.innerHTML = info.presets.map((p) => `<option value="${p.name}">${p.name}</option>`).join("");
-    el.language.innerHTML =
-      `<option value="">Auto</option>` +
-      info.languages.map((l) => `<option value="${l.name}">${l.name}</option>`).join("");
-    fillLimits(info.defaults);
-    document.body.dataset.loadMs = String(info.loadMs);
-    setStatus("ready", readyText());
-    schedule(0);
-  },
-  (e) => {
-    setStatus("error", `The chunker could not load: ${e.message}. Build it with scripts/build-preview.sh.`);
-    document.body.dataset.pending = "false";
-  },
-);
+
+function startChunker() {
+  if (chunker || !previewShown()) return;
+  chunker = new Chunker();
+  chunker.info.then(
+    ({ info }) => {
+      state.info = info;
+      el.preset.innerHTML = info.presets.map((p) => `<option value="${p.name}">${p.name}</option>`).join("");
+      el.language.innerHTML =
+        `<option value="">Auto</option>` +
+        info.languages.map((l) => `<option value="${l.name}">${l.name}</option>`).join("");
+      fillLimits(info.defaults);
+      document.body.dataset.loadMs = String(info.loadMs);
+      setStatus("ready", readyText());
+      schedule(0);
+    },
+    (e) => {
+      setStatus("error", `The chunker could not load: ${e.message}. Build it with scripts/build-preview.sh.`);
+      document.body.dataset.pending = "false";
+    },
+  );
+}
+// console.js (which runs after this module) hides the panel when the address names another tab;
+// DOMContentLoaded comes after both modules ran.
+document.addEventListener("DOMContentLoaded", startChunker);
+new MutationObserver(startChunker).observe(previewPanel, { attributes: true, attributeFilter: ["hidden"] });

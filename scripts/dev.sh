@@ -85,7 +85,7 @@ fi
 cli="${CARGO_TARGET_DIR:-$EDGERAG_ROOT/target}/cli/edgerag"
 cat >&2 <<MSG
 
-  edgerag is running:  http://127.0.0.1:$PORT        (preview page: http://127.0.0.1:$PORT/)
+  edgerag is running:  http://127.0.0.1:$PORT        (console: http://127.0.0.1:$PORT/#search; API key dev-token to write)
   health:              curl http://127.0.0.1:$PORT/health
 
   Index a directory (uploads, waits for READY):

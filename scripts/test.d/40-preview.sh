@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Browser preview: build the wasm, hold it to the size budget, run the wasm-bindgen tests of the
-# preview API in node, then the browser end-to-end test (chromium against the worker in workerd).
+# The page: build the preview wasm, hold it to the size budget, run the wasm-bindgen tests of the
+# preview API in node, then the browser tests (chromium against the worker in workerd): the
+# chunking preview (preview.test.mjs) and the console's Search and Repositories tabs
+# (console.test.mjs, ≈ 30 s with its own worker).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
@@ -31,7 +33,7 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 cargo clippy --locked -p edgerag-preview --all-targets --target wasm32-unknown-unknown --no-default-features \
   --no-deps -- -D warnings
 
-log "browser end-to-end test (chromium + playwright-core against the worker in workerd)"
+log "browser tests: preview and console (chromium + playwright-core against the worker in workerd)"
 # The worker engineer's build (skipped when up to date; 30-e2e.sh normally did it already). It has
 # every grammar, like public/pkg, so the page and POST /v1/chunk chunk code the same way.
 bash scripts/build-worker.sh --fast --test-hooks --if-stale

@@ -10,21 +10,10 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { root, startServer } from "./server.mjs";
+import { launchChromium, root, startServer } from "./server.mjs";
 
 const input = (name) => readFileSync(new URL(`./inputs/${name}`, import.meta.url), "utf8");
 const artifacts = join(root, "target", "artifacts");
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-quic",
-  "--disable-sync",
-];
 
 let server;
 let context;
@@ -37,14 +26,11 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true });
   server = await startServer();
   profile = mkdtempSync(join(tmpdir(), "edgerag-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1400, height: 900 },
-    acceptDownloads: true,
-  });
+  context = await launchChromium(profile);
   page = context.pages()[0] ?? (await context.newPage());
   page.on("pageerror", (e) => pageErrors.push(e.message));
+  // The page runs under the Content-Security-Policy of public/_headers: a violation is an error.
+  page.on("console", (m) => /Content Security Policy/i.test(m.text()) && pageErrors.push(m.text()));
   page.on("request", (r) => {
     if (!r.url().startsWith(server.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) {
       foreignRequests.push(r.url());

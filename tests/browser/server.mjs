@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 const publicDir = join(root, "public");
@@ -59,4 +60,26 @@ async function startStatic() {
     kind: "static",
     close: () => new Promise((resolve) => server.close(resolve)),
   };
+}
+
+// Debian's chromium, headless, with nothing that phones home (TOOLCHAIN: no browser downloads here).
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-quic",
+  "--disable-sync",
+];
+
+/** A persistent chromium context in `profileDir` (`CHROMIUM` overrides the binary). */
+export function launchChromium(profileDir, { viewport = { width: 1400, height: 900 } } = {}) {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: CHROMIUM_FLAGS,
+    viewport,
+    acceptDownloads: true,
+  });
 }
