@@ -109,6 +109,7 @@ export function desiredResources(raw, opts) {
   return {
     name,
     plan: opts.plan,
+    publicReads: opts.private ? false : (raw.vars?.PUBLIC_READS ?? 'true') !== 'false',
     languages: opts.languages ?? plan.languages,
     maxBundleBytes: plan.maxBundleBytes,
     model,
@@ -160,6 +161,7 @@ export function deployConfig(raw, desired, { ids, sourceDir, outDir, accountId }
   if (plan.cpuMs) cfg.limits = { ...(cfg.limits ?? {}), cpu_ms: plan.cpuMs };
   else delete cfg.limits;
   cfg.vars = { ...(cfg.vars ?? {}), EMBEDDER: 'workers-ai', EMBED_MODEL: desired.model, EMBED_DIMS: String(desired.dims) };
+  cfg.vars.PUBLIC_READS = String(desired.publicReads);
   if (desired.databases.length > 1) cfg.vars.D1_BINDINGS = desired.databases.map((d) => d.binding).join(',');
   else delete cfg.vars.D1_BINDINGS;
   return cfg;

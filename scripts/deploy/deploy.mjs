@@ -46,6 +46,7 @@ CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID). Safe to run again: it creates o
   --d1-bindings DB,DB_2   D1 databases to spread repositories over (default DB)
   --languages a,b|all     grammars to build (default: the plan's)
   --account-id ID         the account, when your login has several
+  --private               searches need a key too (PUBLIC_READS=false; default: anyone may read)
   --no-build              deploy build/worker as it is (made by scripts/build-worker.sh)
   --dry-run               print every command, create nothing, and check the real bundle with
                           \`wrangler deploy --dry-run\` (no account needed)
@@ -67,6 +68,7 @@ export function parseOptions(argv) {
         'd1-bindings': { type: 'string' },
         languages: { type: 'string' },
         'account-id': { type: 'string' },
+        private: { type: 'boolean', default: false },
         'no-build': { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         destroy: { type: 'boolean', default: false },
@@ -87,6 +89,7 @@ export function parseOptions(argv) {
     d1Bindings: values['d1-bindings'],
     languages: values.languages === undefined ? undefined : languages,
     accountId: values['account-id'],
+    private: values.private,
     build: !values['no-build'],
     dryRun: values['dry-run'],
     destroy: values.destroy,
@@ -336,7 +339,8 @@ export async function dryRunDeploy(desired, configPath, out) {
     const args = ['deploy', '--dry-run', '--outdir', outdir, '--config', configPath];
     out(`  $ wrangler ${args.join(' ')}`);
     const result = await run('wrangler', args);
-    const said = `${result.stdout}\n${result.stderr}`;
+    // Without colours: wrangler can colour its output even into a pipe.
+    const said = `${result.stdout}\n${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
     process.stdout.write(result.stdout);
     process.stderr.write(result.stderr);
     if (result.code !== 0) throw new CommandError(args, result);

@@ -228,6 +228,18 @@ describe('deploy against a fake wrangler', () => {
     assert.equal(report.dryRun.bytes, 23456 * 1024);
     assert.equal(existsSync(acct.state) ? acct.account().d1.length : 0, 0);
   });
+
+  test('--dry-run fails on any wrangler warning, and on a bundle over the plan’s limit', async () => {
+    const acct = account();
+    process.env.FAKE_WRANGLER_WARN = 'Multiple environments are defined in the Wrangler configuration file';
+    const warned = await deploy(acct, ['--dry-run']).finally(() => delete process.env.FAKE_WRANGLER_WARN);
+    assert.match(warned.error?.message ?? '', /warned:\n▲ \[WARNING\] Multiple environments/);
+    process.env.FAKE_WRANGLER_UPLOAD_KIB = String(64 * 1024 + 1);
+    const big = await deploy(acct, ['--dry-run', '--plan', 'free']).finally(() => delete process.env.FAKE_WRANGLER_UPLOAD_KIB);
+    assert.match(big.error?.message ?? '', /the bundle is 64\.00 MiB, over the free plan's 64\.00 MiB/);
+    const fits = await deploy(acct, ['--dry-run', '--plan', 'free']);
+    assert.equal(fits.error, undefined);
+  });
 });
 
 describe('the deploy configuration', () => {
@@ -257,6 +269,9 @@ describe('the deploy configuration', () => {
     assert.equal(cfg.d1_databases[0].migrations_dir, '../../../migrations');
     const paid = deployConfig(raw, desiredResources(raw, { plan: 'paid' }), { ids: {}, sourceDir: '/r', outDir: '/r/o' });
     assert.equal(paid.limits.cpu_ms, 300000);
+    assert.equal(paid.vars.PUBLIC_READS, 'true');
+    const priv = deployConfig(raw, desiredResources(raw, { plan: 'paid', private: true }), { ids: {}, sourceDir: '/r', outDir: '/r/o' });
+    assert.equal(priv.vars.PUBLIC_READS, 'false');
     assert.equal(paid.queues.consumers[0].max_batch_size, 10);
   });
 

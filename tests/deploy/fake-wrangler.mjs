@@ -3,6 +3,7 @@
 // ($FAKE_WRANGLER_STATE), appends every call to $FAKE_WRANGLER_STATE.calls (one JSON array of
 // arguments a line) and answers the commands scripts/deploy/deploy.mjs uses the way wrangler 4
 // does (the JSON of `--json`, the `✘ [ERROR] …` lines and exit status 1 of its errors).
+// $FAKE_WRANGLER_WARN and $FAKE_WRANGLER_UPLOAD_KIB shape what `deploy --dry-run` prints.
 // $FAKE_WRANGLER_FAIL (a string): the first call whose arguments joined by spaces contain it fails,
 // as an API error would, once.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -153,7 +154,10 @@ switch (cmd) {
   case 'deploy': {
     banner();
     if (flags['dry-run']) {
-      console.log('Total Upload: 23456.00 KiB / gzip: 3456.00 KiB\n--dry-run: exiting now.');
+      // FAKE_WRANGLER_WARN: a warning as wrangler colours it; FAKE_WRANGLER_UPLOAD_KIB: the size.
+      if (process.env.FAKE_WRANGLER_WARN) console.warn(`\x1b[33m▲ \x1b[43;33m[\x1b[43;30mWARNING\x1b[43;33m]\x1b[0m \x1b[1m${process.env.FAKE_WRANGLER_WARN}\x1b[0m`);
+      const kib = Number(process.env.FAKE_WRANGLER_UPLOAD_KIB ?? 23456);
+      console.log(`Total Upload: ${kib.toFixed(2)} KiB / gzip: ${(kib / 7).toFixed(2)} KiB\n--dry-run: exiting now.`);
       break;
     }
     for (const db of config.d1_databases ?? []) {
