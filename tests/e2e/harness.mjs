@@ -183,7 +183,7 @@ async function openSqlite(file) {
  *  - databases: D1 bindings of `[env.local]` to spread namespaces over (default `['DB']`); each is
  *    migrated and `D1_BINDINGS` is set; `er.d1In(binding, sql)` reads one of them.
  */
-export async function startEdgerag({ vars = {}, persistDir, log = false, databases = ['DB'] } = {}) {
+export async function startEdgerag({ vars = {}, persistDir, log = false, databases = ['DB'], script } = {}) {
   if (!workerBuilt()) throw new Error('the worker is not built: run scripts/build-worker.sh --fast --test-hooks first');
   const fresh = !persistDir;
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), 'edgerag-e2e-'));
@@ -194,18 +194,19 @@ export async function startEdgerag({ vars = {}, persistDir, log = false, databas
   // parallel, and workerd binds its own sockets on ephemeral ports): start again on new ports.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnEdgerag({ dir, fresh, files, allVars, log, databases });
+      return await spawnEdgerag({ dir, fresh, files, allVars, log, databases, script });
     } catch (e) {
       if (attempt >= 4 || !/Address already in use/.test(String(e.message))) throw e;
     }
   }
 }
 
-async function spawnEdgerag({ dir, fresh, files, allVars, log, databases }) {
+async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script }) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const args = [
-    'dev', '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
+    // `script`: another entry module than wrangler.toml's `main` (the cost benchmark's counting wrapper).
+    'dev', ...(script ? [script] : []), '--env', 'local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort),
     '--persist-to', dir, '--show-interactive-dev-session=false', '--log-level', 'log',
   ];
   for (const [k, v] of Object.entries(allVars)) args.push('--var', `${k}:${v}`);
