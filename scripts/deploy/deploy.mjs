@@ -441,7 +441,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   main(opts).catch((e) => {
     console.error(`\ndeploy: ${e.message}`);
-    console.error('Nothing that was created is undone: fix the cause and run the same command again to resume.');
+    if (e instanceof CommandError && !opts.destroy) {
+      console.error('Nothing that was created is undone: fix the cause and run the same command again to resume.');
+    }
     process.exit(1);
   });
 }
