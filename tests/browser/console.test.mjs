@@ -9,9 +9,9 @@
 //   node --test tests/browser/console.test.mjs   (after the worker build; no preview wasm needed)
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { launchChromium, root } from "./server.mjs";
 
 const artifacts = join(root, "target", "artifacts");
@@ -25,28 +25,20 @@ let context;
 let page;
 let profile;
 let scopedToken;
+// The e2e harness's fixture reader (loaded with the harness in `before`).
+let readTree;
 const pageErrors = [];
 const requests = [];
 
-function readTree(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push({ path: relative(dir, p).split("\\").join("/"), content: readFileSync(p, "utf8") });
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const skip = process.env.EDGERAG_PREVIEW_STATIC === "1" ? "static server: the console needs the API" : false;
 
 before(async () => {
   if (skip) return;
   mkdirSync(artifacts, { recursive: true });
-  const { makeTarGz, startEdgerag, startGitHubMock, startHashEmbedder } = await import("../e2e/harness.mjs");
+  const harness = await import("../e2e/harness.mjs");
+  const { makeTarGz, startEdgerag, startGitHubMock, startHashEmbedder } = harness;
+  readTree = harness.readTree;
   embed = await startHashEmbedder();
   // GitHub's tarball endpoint, answered locally: other/lab is "fetched from GitHub".
   const lab = readTree(join(FIXTURES, "search-repo-other")).map((f) => ({ path: `other-lab-0123abc/${f.path}`, content: f.content }));

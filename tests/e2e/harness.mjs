@@ -13,7 +13,7 @@
 // it once for the whole suite). Nothing here talks to the internet.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -748,4 +748,19 @@ export async function coreChunks(files, { symbolIds = false } = {}) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every file under `dir` as `{ path, content }` (paths relative, `/`-separated, `prefix` before
+ *  them), in sorted walk order: a fixture tree ready to upload. */
+export function readTree(dir, prefix = '') {
+  const out = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push({ path: prefix + relative(dir, p).split('\\').join('/'), content: readFileSync(p, 'utf8') });
+    }
+  };
+  walk(dir);
+  return out;
 }

@@ -3,28 +3,15 @@
 // namespace's BM25 scores nor its search results, each index holds exactly its namespace's rows,
 // and deleting a repository removes its index.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ROOT, keywordIndexIds, keywordIndexTotal, keywordTable, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { ROOT, keywordIndexIds, keywordIndexTotal, keywordTable, readTree, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'e2e', 'fixtures');
 const SHOP = 'repo:acme/shop';
 const NOISE = 'repo:acme/noise';
 
-function readTree(dir, prefix = '') {
-  const out = [];
-  const walk = (d) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push({ path: prefix + relative(dir, p).split('\\').join('/'), content: readFileSync(p, 'utf8') });
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 let embed;
 let er;

@@ -3,29 +3,17 @@
 // known — by symbol name, by paraphrase, by path / language filter, across namespaces — checking
 // the top results, appliedModules, warnings, error codes and the JSON Schemas.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { ROOT, assertSchema, cliBinary, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { ROOT, assertSchema, cliBinary, readTree, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'e2e', 'fixtures');
 
-function readTree(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push({ path: relative(dir, p).split('\\').join('/'), content: readFileSync(p, 'utf8') });
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 let embed;
 let er;
