@@ -2,7 +2,7 @@
 # The one test command: installs what is missing, then runs the test steps (scripts/test.d/*.sh).
 #
 #   scripts/test.sh              every step, in order (CI: .ci/run)
-#   scripts/test.sh rust e2e     only these steps: docs, rust, fuzz, wasm, embed, e2e, preview
+#   scripts/test.sh rust e2e     only these steps: docs, rust, fuzz, wasm, embed, e2e, preview, deploy
 #
 # Each step prints its duration; a summary of all of them ends the run. The preview and fuzz steps
 # run beside the e2e step when it is chosen (EDGERAG_SERIAL_STEPS=1: every step in order).
