@@ -33,12 +33,20 @@ pub fn merge(candidates: &mut Vec<Candidate>, touching: Reach) -> usize {
     let mut kept: Vec<Candidate> = Vec::with_capacity(before);
     // (namespace, path) → indexes into `kept`.
     let mut by_file: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    // The span a folded match now lives in, for the neighbours that name it as their origin.
+    let mut moved: HashMap<String, String> = HashMap::new();
     for c in candidates.drain(..) {
         let key = (c.record.namespace.clone(), c.record.chunk.path.clone());
         let slots = by_file.entry(key).or_default();
         let mut absorbed = false;
         for &i in slots.iter() {
             if let Some(merged) = join(&kept[i], &c, touching) {
+                let now = span_of(&merged).to_string();
+                for part in [span_of(&kept[i]), span_of(&c)] {
+                    if part != now {
+                        moved.insert(part.to_string(), now.clone());
+                    }
+                }
                 kept[i] = merged;
                 absorbed = true;
                 break;
@@ -49,6 +57,19 @@ pub fn merge(candidates: &mut Vec<Candidate>, touching: Reach) -> usize {
             kept.push(c);
         }
     }
+    if !moved.is_empty() {
+        for c in kept.iter_mut() {
+            let Some(mut origin) = c.neighbor_of.clone() else { continue };
+            // Follow a chain of folds (bounded: each step is one fold of this pass).
+            for _ in 0..moved.len() {
+                match moved.get(&origin) {
+                    Some(next) => origin = next.clone(),
+                    None => break,
+                }
+            }
+            c.neighbor_of = (origin != span_of(c)).then_some(origin);
+        }
+    }
     // A merge can make a kept match reach another one of its file: repeat until stable (rare, and
     // each pass only shrinks the list).
     let folded = before - kept.len();
@@ -57,6 +78,10 @@ pub fn merge(candidates: &mut Vec<Candidate>, touching: Reach) -> usize {
         return folded + merge(candidates, touching);
     }
     folded
+}
+
+fn span_of(c: &Candidate) -> &str {
+    &c.record.chunk.metadata.span_hash
 }
 
 fn has_overlap(candidates: &[Candidate], touching: Reach) -> bool {
@@ -275,6 +300,18 @@ mod tests {
         assert_eq!(merge(&mut far, Reach::Consecutive), 0);
         let mut plain = vec![chunk("a.rs", 10, 5, 4, 0.9), chunk("a.rs", 17, 3, 5, 0.5)];
         assert_eq!(merge(&mut plain, Reach::Adjacent), 0);
+    }
+
+    #[test]
+    fn a_neighbour_follows_its_origin_into_the_span_it_was_folded_into() {
+        // b (lines 15-19) is folded into a (10-16); c is b's neighbour and must now name a.
+        let a = at("a.rs", 10, 7, 0.9);
+        let b = at("a.rs", 15, 5, 0.8);
+        let mut c = at("a.rs", 40, 3, 0.5);
+        c.neighbor_of = Some(span_of(&b).to_string());
+        let mut cs = vec![a.clone(), b, c];
+        assert_eq!(merge(&mut cs, Reach::Overlap), 1);
+        assert_eq!(cs[1].neighbor_of.as_deref(), Some(span_of(&a)));
     }
 
     #[test]

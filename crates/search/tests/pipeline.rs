@@ -289,7 +289,18 @@ fn neighbours_are_tagged_with_their_origin() {
             .find(|m| Some(&m.metadata.span_hash) == n.metadata.neighbor_of_span_hash.as_ref())
             .expect("origin present");
         assert_eq!(origin.path, n.path);
-        assert!(n.metadata.chunk_index.abs_diff(origin.metadata.chunk_index) <= 1);
+        // Next to its origin (which may have become a span of several chunks): their lines are
+        // apart, and no other match of the file lies between them.
+        let (lo, hi) = if n.start_line > origin.end_line {
+            (origin.end_line, n.start_line)
+        } else {
+            assert!(n.end_line < origin.start_line, "a neighbour overlaps its origin");
+            (n.end_line, origin.start_line)
+        };
+        assert!(
+            !r.matches.iter().any(|m| m.path == n.path && m.start_line > lo && m.end_line < hi),
+            "a match between a neighbour and its origin"
+        );
     }
 }
 
