@@ -27,6 +27,9 @@ pub struct QueryAnalysis {
     /// The query's other words as written (`Compress`, `Mount`): a definition may still be named
     /// by one, case and all.
     pub words: Vec<String>,
+    /// Every content word of the query, lowercase, identifier parts split (`pretty-printed
+    /// byte vector` → `pretty printed byte vector`).
+    pub content_words: Vec<String>,
 }
 
 /// Whether a name is written the way code names things: `snake_case`, `camelCase` / `PascalCase`
@@ -127,7 +130,12 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
             }
         }
     }
-    QueryAnalysis { languages, path_hints, wants_tests, wants_docs, identifiers, words }
+    let content_words = query
+        .split(|c: char| !c.is_alphanumeric())
+        .flat_map(split_identifier)
+        .filter(|w| w.chars().count() > 1 && !is_stopword(w))
+        .collect();
+    QueryAnalysis { languages, path_hints, wants_tests, wants_docs, identifiers, words, content_words }
 }
 
 /// A word that names a language. Ambiguous English words (`go`, `c`, `rust` is fine) need a

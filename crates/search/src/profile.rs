@@ -126,6 +126,11 @@ pub struct CodeAwareSettings {
     /// (`Compress is a middleware that…`); 1 = off.
     #[serde(default = "one")]
     pub named_word_bonus: f32,
+    /// Multiplier for a definition every word of whose name the question holds, in any form
+    /// (`remove_entry` for "Removes the entry…", `toVecPretty` for "…a pretty-printed byte
+    /// vector"); 1 = off.
+    #[serde(default = "one")]
+    pub named_parts_bonus: f32,
 }
 
 fn one() -> f32 {
@@ -327,6 +332,7 @@ impl Profile {
                     diversity: DiversitySettings { max_per_file: 3, max_per_symbol: 2 },
                     named_symbol_bonus: 1.5,
                     named_word_bonus: 1.25,
+                    named_parts_bonus: 1.2,
                 },
                 heuristic: HeuristicSettings {
                     enabled: true,

@@ -10,8 +10,11 @@ use std::collections::HashMap;
 use edgerag_core::{ChunkType, Language};
 
 use crate::candidate::{order_of, sort_by_score, Candidate};
+use edgerag_core::text::split_identifier;
+
 use crate::expand::QueryAnalysis;
 use crate::profile::{CodeAwareSettings, HeuristicSettings};
+use crate::query::{is_stopword, light_stem};
 
 /// The symbol kind used by `symbolPriority`.
 pub fn symbol_kind(c: &Candidate) -> &'static str {
@@ -134,9 +137,28 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
             m *= settings.named_symbol_bonus;
         } else if own.chars().count() > 2 && query.words.iter().any(|w| w == own) {
             m *= settings.named_word_bonus;
+        } else if name_words_in_question(own, query) {
+            m *= settings.named_parts_bonus;
         }
     }
     m
+}
+
+/// Whether the question holds every word of a definition's name (function words aside; at least
+/// one word of three letters or more), a word matching in any form: `remove` for "Removes",
+/// `vec` for "vector", `parse` for "parsing".
+pub fn name_words_in_question(name: &str, query: &QueryAnalysis) -> bool {
+    let parts: Vec<String> = split_identifier(name).into_iter().filter(|p| !is_stopword(p)).collect();
+    if !parts.iter().any(|p| p.chars().count() >= 3) {
+        return false;
+    }
+    parts.iter().all(|part| {
+        query.content_words.iter().any(|w| {
+            w == part
+                || (part.chars().count() >= 3 && w.starts_with(part.as_str()))
+                || light_stem(w).is_some_and(|stem| part.starts_with(stem))
+        })
+    })
 }
 
 /// Reorder the head (`head` candidates): multiply scores, sort, then demote (to the end of the
@@ -272,9 +294,29 @@ mod tests {
         assert_eq!(code_aware_multiplier(&named("parse_args"), &s, &q), base * s.named_symbol_bonus);
         assert_eq!(code_aware_multiplier(&named("Config::Load"), &s, &q), base * s.named_symbol_bonus);
         assert_eq!(code_aware_multiplier(&named("Mount"), &s, &q), base * s.named_word_bonus);
-        // Case and all: a plain word names a definition only as written.
-        assert_eq!(code_aware_multiplier(&named("mount"), &s, &q), base);
-        assert!(s.named_symbol_bonus > 1.0 && s.named_word_bonus > 1.0);
+        // Case and all for the word bonus: otherwise only the weaker bonus of a name whose words
+        // the question holds in any form.
+        assert_eq!(code_aware_multiplier(&named("mount"), &s, &q), base * s.named_parts_bonus);
+        assert_eq!(code_aware_multiplier(&named("attach_router"), &s, &q), base * s.named_parts_bonus);
+        assert_eq!(code_aware_multiplier(&named("detach_router"), &s, &q), base);
+        assert!(s.named_symbol_bonus > s.named_word_bonus && s.named_word_bonus > s.named_parts_bonus);
+        assert!(s.named_parts_bonus > 1.0);
+    }
+
+    #[test]
+    fn a_name_whose_words_the_question_holds_in_any_form() {
+        let q = |text: &str| crate::expand::analyse(text, &[]);
+        assert!(name_words_in_question("remove_entry", &q("Removes the entry from the map.")));
+        assert!(name_words_in_question(
+            "to_vec_pretty",
+            &q("Serialize it as a pretty-printed JSON byte vector.")
+        ));
+        assert!(name_words_in_question("get_mut", &q("Gets a mutable reference to the value.")));
+        assert!(name_words_in_question("parseConfig", &q("parsing of the config file")));
+        assert!(!name_words_in_question("remove_entry", &q("Removes a key from the map.")));
+        // Function words alone, or only short words, name nothing.
+        assert!(!name_words_in_question("is", &q("is it")));
+        assert!(!name_words_in_question("de", &q("de facto")));
     }
 
     #[test]
