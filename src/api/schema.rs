@@ -38,6 +38,10 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("repo-settings", schema_for!(RepoSettings)),
         ("plan-request", schema_for!(PlanRequest)),
         ("plan-run-response", schema_for!(PlanRunResponse)),
+        ("list-files-query", schema_for!(ListFilesQuery)),
+        ("list-files-response", schema_for!(ListFilesResponse)),
+        ("outline-query", schema_for!(OutlineQuery)),
+        ("outline-response", schema_for!(OutlineResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())

@@ -6,13 +6,13 @@ use edgerag_search::mcp::{self, rpc_error, rpc_result, step, tool_error, tool_re
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
-use crate::api::{LinesQuery, ReferencesQuery, SymbolQuery};
+use crate::api::{LinesQuery, ListFilesQuery, OutlineQuery, ReferencesQuery, SymbolQuery};
 use crate::auth::{Access, Need, Target};
 use crate::background::Background;
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
 use crate::store::Stores;
-use crate::symbols::{self, parse_args};
+use crate::symbols::{self, parse_args, tools};
 
 /// Largest JSON-RPC body (a batch of calls).
 const MAX_MCP_BODY: usize = 512 * 1024;
@@ -72,7 +72,7 @@ fn tool_need(tool: Tool, arguments: &Value) -> Need {
             None => Need::Read(Target::Each),
         },
         // `name` is the symbol's here, so only `repoOwner` / `repoName` name the repository.
-        Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
+        Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange | Tool::ListFiles | Tool::Outline => {
             match mcp::repo_tool_args(arguments) {
                 Ok((owner, name, _)) => Need::Read(Target::Repo { owner, name }),
                 Err(_) => Need::Read(Target::Each),
@@ -97,12 +97,14 @@ async fn answer(message: &Value, env: &Env, access: &Access, background: &Backgr
                     }
                 }
                 Tool::IndexStatus => index_status(env, &arguments, access).await,
-                Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
-                    match navigate(env, tool, &arguments).await {
-                        Ok(body) => tool_result(&body),
-                        Err(e) => tool_error(e.code, &e.message),
-                    }
-                }
+                Tool::FindSymbol
+                | Tool::SymbolReferences
+                | Tool::ReadFileRange
+                | Tool::ListFiles
+                | Tool::Outline => match navigate(env, tool, &arguments).await {
+                    Ok(body) => tool_result(&body),
+                    Err(e) => tool_error(e.code, &e.message),
+                },
             };
             Some(rpc_result(&id, result))
         }
@@ -161,6 +163,16 @@ async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> 
                 parse_args(rest).map_err(|e| ApiError::bad_request("BAD_RANGE", e.message))?;
             let repo = symbols::open(&stores, &owner, &name).await?;
             serde_json::to_value(symbols::read_lines(&repo, &path, &query).await?)
+        }
+        Tool::ListFiles => {
+            let query: ListFilesQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::list::list_files(&repo, &query).await?)
+        }
+        Tool::Outline => {
+            let query: OutlineQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::outline::outline(&repo, &query).await?)
         }
         Tool::Search(_) | Tool::IndexStatus => {
             return Err(invalid(format!("{} is not a navigation tool", tool.name())))

@@ -90,6 +90,8 @@ commands! {
     Index => index,
     Search => search,
     Status => status,
+    Files => files,
+    Outline => outline,
     Completions => completions,
 }
 

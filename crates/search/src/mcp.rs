@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
+use crate::repo_tools::{ListFilesQuery, OutlineQuery};
 use crate::request::SearchMode;
 
 /// Protocol versions this server speaks (newest first). A client asking for another one gets the
@@ -26,10 +27,12 @@ pub enum Tool {
     FindSymbol,
     SymbolReferences,
     ReadFileRange,
+    ListFiles,
+    Outline,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 8] = [
+    pub const ALL: [Tool; 10] = [
         Tool::Search(SearchMode::Repo),
         Tool::Search(SearchMode::Simple),
         Tool::Search(SearchMode::Global),
@@ -38,6 +41,8 @@ impl Tool {
         Tool::FindSymbol,
         Tool::SymbolReferences,
         Tool::ReadFileRange,
+        Tool::ListFiles,
+        Tool::Outline,
     ];
 
     pub fn name(self) -> &'static str {
@@ -47,6 +52,8 @@ impl Tool {
             Tool::FindSymbol => "repo.find_symbol",
             Tool::SymbolReferences => "repo.symbol_references",
             Tool::ReadFileRange => "repo.read_file_range",
+            Tool::ListFiles => "repo.list_files",
+            Tool::Outline => "repo.outline",
         }
     }
 
@@ -95,6 +102,17 @@ impl Tool {
             }
             Tool::ReadFileRange => {
                 "Read lines start..end (1-based, inclusive) of an indexed file exactly as indexed."
+            }
+            Tool::ListFiles => {
+                "List the indexed files of a repository in path order, with language, size and line \
+                 count: under a folder (prefix), matching a glob, of one language; paged by \
+                 limit/offset (nextOffset), cut to maxTokens (truncated: true)."
+            }
+            Tool::Outline => {
+                "Outline a file or a folder from the code graph without reading it: a file's \
+                 symbols as a tree (kind, name, signature, line span, first doc line, id for \
+                 repo.symbol_references), or a folder's files with their top-level symbols (paged \
+                 by offset). Cut to maxTokens (truncated: true)."
             }
         }
     }
@@ -174,6 +192,8 @@ pub fn tools_list() -> Value {
                     json!({ "path": { "type": "string", "description": "Path of an indexed file." } }),
                     &["path"],
                 ),
+                Tool::ListFiles => navigation_schema::<ListFilesQuery>(json!({}), &[]),
+                Tool::Outline => navigation_schema::<OutlineQuery>(json!({}), &[]),
             };
             json!({ "name": t.name(), "description": t.description(), "inputSchema": schema })
         })
@@ -344,7 +364,9 @@ mod tests {
                 "repo.rag_index_status",
                 "repo.find_symbol",
                 "repo.symbol_references",
-                "repo.read_file_range"
+                "repo.read_file_range",
+                "repo.list_files",
+                "repo.outline"
             ]
         );
         for t in tools {

@@ -1,0 +1,85 @@
+//! Answers of the repository tools (`repo.list_files`, `repo.outline`, `repo.grep`); their
+//! arguments live in the search crate beside the MCP tools ([`edgerag_search::repo_tools`]).
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use edgerag_search::repo_tools::{GrepRequest, ListFilesQuery, OutlineQuery};
+
+/// `GET /v1/repos/{owner}/{name}/tree` (MCP `repo.list_files`): indexed files in path order.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListFilesResponse {
+    pub files: Vec<ListedFile>,
+    /// Files matching the filters, all pages together.
+    pub total: u32,
+    /// The `offset` of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u32>,
+    /// The page was cut short to fit `maxTokens` (`nextOffset` continues after the last file).
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListedFile {
+    pub path: String,
+    pub language: String,
+    /// Bytes.
+    pub size: u64,
+    /// Lines as indexed.
+    pub lines: u32,
+}
+
+/// `GET /v1/repos/{owner}/{name}/outline` (MCP `repo.outline`): a file's symbols as a tree, or a
+/// folder's files with their top-level symbols, from the code graph.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OutlineResponse {
+    /// The path asked for (empty: the repository).
+    pub path: String,
+    /// `file` or `folder`.
+    pub kind: OutlineKind,
+    /// The file (one entry) or the folder's files in path order.
+    pub files: Vec<OutlineFile>,
+    /// Folders: the `offset` of the next page of files; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u32>,
+    /// Symbols or files were left out to fit `maxTokens`.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OutlineKind {
+    File,
+    Folder,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OutlineFile {
+    pub path: String,
+    pub language: String,
+    /// A file: every symbol, nested under its parent; a folder's file: its top-level symbols.
+    pub symbols: Vec<OutlineSymbol>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OutlineSymbol {
+    /// Symbol id (for `repo.symbol_references`).
+    pub id: String,
+    /// `CLASS`, `FUNCTION`, `METHOD`, `ENDPOINT`, …
+    pub kind: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The first line of its doc comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// Symbols it contains (a class's methods).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<OutlineSymbol>,
+}

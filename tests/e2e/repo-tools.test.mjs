@@ -1,0 +1,210 @@
+// The repository tools an agent uses beside search — file lists, outlines, grep — over HTTP, MCP
+// and the CLI against the worker in workerd: answers match their JSON Schemas, fit `maxTokens`,
+// refuse bad input with a stable code, and a key for one repository reaches no other.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+import { assertSchema, cliBinary, startEdgerag, startHashEmbedder } from './harness.mjs';
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'graph', 'python', 'app');
+const FILES = [
+  ...readdirSync(FIXTURE)
+    .filter((f) => f.endsWith('.py'))
+    .sort()
+    .map((f) => ({ path: `app/${f}`, content: readFileSync(join(FIXTURE, f), 'utf8') })),
+  { path: 'docs/guide.md', content: '# Guide\n\nCall `slugify` to make a slug.\nTODO: more examples.\n' },
+];
+const MODELS = FILES.find((f) => f.path === 'app/models.py').content;
+const REPO = 'acme/tools';
+const OTHER = 'other/tools';
+
+let embed;
+let er;
+let reader; // read on acme/* only
+
+before(async () => {
+  embed = await startHashEmbedder();
+  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, PUBLIC_READS: 'false' } });
+  for (const [repo, files] of [
+    [REPO, FILES],
+    [OTHER, [{ path: 'secret/only.py', content: 'def only_here():\n    return "slugify"\n' }]],
+  ]) {
+    const r = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files } });
+    assert.equal(r.status, 202, r.text);
+    const job = await er.waitForJob(r.body.job.id);
+    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+  }
+  const key = await er.request('POST', '/v1/keys', { body: { name: 'acme reader', scopes: ['read'], namespaces: ['acme/*'] } });
+  assert.equal(key.status, 201, key.text);
+  reader = key.body.token;
+});
+
+after(async () => {
+  await er?.stop();
+  await embed?.stop();
+});
+
+const get = (path, token) => er.request('GET', path, { token });
+const tokens = (value) => Math.ceil([...JSON.stringify(value)].length / 4);
+
+async function tool(name, args, token) {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+  const r = await er.request('POST', '/mcp', { body, token, headers: { accept: 'application/json, text/event-stream' } });
+  assert.equal(r.status, 200, r.text);
+  return r.body.result;
+}
+
+function cli(...args) {
+  return new Promise(async (resolve) => {
+    const child = spawn(await cliBinary(), args, { env: { ...process.env, EDGERAG_URL: er.url, EDGERAG_TOKEN: er.token } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const repoArgs = { repoOwner: 'acme', repoName: 'tools' };
+
+describe('repo.list_files', () => {
+  test('lists files in path order with language, size and lines, filtered and paged', async () => {
+    const r = await get(`/v1/repos/${REPO}/tree`);
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('list-files-response', r.body);
+    assert.deepEqual(r.body.files.map((f) => f.path), FILES.map((f) => f.path).sort());
+    const models = r.body.files.find((f) => f.path === 'app/models.py');
+    assert.equal(models.language, 'python');
+    assert.equal(models.size, Buffer.byteLength(MODELS));
+    assert.equal(models.lines, MODELS.split('\n').length - (MODELS.endsWith('\n') ? 1 : 0));
+    assert.equal(r.body.truncated, false);
+    assert.equal(r.body.nextOffset, undefined);
+
+    const docs = await get(`/v1/repos/${REPO}/tree?prefix=docs`);
+    assert.deepEqual(docs.body.files.map((f) => f.path), ['docs/guide.md']);
+    const glob = await get(`/v1/repos/${REPO}/tree?glob=${encodeURIComponent('app/r*.py')}`);
+    assert.deepEqual(glob.body.files.map((f) => f.path), ['app/repo.py', 'app/routes.py']);
+    const md = await get(`/v1/repos/${REPO}/tree?language=markdown`);
+    assert.deepEqual(md.body.files.map((f) => f.path), ['docs/guide.md']);
+
+    const first = await get(`/v1/repos/${REPO}/tree?limit=2`);
+    assert.equal(first.body.files.length, 2);
+    assert.equal(first.body.total, FILES.length);
+    assert.equal(first.body.nextOffset, 2);
+    const second = await get(`/v1/repos/${REPO}/tree?limit=2&offset=2`);
+    assert.equal(second.body.files[0].path, r.body.files[2].path);
+  });
+
+  test('an answer never exceeds maxTokens and says when it was cut', async () => {
+    const r = await get(`/v1/repos/${REPO}/tree?maxTokens=100`);
+    assert.equal(r.status, 200, r.text);
+    assert.ok(tokens(r.body) <= 100, `${tokens(r.body)} tokens`);
+    assert.equal(r.body.truncated, true);
+    assert.equal(r.body.nextOffset, r.body.files.length);
+  });
+
+  test('bad arguments are 400 with a stable code', async () => {
+    for (const q of ['limit=0', 'limit=5000', 'maxTokens=10', 'prefix=../x', 'glob=%5B', 'unknown=1', 'offset=-1']) {
+      const r = await get(`/v1/repos/${REPO}/tree?${q}`);
+      assert.equal(r.status, 400, `${q}: ${r.text}`);
+      assert.equal(r.body.error.code, 'INVALID_REQUEST', q);
+    }
+    assert.equal((await get('/v1/repos/acme/never/tree')).body.error.code, 'REPO_NOT_FOUND');
+  });
+
+  test('the MCP tool and the CLI answer the same as the route', async () => {
+    const viaTool = await tool('repo.list_files', { ...repoArgs, prefix: 'app', limit: 3 });
+    assert.ok(!viaTool.isError, JSON.stringify(viaTool));
+    assert.deepEqual(viaTool.structuredContent, (await get(`/v1/repos/${REPO}/tree?prefix=app&limit=3`)).body);
+    const bad = await tool('repo.list_files', { ...repoArgs, limit: 0 });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.structuredContent.error.code, 'INVALID_REQUEST');
+    const out = await cli('files', REPO, '--prefix', 'app', '--json');
+    assert.equal(out.code, 0, out.stderr);
+    assert.deepEqual(JSON.parse(out.stdout), (await get(`/v1/repos/${REPO}/tree?prefix=app`)).body);
+    const text = await cli('files', REPO, '--glob', '*.md');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /docs\/guide\.md/);
+  });
+});
+
+describe('repo.outline', () => {
+  test("a file's outline is its symbols as a tree with signatures and first doc lines", async () => {
+    const r = await get(`/v1/repos/${REPO}/outline?path=app/models.py`);
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('outline-response', r.body);
+    assert.equal(r.body.kind, 'file');
+    const [file] = r.body.files;
+    assert.equal(file.path, 'app/models.py');
+    const top = file.symbols.map((s) => `${s.kind} ${s.name}`);
+    assert.ok(top.includes('CLASS Base') && top.includes('CLASS User'), JSON.stringify(top));
+    const user = file.symbols.find((s) => s.name === 'User');
+    assert.equal(user.doc, 'A registered user.');
+    assert.equal(user.startLine, 13);
+    const methods = user.children.map((s) => s.name);
+    assert.ok(methods.includes('rename') && methods.includes('__init__'), JSON.stringify(methods));
+    const rename = user.children.find((s) => s.name === 'rename');
+    assert.match(rename.signature, /def rename\(self, name: str\) -> Base/);
+  });
+
+  test("a folder's outline lists its files with their top-level symbols only", async () => {
+    const r = await get(`/v1/repos/${REPO}/outline?path=app`);
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('outline-response', r.body);
+    assert.equal(r.body.kind, 'folder');
+    assert.deepEqual(r.body.files.map((f) => f.path), FILES.filter((f) => f.path.startsWith('app/')).map((f) => f.path));
+    const models = r.body.files.find((f) => f.path === 'app/models.py');
+    assert.ok(models.symbols.every((s) => !s.children), JSON.stringify(models));
+    assert.ok(models.symbols.some((s) => s.name === 'User'));
+    const root = await get(`/v1/repos/${REPO}/outline`);
+    assert.equal(root.body.files.length, FILES.length);
+  });
+
+  test('an outline never exceeds maxTokens; folders page with nextOffset', async () => {
+    const r = await get(`/v1/repos/${REPO}/outline?path=app&maxTokens=150`);
+    assert.equal(r.status, 200, r.text);
+    assert.ok(tokens(r.body) <= 150, `${tokens(r.body)} tokens`);
+    assert.equal(r.body.truncated, true);
+    assert.ok(r.body.nextOffset >= 1);
+    const next = await get(`/v1/repos/${REPO}/outline?path=app&offset=${r.body.nextOffset}`);
+    assert.equal(next.body.files[0].path, FILES[r.body.nextOffset].path);
+    const file = await get(`/v1/repos/${REPO}/outline?path=app/models.py&maxTokens=120`);
+    assert.ok(tokens(file.body) <= 120, `${tokens(file.body)} tokens`);
+    assert.equal(file.body.truncated, true);
+  });
+
+  test('unknown paths are 404, bad ones 400; the MCP tool answers the same as the route', async () => {
+    const missing = await get(`/v1/repos/${REPO}/outline?path=nope`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'PATH_NOT_FOUND');
+    assert.equal((await get(`/v1/repos/${REPO}/outline?path=../app`)).status, 400);
+    assert.equal((await get(`/v1/repos/${REPO}/outline?maxTokens=1`)).body.error.code, 'INVALID_REQUEST');
+    const viaTool = await tool('repo.outline', { ...repoArgs, path: 'app/util.py' });
+    assert.deepEqual(viaTool.structuredContent, (await get(`/v1/repos/${REPO}/outline?path=app/util.py`)).body);
+    const out = await cli('outline', REPO, 'app/models.py');
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /CLASS User/);
+    assert.match(out.stdout, /  METHOD rename/);
+  });
+});
+
+describe('scoped keys', () => {
+  test('a key for one repository lists and outlines it and reaches no other, over HTTP and MCP', async () => {
+    assert.equal((await get(`/v1/repos/${REPO}/tree`, reader)).status, 200);
+    assert.equal((await get(`/v1/repos/${REPO}/outline?path=app`, reader)).status, 200);
+    for (const path of [`/v1/repos/${OTHER}/tree`, `/v1/repos/${OTHER}/outline`]) {
+      const r = await get(path, reader);
+      assert.equal(r.status, 403, `${path}: ${r.text}`);
+    }
+    const other = { repoOwner: 'other', repoName: 'tools' };
+    for (const [name, args] of [['repo.list_files', {}], ['repo.outline', {}]]) {
+      const r = await tool(name, { ...other, ...args }, reader);
+      assert.equal(r.isError, true, `${name}: ${JSON.stringify(r)}`);
+      assert.doesNotMatch(JSON.stringify(r), /only_here|secret\/only/);
+    }
+  });
+});
