@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use edgerag_search::repo_tools::{GrepRequest, ListFilesQuery, OutlineQuery};
+pub use edgerag_search::repo_tools::{GrepRequest, ListFilesQuery, MapRequest, OutlineQuery};
 
 /// `GET /v1/repos/{owner}/{name}/tree` (MCP `repo.list_files`): indexed files in path order.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -82,4 +82,74 @@ pub struct OutlineSymbol {
     /// Symbols it contains (a class's methods).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<OutlineSymbol>,
+}
+
+/// `POST /v1/repos/{owner}/{name}/grep` (MCP `repo.grep`): matching lines in path and line order.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrepResponse {
+    pub matches: Vec<GrepMatch>,
+    /// Files whose text was read (after the trigram index, when it applied, and the filters).
+    pub files_scanned: u32,
+    /// The trigram index picked the files to read (the pattern holds a literal of 3+ characters
+    /// every match must contain); false: every file passing the filters was read.
+    pub used_index: bool,
+    /// The search stopped at `limit` matching lines; more may follow from `nextCursor`.
+    pub limit_reached: bool,
+    /// Pass as `cursor` to continue after the last match returned; absent when every file was
+    /// searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Matches were left out to fit `maxTokens` (`nextCursor` continues after the last one).
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrepMatch {
+    pub path: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// The line as indexed (lines over 1000 characters are cut, ending with `…`).
+    pub text: String,
+    /// Up to `context` lines before it, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    /// Up to `context` lines after it, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+}
+
+/// `POST /v1/repos/{owner}/{name}/map` (MCP `repo.map`): the most important files, each with its
+/// definitions as signatures (no bodies), most important first; the largest map that fits
+/// `maxTokens`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MapResponse {
+    pub files: Vec<MapFile>,
+    /// Files with a code graph in the repository.
+    pub files_total: u32,
+    /// `query`, `paths` or `symbols` moved some files first.
+    pub personalized: bool,
+    /// Files were left out to fit `maxTokens`.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MapFile {
+    pub path: String,
+    /// The file's share of the repository's PageRank (the sum of its symbols').
+    pub rank: f64,
+    /// Its definitions in line order.
+    pub symbols: Vec<MapSymbol>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MapSymbol {
+    pub kind: String,
+    /// The declaration without its body (the name when the graph has no signature).
+    pub signature: String,
+    pub line: u32,
 }

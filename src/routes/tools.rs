@@ -1,9 +1,10 @@
-//! `GET /v1/repos/{owner}/{name}/tree` and `…/outline`: parse the query, answer with
-//! [`crate::symbols::tools`] (the MCP `repo.list_files` and `repo.outline` call the same).
+//! `GET /v1/repos/{owner}/{name}/tree`, `GET …/outline`, `POST …/grep` and `POST …/map` (reads: the
+//! body only carries the arguments): parse, answer with [`crate::symbols::tools`] (the MCP
+//! `repo.list_files`, `repo.outline` and `repo.grep` call the same).
 use worker::{Env, Request, Response};
 
-use crate::api::{ListFilesQuery, OutlineQuery};
-use crate::http::{reply, ApiResult};
+use crate::api::{GrepRequest, ListFilesQuery, MapRequest, OutlineQuery};
+use crate::http::{parse_json, read_body, reply, ApiResult};
 use crate::store::Stores;
 use crate::symbols::{self, parse_args, tools};
 
@@ -19,4 +20,18 @@ pub async fn outline(req: &Request, env: &Env, owner: &str, name: &str) -> ApiRe
     let query: OutlineQuery = parse_args(query_args(req, &["offset", "maxTokens"]))?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
     reply(200, &tools::outline::outline(&repo, &query).await?)
+}
+
+pub async fn grep(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
+    let body = read_body(req, 64 * 1024).await?;
+    let request: GrepRequest = parse_json(req, &body, false)?;
+    let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
+    reply(200, &tools::grep::grep(&repo, &request).await?)
+}
+
+pub async fn map(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
+    let body = read_body(req, 64 * 1024).await?;
+    let request: MapRequest = parse_json(req, &body, true)?;
+    let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
+    reply(200, &tools::map::map(&repo, &request).await?)
 }

@@ -192,8 +192,111 @@ describe('repo.outline', () => {
   });
 });
 
+
+// Every line of the fixture matching `re`, as [path, line] in path and line order.
+function expected(re, files = FILES) {
+  const out = [];
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    f.content.split('\n').forEach((line, i) => {
+      if (re.test(line)) out.push(`${f.path}:${i + 1}`);
+    });
+  }
+  return out;
+}
+const grep = (body, token) => er.request('POST', `/v1/repos/${REPO}/grep`, { body, token });
+const where = (r) => r.body.matches.map((m) => `${m.path}:${m.line}`);
+
+describe('repo.grep', () => {
+  test('a literal finds exactly the lines holding it, through the trigram index', async () => {
+    const r = await grep({ pattern: 'slugify(' });
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('grep-response', r.body);
+    assert.deepEqual(where(r), expected(/slugify\(/));
+    assert.equal(r.body.usedIndex, true);
+    assert.ok(r.body.filesScanned < FILES.length, `${r.body.filesScanned} files read`);
+    assert.equal(r.body.limitReached, false);
+    assert.equal(r.body.nextCursor, undefined);
+    const util = r.body.matches.find((m) => m.path === 'app/util.py');
+    assert.equal(util.text, 'def slugify(text):');
+  });
+
+  test('regular expressions, case, globs, languages and context lines', async () => {
+    const re = await grep({ pattern: 'def (save|validate)\\(', regex: true });
+    assert.deepEqual(where(re), expected(/def (save|validate)\(/));
+    const anyWord = await grep({ pattern: '^\\s+\\w+\\(', regex: true });
+    assert.deepEqual(where(anyWord), expected(/^\s+\w+\(/));
+    assert.equal(anyWord.body.usedIndex, false);
+    const caseless = await grep({ pattern: 'TODO', caseSensitive: false });
+    assert.deepEqual(where(caseless), expected(/todo/i));
+    assert.deepEqual(where(await grep({ pattern: 'todo' })), []);
+    const scoped = await grep({ pattern: 'slugify', paths: ['app/m*.py'] });
+    assert.deepEqual(where(scoped), expected(/slugify/, FILES.filter((f) => f.path === 'app/models.py')));
+    const md = await grep({ pattern: 'slugify', languages: ['markdown'] });
+    assert.deepEqual(where(md), ['docs/guide.md:3']);
+    const ctx = await grep({ pattern: 'A registered user', context: 2 });
+    const [m] = ctx.body.matches;
+    const lines = MODELS.split('\n');
+    assert.deepEqual(m.before, lines.slice(m.line - 3, m.line - 1));
+    assert.deepEqual(m.after, lines.slice(m.line, m.line + 2));
+  });
+
+  test('a pattern matching everywhere stops at the limit, says so, and pages on with the cursor', async () => {
+    const all = expected(/./);
+    const seen = [];
+    let cursor;
+    for (let page = 0; page < 100; page++) {
+      const r = await grep({ pattern: '.', regex: true, limit: 7, ...(cursor ? { cursor } : {}) });
+      assert.equal(r.status, 200, r.text);
+      seen.push(...where(r));
+      cursor = r.body.nextCursor;
+      if (!cursor) break;
+      assert.equal(r.body.limitReached, true);
+      assert.equal(r.body.matches.length, 7);
+    }
+    assert.deepEqual(seen, all);
+  });
+
+  test('an answer never exceeds maxTokens', async () => {
+    const r = await grep({ pattern: '.', regex: true, context: 3, maxTokens: 150 });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(tokens(r.body) <= 150, `${tokens(r.body)} tokens`);
+    assert.equal(r.body.truncated, true);
+    assert.ok(r.body.matches.length >= 1 && r.body.nextCursor);
+  });
+
+  test('a bad pattern is 400 INVALID_PATTERN; other bad arguments 400 INVALID_REQUEST', async () => {
+    for (const body of [{ pattern: 'fn (', regex: true }, { pattern: '' }, { pattern: 'x'.repeat(1001) }, { pattern: 'a{1000}{1000}', regex: true }]) {
+      const r = await grep(body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.code, 'INVALID_PATTERN', JSON.stringify(body).slice(0, 80));
+    }
+    for (const body of [{ pattern: 'x', limit: 0 }, { pattern: 'x', context: 11 }, { pattern: 'x', cursor: 'nope' }, { pattern: 'x', paths: ['['] }, { pattern: 'x', extra: 1 }, {}]) {
+      const r = await grep(body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.code, 'INVALID_REQUEST', JSON.stringify(body));
+    }
+  });
+
+  test('the MCP tool and the CLI answer the same as the route', async () => {
+    const viaTool = await tool('repo.grep', { ...repoArgs, pattern: 'slugify', context: 1 });
+    assert.ok(!viaTool.isError, JSON.stringify(viaTool));
+    assert.deepEqual(viaTool.structuredContent, (await grep({ pattern: 'slugify', context: 1 })).body);
+    const bad = await tool('repo.grep', { ...repoArgs, pattern: '(', regex: true });
+    assert.equal(bad.structuredContent.error.code, 'INVALID_PATTERN');
+    const out = await cli('grep', REPO, 'slugify(', '--json');
+    assert.equal(out.code, 0, out.stderr);
+    assert.deepEqual(JSON.parse(out.stdout), (await grep({ pattern: 'slugify(' })).body);
+    const text = await cli('grep', REPO, '-e', 'def (save|validate)\\(');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^app\/models\.py:5:    def save\(self\):$/m);
+    const failed = await cli('grep', REPO, '-e', '(');
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /INVALID_PATTERN/);
+  });
+});
+
 describe('scoped keys', () => {
-  test('a key for one repository lists and outlines it and reaches no other, over HTTP and MCP', async () => {
+  test('a key for one repository lists, outlines and greps it and reaches no other, over HTTP and MCP', async () => {
     assert.equal((await get(`/v1/repos/${REPO}/tree`, reader)).status, 200);
     assert.equal((await get(`/v1/repos/${REPO}/outline?path=app`, reader)).status, 200);
     for (const path of [`/v1/repos/${OTHER}/tree`, `/v1/repos/${OTHER}/outline`]) {
@@ -201,7 +304,12 @@ describe('scoped keys', () => {
       assert.equal(r.status, 403, `${path}: ${r.text}`);
     }
     const other = { repoOwner: 'other', repoName: 'tools' };
-    for (const [name, args] of [['repo.list_files', {}], ['repo.outline', {}]]) {
+    const grepped = await grep({ pattern: 'slugify' }, reader);
+    assert.equal(grepped.status, 200, grepped.text);
+    assert.ok(grepped.body.matches.every((m) => !m.path.startsWith('secret/')));
+    const otherGrep = await er.request('POST', `/v1/repos/${OTHER}/grep`, { body: { pattern: 'slugify' }, token: reader });
+    assert.equal(otherGrep.status, 403, otherGrep.text);
+    for (const [name, args] of [['repo.list_files', {}], ['repo.outline', {}], ['repo.grep', { pattern: 'slugify' }]]) {
       const r = await tool(name, { ...other, ...args }, reader);
       assert.equal(r.isError, true, `${name}: ${JSON.stringify(r)}`);
       assert.doesNotMatch(JSON.stringify(r), /only_here|secret\/only/);

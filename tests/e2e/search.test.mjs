@@ -282,6 +282,8 @@ describe('MCP over streamable HTTP', () => {
         'repo.read_file_range',
         'repo.list_files',
         'repo.outline',
+        'repo.grep',
+        'repo.map',
       ],
     );
     assert.ok(list.result.tools.every((t) => t.inputSchema.type === 'object' && t.description.length > 20));

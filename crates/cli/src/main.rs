@@ -92,6 +92,8 @@ commands! {
     Status => status,
     Files => files,
     Outline => outline,
+    Grep => grep,
+    Map => map,
     Completions => completions,
 }
 

@@ -100,6 +100,27 @@ pub struct GrepRequest {
     pub max_tokens: Option<u32>,
 }
 
+/// `POST /v1/repos/{owner}/{name}/map` body, and the MCP `repo.map` arguments (which add
+/// `repoOwner` / `repoName`). A read.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MapRequest {
+    /// Rank files about this question first: files whose path or symbol names hold its words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 2000))]
+    pub query: Option<String>,
+    /// Rank files matching these globs first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Rank files defining symbols of these names first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+    /// Largest answer in tokens (default 8000, 100..=100000): the map holds as many files as fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 100_000))]
+    pub max_tokens: Option<u32>,
+}
+
 /// Tokens of an answer: its JSON counted the way `maxContextTokens` counts (`ceil(chars / 4)`).
 pub fn answer_tokens<T: Serialize>(answer: &T) -> usize {
     let text = serde_json::to_string(answer).unwrap_or_default();
