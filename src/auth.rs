@@ -280,7 +280,7 @@ pub fn need_for(method: &str, segments: &[&str]) -> Need {
         ["mcp"] => Need::Read(Target::Each),
         ["v1", "keys", ..] | ["v1", "audit"] => Need::Admin,
         // Reads that take their arguments as a JSON body.
-        ["v1", "repos", owner, name, "grep" | "map"] => Need::Read(repo(owner, name)),
+        ["v1", "repos", owner, name, "grep" | "map" | "impact"] => Need::Read(repo(owner, name)),
         ["v1", "repos", owner, name, ..] => by_method(repo(owner, name)),
         _ => Need::Undeclared { get: method == "GET" },
     }

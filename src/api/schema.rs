@@ -46,6 +46,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("grep-response", schema_for!(GrepResponse)),
         ("map-request", schema_for!(MapRequest)),
         ("map-response", schema_for!(MapResponse)),
+        ("impact-request", schema_for!(ImpactRequest)),
+        ("impact-response", schema_for!(ImpactResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())
@@ -71,6 +73,7 @@ pub fn tool_output_schema(tool: edgerag_search::mcp::Tool) -> serde_json::Value 
         Tool::Outline => vec![g.subschema_for::<OutlineResponse>()],
         Tool::Grep => vec![g.subschema_for::<GrepResponse>()],
         Tool::Map => vec![g.subschema_for::<MapResponse>()],
+        Tool::Impact => vec![g.subschema_for::<ImpactResponse>()],
     };
     let error = g.subschema_for::<ErrorBody>();
     let mut any_of: Vec<serde_json::Value> = answers.into_iter().map(serde_json::Value::from).collect();

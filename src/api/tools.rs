@@ -3,7 +3,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use edgerag_search::repo_tools::{GrepRequest, ListFilesQuery, MapRequest, OutlineQuery};
+pub use edgerag_search::repo_tools::{
+    ChangedRange, GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery,
+};
 
 /// `GET /v1/repos/{owner}/{name}/tree` (MCP `repo.list_files`): indexed files in path order.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -151,5 +153,67 @@ pub struct MapSymbol {
     pub kind: String,
     /// The declaration without its body (the name when the graph has no signature).
     pub signature: String,
+    pub line: u32,
+}
+
+/// `POST /v1/repos/{owner}/{name}/impact` (MCP `repo.impact`): what a change touches.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImpactResponse {
+    /// Symbols whose lines the change touches.
+    pub changed: Vec<ImpactSymbol>,
+    /// Symbols calling, referencing, importing, extending or implementing them, transitively:
+    /// nearest first, then by PageRank; this page.
+    pub impacted: Vec<ImpactedSymbol>,
+    /// HTTP endpoints among the changed and impacted symbols.
+    pub endpoints: Vec<ImpactSymbol>,
+    /// Test files holding a changed or impacted symbol.
+    pub tests: Vec<String>,
+    /// Impacted symbols, all pages together.
+    pub total: u32,
+    /// The `offset` of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u32>,
+    /// A step reached more than 2000 symbols and only the first were followed further.
+    pub frontier_capped: bool,
+    /// Impacted symbols were left out to fit `maxTokens` (`nextOffset` continues).
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImpactSymbol {
+    pub id: String,
+    pub kind: String,
+    pub fqn: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// `ENDPOINT` only: the route as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// `ENDPOINT` only: `GET`, `POST`, … or `ANY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImpactedSymbol {
+    pub symbol: ImpactSymbol,
+    /// Steps from a changed symbol (1..=3).
+    pub depth: u32,
+    /// The edges that reached it, from a changed symbol's user outwards.
+    pub via: Vec<ImpactEdge>,
+}
+
+/// An edge `from` → `to` (fully qualified names) of kind `kind`, written at `path:line`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImpactEdge {
+    pub kind: String,
+    pub from: String,
+    pub to: String,
+    pub path: String,
     pub line: u32,
 }

@@ -8,7 +8,8 @@ use worker::{Env, Request, Response};
 
 use crate::api::schema::tool_output_schema;
 use crate::api::{
-    GrepRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery, SymbolQuery,
+    GrepRequest, ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery,
+    SymbolQuery,
 };
 use crate::auth::{Access, Need, Target};
 use crate::background::Background;
@@ -81,7 +82,8 @@ fn tool_need(tool: Tool, arguments: &Value) -> Need {
         | Tool::ListFiles
         | Tool::Outline
         | Tool::Grep
-        | Tool::Map => match mcp::repo_tool_args(arguments) {
+        | Tool::Map
+        | Tool::Impact => match mcp::repo_tool_args(arguments) {
             Ok((owner, name, _)) => Need::Read(Target::Repo { owner, name }),
             Err(_) => Need::Read(Target::Each),
         },
@@ -121,7 +123,8 @@ async fn answer(
                 | Tool::ListFiles
                 | Tool::Outline
                 | Tool::Grep
-                | Tool::Map => match navigate(env, tool, &arguments).await {
+                | Tool::Map
+                | Tool::Impact => match navigate(env, tool, &arguments).await {
                     Ok(body) => tool_result(&body),
                     Err(e) => tool_error(e.code, &e.message),
                 },
@@ -203,6 +206,11 @@ async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> 
             let request: MapRequest = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
             serde_json::to_value(tools::map::map(&repo, &request).await?)
+        }
+        Tool::Impact => {
+            let request: ImpactRequest = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::impact::impact(&repo, &request).await?)
         }
         Tool::Search(_) | Tool::IndexStatus => {
             return Err(invalid(format!("{} is not a navigation tool", tool.name())))

@@ -226,6 +226,7 @@ async fn route(
         ("GET", ["v1", "repos", owner, name, "outline"]) => tools::outline(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "grep"]) => tools::grep(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "map"]) => tools::map(req, env, owner, name).await,
+        ("POST", ["v1", "repos", owner, name, "impact"]) => tools::impact(req, env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files", path @ .., "lines"]) if !path.is_empty() => {
             symbols::lines(req, env, owner, name, &path.join("/")).await
         }
@@ -255,7 +256,8 @@ async fn route(
         | (_, ["v1", "repos"])
         | (
             _,
-            ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans" | "tree" | "outline" | "grep" | "map"],
+            ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans" | "tree" | "outline" | "grep" | "map"
+            | "impact"],
         )
         | (_, ["v1", "repos", _, _, "plans", _])
         | (_, ["v1", "repos", _, _, "documents", ..])

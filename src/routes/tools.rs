@@ -1,9 +1,9 @@
-//! `GET /v1/repos/{owner}/{name}/tree`, `GET …/outline`, `POST …/grep` and `POST …/map` (reads: the
+//! `GET /v1/repos/{owner}/{name}/tree`, `GET …/outline`, `POST …/grep`, `…/map` and `…/impact` (reads: the
 //! body only carries the arguments): parse, answer with [`crate::symbols::tools`] (the MCP
 //! `repo.list_files`, `repo.outline` and `repo.grep` call the same).
 use worker::{Env, Request, Response};
 
-use crate::api::{GrepRequest, ListFilesQuery, MapRequest, OutlineQuery};
+use crate::api::{GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery};
 use crate::http::{parse_json, read_body, reply, ApiResult};
 use crate::store::Stores;
 use crate::symbols::{self, parse_args, tools};
@@ -34,4 +34,11 @@ pub async fn map(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiRe
     let request: MapRequest = parse_json(req, &body, true)?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
     reply(200, &tools::map::map(&repo, &request).await?)
+}
+
+pub async fn impact(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
+    let body = read_body(req, tools::impact::MAX_DIFF_BYTES + 64 * 1024).await?;
+    let request: ImpactRequest = parse_json(req, &body, false)?;
+    let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
+    reply(200, &tools::impact::impact(&repo, &request).await?)
 }

@@ -83,6 +83,8 @@ async function callsFor(client) {
     'repo.list_files': { ...mine, prefix: 'app' },
     'repo.outline': { ...mine, path: 'app/models.py' },
     'repo.grep': { ...mine, pattern: 'slugify(' },
+    'repo.map': { ...mine, maxTokens: 1000 },
+    'repo.impact': { ...mine, changes: [{ path: 'app/util.py', startLine: 7, endLine: 9 }] },
   };
 }
 
@@ -96,6 +98,8 @@ const intrusions = {
   'repo.list_files': theirs,
   'repo.outline': { ...theirs, path: 'secret' },
   'repo.grep': { ...theirs, pattern: 'hidden_symbol' },
+  'repo.map': theirs,
+  'repo.impact': { ...theirs, changes: [{ path: 'secret/hidden.py' }] },
 };
 
 async function exercise(client) {

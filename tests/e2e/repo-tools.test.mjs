@@ -17,6 +17,7 @@ const FILES = [
     .sort()
     .map((f) => ({ path: `app/${f}`, content: readFileSync(join(FIXTURE, f), 'utf8') })),
   { path: 'docs/guide.md', content: '# Guide\n\nCall `slugify` to make a slug.\nTODO: more examples.\n' },
+  { path: 'tests/test_util.py', content: 'from app.util import slugify\n\n\ndef test_slugify():\n    assert slugify("A B") == "a-b"\n' },
 ];
 const MODELS = FILES.find((f) => f.path === 'app/models.py').content;
 const REPO = 'acme/tools';
@@ -295,8 +296,139 @@ describe('repo.grep', () => {
   });
 });
 
+
+const mapOf = (body, token) => er.request('POST', `/v1/repos/${REPO}/map`, { body, token });
+
+describe('repo.map', () => {
+  test('files come by PageRank with their definitions as signatures, the same every time', async () => {
+    const r = await mapOf({});
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('map-response', r.body);
+    assert.equal(r.body.personalized, false);
+    assert.equal(r.body.truncated, false);
+    const ranks = r.body.files.map((f) => f.rank);
+    assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a), 'files in rank order');
+    const total = ranks.reduce((a, b) => a + b, 0);
+    assert.ok(total > 0.99 && total < 1.01, `ranks sum to ${total}`);
+    const util = r.body.files.find((f) => f.path === 'app/util.py');
+    assert.ok(util.symbols.some((s) => s.signature === 'def slugify(text):' || s.signature === 'def slugify(text)'), JSON.stringify(util));
+    assert.ok(r.body.files.every((f) => f.symbols.every((s) => s.kind !== 'MODULE')));
+    assert.deepEqual((await mapOf({})).body, r.body);
+  });
+
+  test('a question, paths or symbols put their files first', async () => {
+    const bySymbol = await mapOf({ symbols: ['migrate'] });
+    assert.equal(bySymbol.body.personalized, true);
+    assert.equal(bySymbol.body.files[0].path, 'app/legacy.py');
+    const byQuery = await mapOf({ query: 'find it in the repo' });
+    assert.equal(byQuery.body.files[0].path, 'app/repo.py', byQuery.text);
+    const byPath = await mapOf({ paths: ['app/routes.py'] });
+    assert.equal(byPath.body.files[0].path, 'app/routes.py');
+  });
+
+  test('the budget is a hard limit; bad arguments are 400', async () => {
+    for (const budget of [100, 150, 400]) {
+      const r = await mapOf({ maxTokens: budget });
+      assert.equal(r.status, 200, r.text);
+      assert.ok(tokens(r.body) <= budget, `${tokens(r.body)} > ${budget}`);
+      assert.equal(r.body.truncated, true);
+      assert.ok(r.body.files.length >= 1);
+    }
+    for (const body of [{ maxTokens: 10 }, { paths: ['['] }, { extra: true }, { query: 'x'.repeat(2001) }]) {
+      const r = await mapOf(body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.code, 'INVALID_REQUEST', JSON.stringify(body).slice(0, 60));
+    }
+  });
+
+  test('the MCP tool and the CLI answer the same as the route', async () => {
+    const viaTool = await tool('repo.map', { ...repoArgs, maxTokens: 500 });
+    assert.ok(!viaTool.isError, JSON.stringify(viaTool));
+    assert.deepEqual(viaTool.structuredContent, (await mapOf({ maxTokens: 500 })).body);
+    const out = await cli('map', REPO, '--symbol', 'migrate');
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^app\/legacy\.py:\n/);
+  });
+});
+
+
+const impactOf = (body, token) => er.request('POST', `/v1/repos/${REPO}/impact`, { body, token });
+
+describe('repo.impact', () => {
+  test('a changed function: its callers with the edges that reach them, and the tests that call it', async () => {
+    const r = await impactOf({ changes: [{ path: 'app/util.py', startLine: 7, endLine: 9 }] });
+    assert.equal(r.status, 200, r.text);
+    await assertSchema('impact-response', r.body);
+    assert.deepEqual(r.body.changed.map((s) => s.fqn), ['app.util.slugify']);
+    const init = r.body.impacted.find((i) => i.symbol.fqn === 'app.models.User.__init__');
+    assert.ok(init, r.text);
+    assert.equal(init.depth, 1);
+    assert.deepEqual(init.via, [{ kind: 'CALLS', from: 'app.models.User.__init__', to: 'app.util.slugify', path: 'app/models.py', line: 20 }]);
+    const depths = r.body.impacted.map((i) => i.depth);
+    assert.deepEqual(depths, [...depths].sort((a, b) => a - b), 'nearest first');
+    assert.ok(r.body.impacted.every((i) => i.via.length === i.depth), r.text);
+    assert.deepEqual(r.body.tests, ['tests/test_util.py']);
+    const shallow = await impactOf({ changes: [{ path: 'app/util.py', startLine: 7, endLine: 9 }], depth: 1 });
+    assert.ok(shallow.body.impacted.every((i) => i.depth === 1));
+    const page = await impactOf({ changes: [{ path: 'app/util.py', startLine: 7, endLine: 9 }], limit: 1 });
+    assert.equal(page.body.impacted.length, 1);
+    assert.equal(page.body.nextOffset, 1);
+  });
+
+  test('a unified diff works like changed ranges; an endpoint changed is listed with its route', async () => {
+    const diff = [
+      'diff --git a/app/util.py b/app/util.py',
+      '--- a/app/util.py',
+      '+++ b/app/util.py',
+      '@@ -8,2 +8,2 @@ def slugify(text):',
+      '-    """Lowercase `text` and join its words with dashes."""',
+      '+    """Lowercase `text`, words joined with dashes."""',
+      '     return SLUG_RE.sub("-", text.lower()).strip("-")',
+      '',
+    ].join('\n');
+    const viaDiff = await impactOf({ diff });
+    assert.equal(viaDiff.status, 200, viaDiff.text);
+    const viaRanges = await impactOf({ changes: [{ path: 'app/util.py', startLine: 8, endLine: 9 }] });
+    assert.deepEqual(viaDiff.body, viaRanges.body);
+    const endpoint = await impactOf({ changes: [{ path: 'app/routes.py', startLine: 11, endLine: 12 }] });
+    assert.deepEqual(endpoint.body.endpoints.map((e) => [e.httpMethod, e.route, e.fqn]), [['POST', '/users', 'app.routes.create_user']]);
+  });
+
+  test('the budget is a hard limit; bad changes are 400 with a stable code', async () => {
+    for (const budget of [100, 200, 400]) {
+      const r = await impactOf({ changes: [{ path: 'app/util.py' }], maxTokens: budget });
+      assert.equal(r.status, 200, r.text);
+      assert.ok(tokens(r.body) <= budget, `${tokens(r.body)} > ${budget}`);
+      assert.equal(r.body.truncated, true);
+    }
+    for (const [body, code] of [
+      [{}, 'INVALID_REQUEST'],
+      [{ diff: 'not a diff' }, 'INVALID_DIFF'],
+      [{ diff: '+++ b/x\n@@ -1 +1 @@\n', changes: [{ path: 'x' }] }, 'INVALID_REQUEST'],
+      [{ changes: [{ path: 'app/util.py' }], depth: 4 }, 'INVALID_REQUEST'],
+      [{ changes: [{ path: 'app/util.py', startLine: 5, endLine: 2 }] }, 'INVALID_REQUEST'],
+      [{ changes: [{ path: '../etc/passwd' }] }, 'INVALID_REQUEST'],
+    ]) {
+      const bad = await impactOf(body);
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.body.error.code, code, JSON.stringify(body));
+    }
+  });
+
+  test('the MCP tool and the CLI answer the same as the route', async () => {
+    const args = { changes: [{ path: 'app/util.py', startLine: 7, endLine: 9 }] };
+    const viaTool = await tool('repo.impact', { ...repoArgs, ...args });
+    assert.ok(!viaTool.isError, JSON.stringify(viaTool));
+    assert.deepEqual(viaTool.structuredContent, (await impactOf(args)).body);
+    const out = await cli('impact', REPO, 'app/util.py:7-9');
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^changed:\n  FUNCTION app\.util\.slugify  app\/util\.py:7\n/);
+    assert.match(out.stdout, /tests:\n  tests\/test_util\.py\n/);
+  });
+});
+
 describe('scoped keys', () => {
-  test('a key for one repository lists, outlines and greps it and reaches no other, over HTTP and MCP', async () => {
+  test('a key for one repository lists, outlines, greps, maps and impacts it and reaches no other, over HTTP and MCP', async () => {
     assert.equal((await get(`/v1/repos/${REPO}/tree`, reader)).status, 200);
     assert.equal((await get(`/v1/repos/${REPO}/outline?path=app`, reader)).status, 200);
     for (const path of [`/v1/repos/${OTHER}/tree`, `/v1/repos/${OTHER}/outline`]) {
@@ -309,7 +441,12 @@ describe('scoped keys', () => {
     assert.ok(grepped.body.matches.every((m) => !m.path.startsWith('secret/')));
     const otherGrep = await er.request('POST', `/v1/repos/${OTHER}/grep`, { body: { pattern: 'slugify' }, token: reader });
     assert.equal(otherGrep.status, 403, otherGrep.text);
-    for (const [name, args] of [['repo.list_files', {}], ['repo.outline', {}], ['repo.grep', { pattern: 'slugify' }]]) {
+    assert.equal((await mapOf({}, reader)).status, 200);
+    const otherMap = await er.request('POST', `/v1/repos/${OTHER}/map`, { body: {}, token: reader });
+    assert.equal(otherMap.status, 403, otherMap.text);
+    const otherImpact = await er.request('POST', `/v1/repos/${OTHER}/impact`, { body: { changes: [{ path: 'secret/only.py' }] }, token: reader });
+    assert.equal(otherImpact.status, 403, otherImpact.text);
+    for (const [name, args] of [['repo.list_files', {}], ['repo.outline', {}], ['repo.grep', { pattern: 'slugify' }], ['repo.map', {}], ['repo.impact', { changes: [{ path: 'secret/only.py' }] }]]) {
       const r = await tool(name, { ...other, ...args }, reader);
       assert.equal(r.isError, true, `${name}: ${JSON.stringify(r)}`);
       assert.doesNotMatch(JSON.stringify(r), /only_here|secret\/only/);

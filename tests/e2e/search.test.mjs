@@ -284,6 +284,7 @@ describe('MCP over streamable HTTP', () => {
         'repo.outline',
         'repo.grep',
         'repo.map',
+        'repo.impact',
       ],
     );
     assert.ok(list.result.tools.every((t) => t.inputSchema.type === 'object' && t.description.length > 20));

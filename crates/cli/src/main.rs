@@ -94,6 +94,7 @@ commands! {
     Outline => outline,
     Grep => grep,
     Map => map,
+    Impact => impact,
     Completions => completions,
 }
 

@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
-use crate::repo_tools::{GrepRequest, ListFilesQuery, MapRequest, OutlineQuery};
+use crate::repo_tools::{GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery};
 use crate::request::SearchMode;
 
 /// Handshake-era protocol versions this server speaks (newest first). A client whose `initialize`
@@ -52,10 +52,11 @@ pub enum Tool {
     Outline,
     Grep,
     Map,
+    Impact,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 12] = [
+    pub const ALL: [Tool; 13] = [
         Tool::Search(SearchMode::Repo),
         Tool::Search(SearchMode::Simple),
         Tool::Search(SearchMode::Global),
@@ -68,6 +69,7 @@ impl Tool {
         Tool::Outline,
         Tool::Grep,
         Tool::Map,
+        Tool::Impact,
     ];
 
     pub fn name(self) -> &'static str {
@@ -81,6 +83,7 @@ impl Tool {
             Tool::Outline => "repo.outline",
             Tool::Grep => "repo.grep",
             Tool::Map => "repo.map",
+            Tool::Impact => "repo.impact",
         }
     }
 
@@ -103,6 +106,7 @@ impl Tool {
             Tool::Outline => "Outline a file or folder",
             Tool::Grep => "Grep the repository",
             Tool::Map => "Map of the repository",
+            Tool::Impact => "Impact of a change",
         }
     }
 
@@ -171,6 +175,13 @@ impl Tool {
                  signatures, no bodies. Optionally put first the files about a question (query), \
                  matching path globs (paths) or defining symbols (symbols). Start here in an \
                  unfamiliar repository."
+            }
+            Tool::Impact => {
+                "What a change touches: give changed paths with line ranges (changes) or a unified \
+                 diff (diff). Returns the symbols changed, the symbols calling, referencing, \
+                 importing, extending or implementing them up to 3 steps away (depth) with the \
+                 edges that reach each, the HTTP endpoints reached and the test files involved; \
+                 nearest first, paged by limit/offset, cut to maxTokens."
             }
         }
     }
@@ -256,6 +267,7 @@ pub fn tools_list(output_schema: &dyn Fn(Tool) -> Value) -> Value {
                 Tool::Outline => navigation_schema::<OutlineQuery>(json!({}), &[]),
                 Tool::Grep => navigation_schema::<GrepRequest>(json!({}), &[]),
                 Tool::Map => navigation_schema::<MapRequest>(json!({}), &[]),
+                Tool::Impact => navigation_schema::<ImpactRequest>(json!({}), &[]),
             };
             json!({
                 "name": t.name(),
@@ -559,7 +571,8 @@ mod tests {
                 "repo.list_files",
                 "repo.outline",
                 "repo.grep",
-                "repo.map"
+                "repo.map",
+                "repo.impact"
             ]
         );
         for t in tools {

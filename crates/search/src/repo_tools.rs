@@ -121,6 +121,46 @@ pub struct MapRequest {
     pub max_tokens: Option<u32>,
 }
 
+/// One changed file of a `repo.impact` call, with the lines changed (the whole file without them).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChangedRange {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub start_line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<u32>,
+}
+
+/// `POST /v1/repos/{owner}/{name}/impact` body, and the MCP `repo.impact` arguments (which add
+/// `repoOwner` / `repoName`): give `changes` or a unified `diff`. A read.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImpactRequest {
+    /// Changed paths with line ranges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangedRange>,
+    /// A unified diff (`git diff` output), at most 1 MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Steps followed back from the changed symbols (default 3, at most 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 3))]
+    pub depth: Option<u32>,
+    /// Impacted symbols per page (default 50, at most 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
+    /// Largest answer in tokens (default 8000, 100..=100000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 100_000))]
+    pub max_tokens: Option<u32>,
+}
+
 /// Tokens of an answer: its JSON counted the way `maxContextTokens` counts (`ceil(chars / 4)`).
 pub fn answer_tokens<T: Serialize>(answer: &T) -> usize {
     let text = serde_json::to_string(answer).unwrap_or_default();

@@ -1,8 +1,10 @@
 //! The repository tools an agent uses beside search, one file each: [`list`] (`repo.list_files`),
-//! [`outline`] (`repo.outline`), [`grep`] (`repo.grep`), [`map`] (`repo.map`). Each is one function over a checked
+//! [`outline`] (`repo.outline`), [`grep`] (`repo.grep`), [`map`] (`repo.map`),
+//! [`impact`] (`repo.impact`). Each is one function over a checked
 //! repository ([`crate::symbols::RepoDb`]), called by the HTTP route and the MCP tool alike, and
 //! each answer fits the caller's `maxTokens` ([`budget`]).
 pub mod grep;
+pub mod impact;
 pub mod list;
 pub mod map;
 pub mod outline;
