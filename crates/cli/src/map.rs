@@ -77,7 +77,7 @@ fn render(answer: &Value) -> String {
     for f in answer["files"].as_array().into_iter().flatten() {
         out += &format!("{}:\n", f["path"].as_str().unwrap_or(""));
         for s in f["symbols"].as_array().into_iter().flatten() {
-            out += &format!("{:>6}│ {}\n", s["line"], s["signature"].as_str().unwrap_or(""));
+            out += &format!("{:>6}│ {}\n", s["line"].as_u64().unwrap_or(0), s["signature"].as_str().unwrap_or(""));
         }
     }
     if answer["truncated"] == Value::Bool(true) {
