@@ -7,7 +7,8 @@
 // - repo.impact of a 10-file diff (ranges in 10 files that define symbols): p95 ≤ 200 ms.
 // Each figure is printed beside its goal with `met` or `NOT MET`.
 //
-//   node scripts/bench/repo-tools.mjs [--tree DIR] [--files N] [--rounds N]
+//   node scripts/bench/repo-tools.mjs [--tree DIR] [--files N] [--rounds N] [--max-bytes N]
+//   (files over --max-bytes, default 256 KiB, are left out; EDGERAG_BENCH_LOG=1 prints the worker's log)
 import { cpus, loadavg } from 'node:os';
 
 import { startEdgerag, startHashEmbedder } from '../../tests/e2e/harness.mjs';
@@ -21,8 +22,9 @@ const opt = (name, dflt) => {
 const tree = opt('--tree', '/usr/include');
 const maxFiles = Number(opt('--files', '0'));
 const rounds = Number(opt('--rounds', '40'));
+const maxBytes = Number(opt('--max-bytes', String(256 * 1024)));
 
-let files = textFiles(tree, { maxBytes: 1 << 20 });
+let files = textFiles(tree, { maxBytes });
 if (maxFiles > 0) files = files.slice(0, maxFiles);
 
 const pct = (xs, p) => {
@@ -33,7 +35,7 @@ const verdict = (value, goal) => `${value.toFixed(0)} ms (goal ≤ ${goal} ms: $
 
 console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} cores)`);
 const embed = await startHashEmbedder();
-const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' } });
+const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' }, log: process.env.EDGERAG_BENCH_LOG === '1' });
 const REPO = '/v1/repos/bench/tools';
 try {
   const started = performance.now();
@@ -111,6 +113,9 @@ try {
   const impact = await measure('repo.impact, 10-file diff', 200, (i) => er.request('POST', `${REPO}/impact`, { body: { diff: diffFor(i) } }));
   console.log(`  last: ${impact.changed.length} changed symbols, ${impact.total} impacted, ${impact.tests.length} test files`);
   console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+} catch (e) {
+  console.error(`--- worker log tail ---\n${er.logs().slice(-8000)}`);
+  throw e;
 } finally {
   await er.stop();
   await embed.stop();

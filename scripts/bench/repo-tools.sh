@@ -4,7 +4,7 @@
 # p95 of repo.grep with a selective literal (goal ≤ 100 ms), repo.map (≤ 300 ms) and repo.impact
 # of a 10-file diff (≤ 200 ms), each printed beside its goal as `met` / `NOT MET`.
 #
-#   scripts/bench/repo-tools.sh [--tree DIR] [--files N] [--rounds N]
+#   scripts/bench/repo-tools.sh [--tree DIR] [--files N] [--rounds N] [--max-bytes N]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
