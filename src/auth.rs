@@ -279,6 +279,8 @@ pub fn need_for(method: &str, segments: &[&str]) -> Need {
         ["v1", "search", ..] => Need::Read(Target::Each),
         ["mcp"] => Need::Read(Target::Each),
         ["v1", "keys", ..] | ["v1", "audit"] => Need::Admin,
+        // Reads that take their arguments as a JSON body.
+        ["v1", "repos", owner, name, "grep" | "map" | "impact"] => Need::Read(repo(owner, name)),
         ["v1", "repos", owner, name, ..] => by_method(repo(owner, name)),
         _ => Need::Undeclared { get: method == "GET" },
     }
@@ -407,6 +409,13 @@ mod tests {
         assert_eq!(
             need_for("GET", &["v1", "repos", "a", "x", "symbols"]),
             Need::Read(Target::Repo { owner: "a".into(), name: "x".into() })
+        );
+        // A search posted as a body is still a read: a read-only key may grep its repositories.
+        let reader = key(&[Scope::Read], &["a/*"]);
+        assert_eq!(authorize(&reader, &need_for("POST", &["v1", "repos", "a", "x", "grep"]), CLOSED), Ok(()));
+        assert_eq!(
+            code(authorize(&reader, &need_for("POST", &["v1", "repos", "b", "x", "grep"]), CLOSED)),
+            Some("NAMESPACE_FORBIDDEN")
         );
         // Anything else is refused to non-admin keys until need_for lists it.
         let other = need_for("POST", &["v1", "plans"]);

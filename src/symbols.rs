@@ -2,6 +2,7 @@
 //! them, and exact line ranges of indexed files rebuilt from their chunks. One function per
 //! operation, called by the HTTP routes (`/v1/repos/{owner}/{name}/symbols…`, `…/files/…/lines`)
 //! and the MCP tools (`repo.find_symbol`, `repo.symbol_references`, `repo.read_file_range`) alike.
+//! [`tools`] holds the tools an agent uses beside them (file lists, outlines, grep).
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
@@ -16,6 +17,8 @@ use crate::http::{check_repo_part, ApiResult};
 use crate::store::graph::{self, NODE_COLUMNS};
 use crate::store::namespaces::{self, namespace_id};
 use crate::store::{numbered_placeholders, Arg, Db, Stores};
+
+pub mod tools;
 
 const DEFAULT_SYMBOLS: u32 = 20;
 const MAX_SYMBOLS: u32 = 200;

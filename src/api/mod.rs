@@ -4,8 +4,10 @@
 //! Requests reject unknown fields; every response field is camelCase.
 mod plans;
 pub mod schema;
+mod tools;
 
 pub use plans::*;
+pub use tools::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -38,10 +38,51 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("repo-settings", schema_for!(RepoSettings)),
         ("plan-request", schema_for!(PlanRequest)),
         ("plan-run-response", schema_for!(PlanRunResponse)),
+        ("list-files-query", schema_for!(ListFilesQuery)),
+        ("list-files-response", schema_for!(ListFilesResponse)),
+        ("outline-query", schema_for!(OutlineQuery)),
+        ("outline-response", schema_for!(OutlineResponse)),
+        ("grep-request", schema_for!(GrepRequest)),
+        ("grep-response", schema_for!(GrepResponse)),
+        ("map-request", schema_for!(MapRequest)),
+        ("map-response", schema_for!(MapResponse)),
+        ("impact-request", schema_for!(ImpactRequest)),
+        ("impact-response", schema_for!(ImpactResponse)),
     ]
     .into_iter()
     .chain(edgerag_search::schema::all())
     .collect()
+}
+
+/// The MCP `outputSchema` of a tool: its answer's type, or the error body every tool answers
+/// with when it fails (`structuredContent` is one of the two), generated like the files in
+/// `schemas/` and sharing one `$defs`.
+pub fn tool_output_schema(tool: edgerag_search::mcp::Tool) -> serde_json::Value {
+    use edgerag_search::mcp::Tool;
+    use schemars::generate::SchemaSettings;
+    let mut g = SchemaSettings::draft2020_12().into_generator();
+    let answers: Vec<Schema> = match tool {
+        Tool::Search(_) => vec![g.subschema_for::<edgerag_search::SearchResponse>()],
+        Tool::IndexStatus => {
+            vec![g.subschema_for::<RepoStatusResponse>(), g.subschema_for::<ReposResponse>()]
+        }
+        Tool::FindSymbol => vec![g.subschema_for::<SymbolsResponse>()],
+        Tool::SymbolReferences => vec![g.subschema_for::<ReferencesResponse>()],
+        Tool::ReadFileRange => vec![g.subschema_for::<FileLinesResponse>()],
+        Tool::ListFiles => vec![g.subschema_for::<ListFilesResponse>()],
+        Tool::Outline => vec![g.subschema_for::<OutlineResponse>()],
+        Tool::Grep => vec![g.subschema_for::<GrepResponse>()],
+        Tool::Map => vec![g.subschema_for::<MapResponse>()],
+        Tool::Impact => vec![g.subschema_for::<ImpactResponse>()],
+    };
+    let error = g.subschema_for::<ErrorBody>();
+    let mut any_of: Vec<serde_json::Value> = answers.into_iter().map(serde_json::Value::from).collect();
+    any_of.push(error.into());
+    serde_json::json!({
+        "type": "object",
+        "anyOf": any_of,
+        "$defs": g.take_definitions(true),
+    })
 }
 
 /// The exact bytes written to `schemas/<stem>.schema.json`.
@@ -102,6 +143,35 @@ mod tests {
             "stale or missing JSON Schemas {stale:?}: run \
              `UPDATE_SCHEMAS=1 cargo test -p edgerag-worker --no-default-features --lib schemas`"
         );
+    }
+
+    /// Every `$ref` of a tool's output schema resolves inside it (MCP clients must not fetch).
+    #[test]
+    fn tool_output_schemas_are_self_contained_objects() {
+        fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if let Some(r) = o.get("$ref").and_then(|r| r.as_str()) {
+                        out.push(r.to_string());
+                    }
+                    o.values().for_each(|x| refs(x, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+                _ => {}
+            }
+        }
+        for tool in edgerag_search::mcp::Tool::ALL {
+            let schema = tool_output_schema(tool);
+            assert_eq!(schema["type"], "object", "{}", tool.name());
+            assert!(schema.get("$schema").is_none());
+            let mut found = Vec::new();
+            refs(&schema, &mut found);
+            assert!(!found.is_empty(), "{}", tool.name());
+            for r in found {
+                let name = r.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("{r} is not local"));
+                assert!(schema["$defs"].get(name).is_some(), "{}: {r} does not resolve", tool.name());
+            }
+        }
     }
 
     #[test]

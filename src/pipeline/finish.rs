@@ -83,6 +83,7 @@ pub async fn try_complete(
                         ("edges", &r.edges.to_string()),
                         ("rewrittenFiles", &r.rewritten_files.to_string()),
                         ("rewrittenEdges", &r.rewritten_edges.to_string()),
+                        ("ranksWritten", &r.ranks_written.to_string()),
                         ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
                     ],
                 ),

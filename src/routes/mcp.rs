@@ -2,17 +2,21 @@
 //! decisions are `edgerag_search::mcp` (tested natively); this runs the tool calls:
 //! the four search tools through [`crate::search::run`], and `repo.rag_index_status` through
 //! [`crate::status`] (the same JSON as `GET /v1/repos/{owner}/{name}/status` and `GET /v1/repos`).
-use edgerag_search::mcp::{self, rpc_error, rpc_result, step, tool_error, tool_result, Step, Tool};
+use edgerag_search::mcp::{self, rpc_error, step, tool_error, tool_result, Step, Tool};
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
-use crate::api::{LinesQuery, ReferencesQuery, SymbolQuery};
+use crate::api::schema::tool_output_schema;
+use crate::api::{
+    GrepRequest, ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery,
+    SymbolQuery,
+};
 use crate::auth::{Access, Need, Target};
 use crate::background::Background;
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
 use crate::store::Stores;
-use crate::symbols::{self, parse_args};
+use crate::symbols::{self, parse_args, tools};
 
 /// Largest JSON-RPC body (a batch of calls).
 const MAX_MCP_BODY: usize = 512 * 1024;
@@ -44,7 +48,7 @@ pub async fn handle(
         Value::Array(items) => {
             let mut replies = Vec::new();
             for item in &items {
-                if let Some(r) = answer(item, env, access, background).await {
+                if let Some(r) = answer(item, req, env, access, background).await {
                     replies.push(r);
                 }
             }
@@ -54,10 +58,10 @@ pub async fn handle(
                 json(200, &Value::Array(replies))
             }
         }
-        single => match answer(&single, env, access, background).await {
+        single => match answer(&single, req, env, access, background).await {
             // A message that could not be read as a request at all is the client's error.
             Some(r) if r["id"].is_null() && r.get("error").is_some() => json(400, &r),
-            Some(r) => json(200, &r),
+            Some(r) => json(mcp::http_status(&r, mcp::modern_version(&single).is_some()), &r),
             None => accepted(),
         },
     }
@@ -72,22 +76,38 @@ fn tool_need(tool: Tool, arguments: &Value) -> Need {
             None => Need::Read(Target::Each),
         },
         // `name` is the symbol's here, so only `repoOwner` / `repoName` name the repository.
-        Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
-            match mcp::repo_tool_args(arguments) {
-                Ok((owner, name, _)) => Need::Read(Target::Repo { owner, name }),
-                Err(_) => Need::Read(Target::Each),
-            }
-        }
+        Tool::FindSymbol
+        | Tool::SymbolReferences
+        | Tool::ReadFileRange
+        | Tool::ListFiles
+        | Tool::Outline
+        | Tool::Grep
+        | Tool::Map
+        | Tool::Impact => match mcp::repo_tool_args(arguments) {
+            Ok((owner, name, _)) => Need::Read(Target::Repo { owner, name }),
+            Err(_) => Need::Read(Target::Each),
+        },
     }
 }
 
-async fn answer(message: &Value, env: &Env, access: &Access, background: &Background) -> Option<Value> {
+async fn answer(
+    message: &Value,
+    req: &Request,
+    env: &Env,
+    access: &Access,
+    background: &Background,
+) -> Option<Value> {
+    let header = |name: &str| req.headers().get(name).ok().flatten();
+    if let Err(mismatch) = mcp::check_headers(message, &header) {
+        return Some(mismatch);
+    }
     match step(message) {
         Step::NoReply => None,
         Step::Reply(r) => Some(r),
-        Step::Call { id, tool, arguments } => {
+        Step::ListTools { id, modern } => Some(mcp::list_reply(&id, modern, &tool_output_schema)),
+        Step::Call { id, tool, arguments, modern } => {
             if let Err(d) = access.check(&tool_need(tool, &arguments)) {
-                return Some(rpc_result(&id, tool_error(d.code, &d.message)));
+                return Some(mcp::reply_for(&id, tool_error(d.code, &d.message), modern));
             }
             let result = match tool {
                 Tool::Search(mode) => {
@@ -97,14 +117,19 @@ async fn answer(message: &Value, env: &Env, access: &Access, background: &Backgr
                     }
                 }
                 Tool::IndexStatus => index_status(env, &arguments, access).await,
-                Tool::FindSymbol | Tool::SymbolReferences | Tool::ReadFileRange => {
-                    match navigate(env, tool, &arguments).await {
-                        Ok(body) => tool_result(&body),
-                        Err(e) => tool_error(e.code, &e.message),
-                    }
-                }
+                Tool::FindSymbol
+                | Tool::SymbolReferences
+                | Tool::ReadFileRange
+                | Tool::ListFiles
+                | Tool::Outline
+                | Tool::Grep
+                | Tool::Map
+                | Tool::Impact => match navigate(env, tool, &arguments).await {
+                    Ok(body) => tool_result(&body),
+                    Err(e) => tool_error(e.code, &e.message),
+                },
             };
-            Some(rpc_result(&id, result))
+            Some(mcp::reply_for(&id, result, modern))
         }
     }
 }
@@ -161,6 +186,31 @@ async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> 
                 parse_args(rest).map_err(|e| ApiError::bad_request("BAD_RANGE", e.message))?;
             let repo = symbols::open(&stores, &owner, &name).await?;
             serde_json::to_value(symbols::read_lines(&repo, &path, &query).await?)
+        }
+        Tool::ListFiles => {
+            let query: ListFilesQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::list::list_files(&repo, &query).await?)
+        }
+        Tool::Outline => {
+            let query: OutlineQuery = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::outline::outline(&repo, &query).await?)
+        }
+        Tool::Grep => {
+            let request: GrepRequest = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::grep::grep(&repo, &request).await?)
+        }
+        Tool::Map => {
+            let request: MapRequest = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::map::map(&repo, &request).await?)
+        }
+        Tool::Impact => {
+            let request: ImpactRequest = parse_args(rest)?;
+            let repo = symbols::open(&stores, &owner, &name).await?;
+            serde_json::to_value(tools::impact::impact(&repo, &request).await?)
         }
         Tool::Search(_) | Tool::IndexStatus => {
             return Err(invalid(format!("{} is not a navigation tool", tool.name())))

@@ -19,6 +19,7 @@ mod repos;
 mod search;
 mod settings;
 mod symbols;
+mod tools;
 mod webhooks;
 
 use worker::{Env, Method, Request, Response};
@@ -221,6 +222,11 @@ async fn route(
         ("DELETE", ["v1", "repos", owner, name]) => repos::delete_repo(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "status"]) => repos::status(env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files"]) => repos::files(env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "tree"]) => tools::tree(req, env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "outline"]) => tools::outline(req, env, owner, name).await,
+        ("POST", ["v1", "repos", owner, name, "grep"]) => tools::grep(req, env, owner, name).await,
+        ("POST", ["v1", "repos", owner, name, "map"]) => tools::map(req, env, owner, name).await,
+        ("POST", ["v1", "repos", owner, name, "impact"]) => tools::impact(req, env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files", path @ .., "lines"]) if !path.is_empty() => {
             symbols::lines(req, env, owner, name, &path.join("/")).await
         }
@@ -248,7 +254,11 @@ async fn route(
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
-        | (_, ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans"])
+        | (
+            _,
+            ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans" | "tree" | "outline" | "grep" | "map"
+            | "impact"],
+        )
         | (_, ["v1", "repos", _, _, "plans", _])
         | (_, ["v1", "repos", _, _, "documents", ..])
         | (_, ["v1", "repos", _, _])

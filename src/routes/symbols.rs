@@ -10,7 +10,7 @@ use crate::symbols::{self, parse_args, RepoDb};
 
 /// The query string as a JSON object: integer-looking values of `numeric` keys become numbers
 /// (anything else stays a string, so the type's parser names the bad field).
-fn query_args(req: &Request, numeric: &[&str]) -> Value {
+pub(super) fn query_args(req: &Request, numeric: &[&str]) -> Value {
     let mut out = Map::new();
     if let Ok(url) = req.url() {
         for (k, v) in url.query_pairs() {

@@ -233,6 +233,8 @@ pub struct Resolved {
     /// written.
     pub rewritten_files: usize,
     pub rewritten_edges: usize,
+    /// Symbol and file ranks written (those that changed).
+    pub ranks_written: usize,
 }
 
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
@@ -286,11 +288,14 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
             .iter()
             .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
             .sum(),
+        ranks_written: 0,
     };
     if !changed.is_empty() {
         db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
     }
-    Ok(resolved)
+    // The repository map's importance: PageRank over the graph just resolved.
+    let ranks_written = super::ranks::write(db, namespace, &files).await?;
+    Ok(Resolved { ranks_written, ..resolved })
 }
 
 /// Statements replacing the cross-file edges of `changed` files (every edge of a legacy one) and

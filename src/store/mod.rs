@@ -14,6 +14,7 @@ pub mod keys;
 pub mod keyword;
 pub mod namespaces;
 pub mod plans;
+pub mod ranks;
 mod router;
 pub mod runs;
 pub mod settings;

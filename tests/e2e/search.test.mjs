@@ -280,6 +280,11 @@ describe('MCP over streamable HTTP', () => {
         'repo.find_symbol',
         'repo.symbol_references',
         'repo.read_file_range',
+        'repo.list_files',
+        'repo.outline',
+        'repo.grep',
+        'repo.map',
+        'repo.impact',
       ],
     );
     assert.ok(list.result.tools.every((t) => t.inputSchema.type === 'object' && t.description.length > 20));

@@ -137,6 +137,15 @@ impl Client {
         text(self.request("GET", path).call())
     }
 
+    /// `GET path?query` (each pair percent-encoded), the body as text.
+    pub fn get_query_text(&self, path: &str, query: &[(&str, String)]) -> Result<String, ClientError> {
+        let mut req = self.request("GET", path);
+        for (k, v) in query {
+            req = req.query(k, v);
+        }
+        text(req.call())
+    }
+
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
         parse(&self.get_text(path)?)
     }

@@ -90,6 +90,11 @@ commands! {
     Index => index,
     Search => search,
     Status => status,
+    Files => files,
+    Outline => outline,
+    Grep => grep,
+    Map => map,
+    Impact => impact,
     Completions => completions,
 }
 

@@ -59,6 +59,7 @@ pub mod pipeline;
 pub mod ports;
 pub mod profile;
 pub mod query;
+pub mod repo_tools;
 pub mod request;
 pub mod rerank;
 pub mod response;

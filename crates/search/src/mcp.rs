@@ -2,16 +2,38 @@
 //! replies out. The worker's `POST /mcp` feeds each message to [`step`] and runs the tool calls it
 //! asks for (the search pipeline, the index status). Stateless: no session ids, no server-sent
 //! events (`GET /mcp` is 405, as the transport allows).
+//!
+//! Two eras of the protocol are served on the same endpoint:
+//! - **modern** ([`MODERN_VERSIONS`], revision 2026-07-28): no handshake; every request carries
+//!   its version in `params._meta["io.modelcontextprotocol/protocolVersion"]` (and the
+//!   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers, checked by [`check_headers`]);
+//!   `server/discover` lists the versions and capabilities; every result says
+//!   `resultType: "complete"`; an unknown version is `UnsupportedProtocolVersion` (-32022).
+//! - **legacy** ([`PROTOCOL_VERSIONS`], 2025-11-25 and earlier): the `initialize` handshake
+//!   negotiates a version; requests without modern `_meta` are served this way.
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
+use crate::repo_tools::{GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery};
 use crate::request::SearchMode;
 
-/// Protocol versions this server speaks (newest first). A client asking for another one gets the
-/// newest, as the specification says.
-pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+/// Handshake-era protocol versions this server speaks (newest first). A client whose `initialize`
+/// asks for another one gets the newest, as those revisions say.
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// Per-request-metadata protocol versions this server speaks (newest first).
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+/// The `_meta` key of a modern request's protocol version.
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// How long a client may cache `tools/list` and `server/discover` (the tool set changes only
+/// with a new deployment).
+const LIST_TTL_MS: u64 = 3_600_000;
+
+/// The header and body of a modern request disagree, or a required header is missing.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// A modern request asked for a version this server does not speak.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -26,10 +48,15 @@ pub enum Tool {
     FindSymbol,
     SymbolReferences,
     ReadFileRange,
+    ListFiles,
+    Outline,
+    Grep,
+    Map,
+    Impact,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 8] = [
+    pub const ALL: [Tool; 13] = [
         Tool::Search(SearchMode::Repo),
         Tool::Search(SearchMode::Simple),
         Tool::Search(SearchMode::Global),
@@ -38,6 +65,11 @@ impl Tool {
         Tool::FindSymbol,
         Tool::SymbolReferences,
         Tool::ReadFileRange,
+        Tool::ListFiles,
+        Tool::Outline,
+        Tool::Grep,
+        Tool::Map,
+        Tool::Impact,
     ];
 
     pub fn name(self) -> &'static str {
@@ -47,11 +79,35 @@ impl Tool {
             Tool::FindSymbol => "repo.find_symbol",
             Tool::SymbolReferences => "repo.symbol_references",
             Tool::ReadFileRange => "repo.read_file_range",
+            Tool::ListFiles => "repo.list_files",
+            Tool::Outline => "repo.outline",
+            Tool::Grep => "repo.grep",
+            Tool::Map => "repo.map",
+            Tool::Impact => "repo.impact",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// A short human-readable name (`title` in `tools/list`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Tool::Search(SearchMode::Repo) => "Search a repository",
+            Tool::Search(SearchMode::Simple) => "Ask the latest repository",
+            Tool::Search(SearchMode::Global) => "Search every repository",
+            Tool::Search(SearchMode::SimpleGlobal) => "Ask every repository",
+            Tool::IndexStatus => "Indexing status",
+            Tool::FindSymbol => "Find a symbol",
+            Tool::SymbolReferences => "Follow a symbol's references",
+            Tool::ReadFileRange => "Read lines of a file",
+            Tool::ListFiles => "List files",
+            Tool::Outline => "Outline a file or folder",
+            Tool::Grep => "Grep the repository",
+            Tool::Map => "Map of the repository",
+            Tool::Impact => "Impact of a change",
+        }
     }
 
     fn description(self) -> &'static str {
@@ -95,6 +151,37 @@ impl Tool {
             }
             Tool::ReadFileRange => {
                 "Read lines start..end (1-based, inclusive) of an indexed file exactly as indexed."
+            }
+            Tool::ListFiles => {
+                "List the indexed files of a repository in path order, with language, size and line \
+                 count: under a folder (prefix), matching a glob, of one language; paged by \
+                 limit/offset (nextOffset), cut to maxTokens (truncated: true)."
+            }
+            Tool::Outline => {
+                "Outline a file or a folder from the code graph without reading it: a file's \
+                 symbols as a tree (kind, name, signature, line span, first doc line, id for \
+                 repo.symbol_references), or a folder's files with their top-level symbols (paged \
+                 by offset). Cut to maxTokens (truncated: true)."
+            }
+            Tool::Grep => {
+                "Find lines matching a literal string (default) or a regular expression (regex: \
+                 true, Rust regex syntax) in the indexed files, exactly as indexed: case \
+                 sensitivity, path globs, languages, context lines; in path and line order, at \
+                 most limit lines (limitReached, nextCursor to continue), cut to maxTokens."
+            }
+            Tool::Map => {
+                "A map of the repository that fits maxTokens: its most important files (PageRank \
+                 over calls, references, imports and inheritance) with their definitions as \
+                 signatures, no bodies. Optionally put first the files about a question (query), \
+                 matching path globs (paths) or defining symbols (symbols). Start here in an \
+                 unfamiliar repository."
+            }
+            Tool::Impact => {
+                "What a change touches: give changed paths with line ranges (changes) or a unified \
+                 diff (diff). Returns the symbols changed, the symbols calling, referencing, \
+                 importing, extending or implementing them up to 3 steps away (depth) with the \
+                 edges that reach each, the HTTP endpoints reached and the test files involved; \
+                 nearest first, paged by limit/offset, cut to maxTokens."
             }
         }
     }
@@ -150,8 +237,10 @@ pub fn repo_tool_args(arguments: &Value) -> Result<(String, String, Value), Stri
     Ok((owner, name, Value::Object(rest)))
 }
 
-/// The `tools/list` result.
-pub fn tools_list() -> Value {
+/// The `tools/list` result: each tool's name, title, description, annotations (every tool only
+/// reads edgerag's own index: read-only, idempotent, closed world), input schema, and the output
+/// schema `output_schema` gives for it (generated from its response type by the caller).
+pub fn tools_list(output_schema: &dyn Fn(Tool) -> Value) -> Value {
     let tools: Vec<Value> = Tool::ALL
         .into_iter()
         .map(|t| {
@@ -174,8 +263,26 @@ pub fn tools_list() -> Value {
                     json!({ "path": { "type": "string", "description": "Path of an indexed file." } }),
                     &["path"],
                 ),
+                Tool::ListFiles => navigation_schema::<ListFilesQuery>(json!({}), &[]),
+                Tool::Outline => navigation_schema::<OutlineQuery>(json!({}), &[]),
+                Tool::Grep => navigation_schema::<GrepRequest>(json!({}), &[]),
+                Tool::Map => navigation_schema::<MapRequest>(json!({}), &[]),
+                Tool::Impact => navigation_schema::<ImpactRequest>(json!({}), &[]),
             };
-            json!({ "name": t.name(), "description": t.description(), "inputSchema": schema })
+            json!({
+                "name": t.name(),
+                "title": t.title(),
+                "description": t.description(),
+                "inputSchema": schema,
+                "outputSchema": output_schema(t),
+                "annotations": {
+                    "title": t.title(),
+                    "readOnlyHint": true,
+                    "destructiveHint": false,
+                    "idempotentHint": true,
+                    "openWorldHint": false
+                }
+            })
         })
         .collect();
     json!({ "tools": tools })
@@ -188,8 +295,96 @@ pub enum Step {
     Reply(Value),
     /// A notification or a response from the client: nothing to send.
     NoReply,
-    /// Run a tool, then answer with [`tool_result`] / [`tool_error`] under `id`.
-    Call { id: Value, tool: Tool, arguments: Value },
+    /// Answer with [`tools_list`] under `id` (wrapped by [`reply_for`]).
+    ListTools { id: Value, modern: bool },
+    /// Run a tool, then answer with [`tool_result`] / [`tool_error`] under `id` (wrapped by
+    /// [`reply_for`]).
+    Call { id: Value, tool: Tool, arguments: Value, modern: bool },
+}
+
+/// The modern protocol version a request names in its `_meta`, if any.
+pub fn modern_version(message: &Value) -> Option<&str> {
+    message.get("params")?.get("_meta")?.get(META_VERSION)?.as_str()
+}
+
+/// The reply to `tools/list` (modern replies also say how long they may be cached).
+pub fn list_reply(id: &Value, modern: bool, output_schema: &dyn Fn(Tool) -> Value) -> Value {
+    let mut list = tools_list(output_schema);
+    if modern {
+        list["ttlMs"] = json!(LIST_TTL_MS);
+        list["cacheScope"] = json!("public");
+    }
+    reply_for(id, list, modern)
+}
+
+/// A result for a request: modern results say `resultType: "complete"` and name the server.
+pub fn reply_for(id: &Value, mut result: Value, modern: bool) -> Value {
+    if modern {
+        if let Some(o) = result.as_object_mut() {
+            o.insert("resultType".into(), json!("complete"));
+            let meta = o.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert("io.modelcontextprotocol/serverInfo".into(), server_info());
+            }
+        }
+    }
+    rpc_result(id, result)
+}
+
+fn server_info() -> Value {
+    json!({ "name": "edgerag", "version": env!("CARGO_PKG_VERSION") })
+}
+
+const INSTRUCTIONS: &str = "Use repo.rag_search (or repo.rag_search_simple) to fetch code and docs relevant \
+     to a question before answering; cite the returned paths and line spans. repo.grep finds exact \
+     strings, repo.outline and repo.list_files show a file's or folder's structure without reading it. \
+     repo.rag_index_status tells whether a repository is READY.";
+
+/// The HTTP status of a reply to one request: modern-era protocol errors are `400`, an unknown
+/// method of a modern request `404` (so a dual-era client tells us from a legacy server).
+pub fn http_status(reply: &Value, modern: bool) -> u16 {
+    match reply["error"]["code"].as_i64() {
+        Some(HEADER_MISMATCH | UNSUPPORTED_PROTOCOL_VERSION) => 400,
+        Some(METHOD_NOT_FOUND) if modern => 404,
+        _ => 200,
+    }
+}
+
+/// A modern request's transport headers against its body (`header(name)` reads a request header,
+/// names case-insensitive): `MCP-Protocol-Version` must equal the `_meta` version, `Mcp-Method`
+/// the method, and `Mcp-Name` the tool name of a `tools/call`. The `HeaderMismatch` error reply
+/// otherwise. Legacy requests (no modern `_meta`) are not checked.
+pub fn check_headers(message: &Value, header: &dyn Fn(&str) -> Option<String>) -> Result<(), Value> {
+    let Some(version) = modern_version(message) else { return Ok(()) };
+    let id = message.get("id").cloned().unwrap_or(Value::Null);
+    let method = message["method"].as_str().unwrap_or("");
+    let mut wanted = vec![("MCP-Protocol-Version", version), ("Mcp-Method", method)];
+    if method == "tools/call" {
+        wanted.push(("Mcp-Name", message["params"]["name"].as_str().unwrap_or("")));
+    }
+    for (name, body) in wanted {
+        match header(name) {
+            None => {
+                return Err(rpc_error(
+                    &id,
+                    HEADER_MISMATCH,
+                    format!("Header mismatch: the {name} header is missing"),
+                ))
+            }
+            Some(value) if value.trim() != body => {
+                return Err(rpc_error(
+                    &id,
+                    HEADER_MISMATCH,
+                    format!(
+                        "Header mismatch: {name} header value '{}' does not match body value '{body}'",
+                        value.trim()
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 pub fn rpc_result(id: &Value, result: Value) -> Value {
@@ -247,7 +442,36 @@ pub fn step(message: &Value) -> Step {
         return Step::Reply(rpc_error(&Value::Null, INVALID_REQUEST, "`id` must be a string or a number"));
     }
     let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    let modern = match modern_version(message) {
+        Some(v) if MODERN_VERSIONS.contains(&v) => true,
+        // A request in the modern shape asking for a version we do not serve: name the ones we do.
+        Some(v) if method != "initialize" => {
+            let mut supported: Vec<&str> = MODERN_VERSIONS.to_vec();
+            supported.extend(PROTOCOL_VERSIONS);
+            return Step::Reply(json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": {
+                    "code": UNSUPPORTED_PROTOCOL_VERSION,
+                    "message": "Unsupported protocol version",
+                    "data": { "supported": supported, "requested": v }
+                }
+            }));
+        }
+        _ => false,
+    };
     match method {
+        "server/discover" => Step::Reply(reply_for(
+            &id,
+            json!({
+                "supportedVersions": MODERN_VERSIONS,
+                "capabilities": { "tools": {} },
+                "instructions": INSTRUCTIONS,
+                "ttlMs": LIST_TTL_MS,
+                "cacheScope": "public"
+            }),
+            true,
+        )),
         "initialize" => {
             let asked = params["protocolVersion"].as_str().unwrap_or("");
             let version =
@@ -257,15 +481,14 @@ pub fn step(message: &Value) -> Step {
                 json!({
                     "protocolVersion": version,
                     "capabilities": { "tools": { "listChanged": false } },
-                    "serverInfo": { "name": "edgerag", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": "Use repo.rag_search (or repo.rag_search_simple) to fetch code and docs \
-                                     relevant to a question before answering; cite the returned paths and \
-                                     line spans. repo.rag_index_status tells whether a repository is READY."
+                    "serverInfo": server_info(),
+                    "instructions": INSTRUCTIONS
                 }),
             ))
         }
-        "ping" => Step::Reply(rpc_result(&id, json!({}))),
-        "tools/list" => Step::Reply(rpc_result(&id, tools_list())),
+        // Removed by the modern revision; kept for handshake-era clients.
+        "ping" if !modern => Step::Reply(rpc_result(&id, json!({}))),
+        "tools/list" => Step::ListTools { id, modern },
         "tools/call" => {
             let Some(name) = params["name"].as_str() else {
                 return Step::Reply(rpc_error(&id, INVALID_PARAMS, "tools/call needs params.name"));
@@ -280,10 +503,10 @@ pub fn step(message: &Value) -> Step {
                     return Step::Reply(rpc_error(&id, INVALID_PARAMS, "params.arguments must be an object"))
                 }
             };
-            Step::Call { id, tool, arguments }
+            Step::Call { id, tool, arguments, modern }
         }
-        "resources/list" => Step::Reply(rpc_result(&id, json!({ "resources": [] }))),
-        "prompts/list" => Step::Reply(rpc_result(&id, json!({ "prompts": [] }))),
+        "resources/list" if !modern => Step::Reply(rpc_result(&id, json!({ "resources": [] }))),
+        "prompts/list" if !modern => Step::Reply(rpc_result(&id, json!({ "prompts": [] }))),
         other => Step::Reply(rpc_error(&id, METHOD_NOT_FOUND, format!("method `{other}` is not supported"))),
     }
 }
@@ -331,7 +554,7 @@ mod tests {
 
     #[test]
     fn lists_every_tool_with_an_object_schema() {
-        let list = tools_list();
+        let list = tools_list(&|_| json!({"type": "object"}));
         let tools = list["tools"].as_array().unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(
@@ -344,12 +567,24 @@ mod tests {
                 "repo.rag_index_status",
                 "repo.find_symbol",
                 "repo.symbol_references",
-                "repo.read_file_range"
+                "repo.read_file_range",
+                "repo.list_files",
+                "repo.outline",
+                "repo.grep",
+                "repo.map",
+                "repo.impact"
             ]
         );
         for t in tools {
             assert_eq!(t["inputSchema"]["type"], "object", "{}", t["name"]);
             assert!(t["inputSchema"].get("$schema").is_none());
+            assert!(t["title"].as_str().is_some_and(|s| !s.is_empty()), "{}", t["name"]);
+            assert_eq!(t["outputSchema"]["type"], "object", "{}", t["name"]);
+            let a = &t["annotations"];
+            assert_eq!(
+                (&a["readOnlyHint"], &a["idempotentHint"], &a["openWorldHint"]),
+                (&json!(true), &json!(true), &json!(false))
+            );
         }
         assert!(tools[0]["inputSchema"]["properties"].get("rawQuery").is_some());
         assert_eq!(tools[0]["inputSchema"]["required"], json!(["rawQuery"]));
@@ -357,7 +592,7 @@ mod tests {
 
     #[test]
     fn navigation_tool_schemas_come_from_the_argument_types() {
-        let list = tools_list();
+        let list = tools_list(&|_| json!({"type": "object"}));
         let schema = |name: &str| {
             list["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"]
                 .clone()
@@ -394,7 +629,8 @@ mod tests {
             Step::Call {
                 id: json!(7),
                 tool: Tool::Search(SearchMode::Simple),
-                arguments: json!({"rawQuery":"x"})
+                arguments: json!({"rawQuery":"x"}),
+                modern: false
             }
         );
         assert_eq!(step(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})), Step::NoReply);
@@ -428,7 +664,7 @@ mod tests {
         let code = |m: Value| match step(&m) {
             Step::Reply(r) => (r["error"]["code"].as_i64(), r["id"].clone()),
             Step::NoReply => (None, Value::Null),
-            Step::Call { .. } => (Some(0), Value::Null),
+            Step::Call { .. } | Step::ListTools { .. } => (Some(0), Value::Null),
         };
         assert_eq!(code(json!({"jsonrpc":"2.0"})), (Some(INVALID_REQUEST), Value::Null));
         assert_eq!(code(json!({"jsonrpc":"2.0","params":{}})), (Some(INVALID_REQUEST), Value::Null));
@@ -467,5 +703,93 @@ mod tests {
         assert_eq!((owner.as_str(), name.as_str()), ("acme", "app"));
         assert_eq!(rest, json!({"name":"slugify"}));
         assert!(repo_tool_args(&json!({"repoOwner":"acme","name":"slugify"})).is_err());
+    }
+
+    fn modern(id: Value, method: &str, params: Value) -> Value {
+        let mut params = params;
+        params["_meta"] = json!({
+            META_VERSION: "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    #[test]
+    fn server_discover_lists_the_modern_versions_and_capabilities() {
+        let Step::Reply(r) = step(&modern(json!("d"), "server/discover", json!({}))) else {
+            panic!("a reply")
+        };
+        let result = &r["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+        assert!(result["capabilities"]["tools"].is_object());
+        assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "edgerag");
+        assert_eq!(result["cacheScope"], "public");
+        assert!(result["ttlMs"].as_u64().is_some());
+    }
+
+    #[test]
+    fn a_modern_request_for_an_unknown_version_names_the_supported_ones() {
+        let mut m = modern(json!(1), "tools/list", json!({}));
+        m["params"]["_meta"][META_VERSION] = json!("1900-01-01");
+        let Step::Reply(r) = step(&m) else { panic!("a reply") };
+        assert_eq!(r["error"]["code"], UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(r["error"]["data"]["requested"], "1900-01-01");
+        assert_eq!(r["error"]["data"]["supported"][0], "2026-07-28");
+        assert!(r["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2025-11-25")));
+        assert_eq!(http_status(&r, true), 400);
+    }
+
+    #[test]
+    fn modern_requests_are_served_without_a_handshake_and_results_say_complete() {
+        assert_eq!(
+            step(&modern(json!(2), "tools/list", json!({}))),
+            Step::ListTools { id: json!(2), modern: true }
+        );
+        let list = list_reply(&json!(2), true, &|_| json!({"type": "object"}));
+        assert_eq!(list["result"]["resultType"], "complete");
+        assert_eq!(list["result"]["cacheScope"], "public");
+        let legacy = list_reply(&json!(2), false, &|_| json!({"type": "object"}));
+        assert!(legacy["result"].get("resultType").is_none());
+        let call = step(&modern(json!(3), "tools/call", json!({"name": "repo.outline", "arguments": {}})));
+        assert!(matches!(call, Step::Call { tool: Tool::Outline, modern: true, .. }), "{call:?}");
+        // `ping` is gone in the modern revision: an unknown method, 404 on HTTP.
+        let Step::Reply(r) = step(&modern(json!(4), "ping", json!({}))) else { panic!("a reply") };
+        assert_eq!((r["error"]["code"].as_i64(), http_status(&r, true)), (Some(METHOD_NOT_FOUND), 404));
+        assert_eq!(http_status(&r, false), 200);
+        // A handshake-era client still negotiates the newest legacy version.
+        let Step::Reply(r) = step(
+            &json!({"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}),
+        ) else {
+            panic!("a reply")
+        };
+        assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+    }
+
+    #[test]
+    fn modern_headers_must_match_the_body() {
+        let call = modern(json!(1), "tools/call", json!({"name": "repo.grep"}));
+        let headers = |version: &'static str, method: &'static str, name: Option<&'static str>| {
+            move |h: &str| match h {
+                "MCP-Protocol-Version" => Some(version.to_string()),
+                "Mcp-Method" => Some(method.to_string()),
+                "Mcp-Name" => name.map(str::to_string),
+                _ => None,
+            }
+        };
+        assert_eq!(check_headers(&call, &headers("2026-07-28", "tools/call", Some("repo.grep"))), Ok(()));
+        for bad in [
+            headers("2025-11-25", "tools/call", Some("repo.grep")),
+            headers("2026-07-28", "tools/list", Some("repo.grep")),
+            headers("2026-07-28", "tools/call", Some("repo.outline")),
+            headers("2026-07-28", "tools/call", None),
+        ] {
+            let err = check_headers(&call, &bad).unwrap_err();
+            assert_eq!(err["error"]["code"], HEADER_MISMATCH);
+            assert_eq!(http_status(&err, true), 400);
+        }
+        // Handshake-era requests carry no such headers and are not checked.
+        let legacy = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+        assert_eq!(check_headers(&legacy, &|_| None), Ok(()));
     }
 }

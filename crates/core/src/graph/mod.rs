@@ -34,6 +34,7 @@ mod lang;
 mod modules;
 mod outside;
 pub mod plan;
+pub mod rank;
 mod resolve;
 mod stats;
 mod text;
