@@ -359,8 +359,8 @@ mod tests {
     fn the_limits_file_parses_and_every_figure_is_a_ledger_field() {
         let limits = limits();
         assert!(limits.len() >= 20, "{} limits", limits.len());
-        let fields = serde_json::to_value(Usage::default()).unwrap();
-        let fields = fields.as_object().unwrap();
+        let fields = serde_json::to_value(Usage::default()).expect("a Usage serializes");
+        let fields = fields.as_object().expect("a Usage is an object");
         let measured: Vec<&str> = limits.iter().filter_map(|l| l.figure.as_deref()).collect();
         for name in &measured {
             assert!(fields.contains_key(*name), "limits.json names {name}, which the ledger does not record");
