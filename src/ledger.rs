@@ -139,7 +139,8 @@ thread_local! {
 #[derive(Clone)]
 pub struct Invocation(#[allow(dead_code)] Rc<Open>);
 
-/// Open an invocation of `kind` (`http`, `queue`, `scheduled`); `label` names its stage.
+/// Open an invocation of `kind` (`http`, `queue`, `scheduled`; `test` for the test build's own
+/// routes); `label` names its stage.
 pub fn begin(kind: &'static str, label: String) -> Invocation {
     let open =
         Rc::new(Open { kind, label, started: crate::time::now_ms(), usage: RefCell::new(Usage::default()) });

@@ -73,6 +73,7 @@ describe('the limits ledger', () => {
   test('a stage over a budget is reported, and a ledger without stages or figures is an error', () => {
     const within = Object.fromEntries(LIMITS.limits.filter((l) => l.figure).map((l) => [l.figure, l.budget]));
     assert.deepEqual(ledgerOverBudget([{ kind: 'queue', stage: 'q', max: within }]), []);
+    assert.deepEqual(ledgerOverBudget([{ kind: 'test', stage: 'POST /__test/vectors/suite', max: { ...within, d1Statements: 7937 } }]), []);
     const over = ledgerOverBudget([{ kind: 'queue', stage: 'q', max: { ...within, d1Statements: 501 } }]);
     assert.deepEqual(over, [['queue q', 'd1Statements', 501, 500]]);
     assert.throws(() => ledgerOverBudget(undefined), /no stages/);
