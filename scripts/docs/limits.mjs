@@ -21,6 +21,7 @@ export function human(n, unit) {
   if (unit === 'bytes') {
     if (n >= 1e9 && n % 1e8 === 0) return `${n / 1e9} GB`;
     if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6} MB`;
+    if (n >= 1048576 && n % 1048576 === 0) return `${n / 1048576} MiB`;
     if (n >= 1024 && n % 1024 === 0 && n % 1000 !== 0) return `${n / 1024} KiB`;
     if (n >= 1e3 && n % 100 === 0) return `${n / 1e3} KB`;
     return `${group(n)} B`;
