@@ -6,16 +6,21 @@ use std::rc::Rc;
 
 /// The request's handle for background work (cheap to clone).
 #[derive(Clone)]
-pub struct Background(Rc<worker::Context>);
+pub struct Background(Rc<worker::Context>, crate::ledger::Invocation);
 
 impl Background {
-    pub fn new(ctx: worker::Context) -> Self {
-        Background(Rc::new(ctx))
+    pub fn new(ctx: worker::Context, invocation: crate::ledger::Invocation) -> Self {
+        Background(Rc::new(ctx), invocation)
     }
 
-    /// Run `work` after (or beside) the response.
+    /// Run `work` after (or beside) the response; the request's invocation stays open in the
+    /// ledger until it is done.
     pub fn spawn(&self, work: impl Future<Output = ()> + 'static) {
-        self.0.wait_until(work);
+        let invocation = self.1.clone();
+        self.0.wait_until(async move {
+            work.await;
+            drop(invocation);
+        });
     }
 }
 

@@ -18,6 +18,7 @@
 //! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
 //! | [`background`] | work a request starts and does not wait for (`waitUntil`) |
 //! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
+//! | [`ledger`] | what each invocation used of Cloudflare's limits (`src/limits.json`) |
 //!
 //! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
 //! `vector` / `ingest` → `api` / `background` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
@@ -33,6 +34,7 @@ pub mod embed;
 pub mod error;
 pub mod http;
 pub mod ingest;
+pub mod ledger;
 pub mod log;
 pub mod model_clients;
 pub mod pipeline;
@@ -50,6 +52,14 @@ use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
 async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) -> Result<Response> {
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = ledger::handle(&req, &env) {
+        return response;
+    }
+    // Test routes (`/__test/*`) do a test's work in bulk: recorded apart from the API's requests.
+    let kind = if req.path().starts_with("/__test/") { "test" } else { "http" };
+    let invocation =
+        ledger::begin(kind, ledger::http_label(&format!("{:?}", req.method()).to_uppercase(), &req.path()));
     // Each test route handler reads the body only of its own paths.
     #[cfg(feature = "test-hooks")]
     if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
@@ -63,7 +73,7 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
     if let Some(response) = search::suite::handle(&mut req, &env).await {
         return response;
     }
-    Ok(routes::handle(req, env, background::Background::new(ctx)).await)
+    Ok(routes::handle(req, env, background::Background::new(ctx, invocation)).await)
 }
 
 /// The Cron Trigger (`[triggers] crons`): resume quiet jobs, replace stalled ones, start queued
@@ -71,6 +81,7 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
 /// is simply done again by the next one.
 #[event(scheduled)]
 async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    let _invocation = ledger::begin("scheduled", "scheduled".into());
     if let Err(e) = pipeline::sync::scheduled(&env, event.schedule()).await {
         log::error("scheduled_run_failed", &[("cron", &event.cron()), ("detail", &e.to_string())]);
     }
@@ -107,6 +118,7 @@ mod layering {
         ("time", 1),
         ("background", 1),
         ("log", 1),
+        ("ledger", 1),
     ];
 
     fn level(module: &str) -> Option<u8> {

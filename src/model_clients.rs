@@ -67,6 +67,7 @@ impl Generator for WorkersAiGenerator {
     }
 
     async fn generate(&self, request: &GenerateRequest) -> Result<String, PortError> {
+        crate::ledger::subrequest();
         let out: serde_json::Value = self
             .ai
             .run(&self.model, model_requests::workers_ai_chat_input(request))
@@ -92,6 +93,7 @@ impl Generator for OpenAiGenerator {
         let mut init = RequestInit::new();
         init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
         let req = Request::new_with_init(&self.url, &init).map_err(|e| failed("generator", e))?;
+        crate::ledger::subrequest();
         let fetch = Fetch::Request(req);
         let send = Box::pin(fetch.send());
         let timeout = Box::pin(Delay::from(TIMEOUT));
@@ -114,6 +116,7 @@ impl Reranker for WorkersAiReranker {
     }
 
     async fn rerank(&self, query: &str, documents: &[String]) -> Result<Vec<f32>, PortError> {
+        crate::ledger::subrequest();
         let out: serde_json::Value = self
             .ai
             .run(&self.model, model_requests::workers_ai_rerank_input(query, documents))

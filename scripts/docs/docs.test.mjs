@@ -1,6 +1,6 @@
 // Tests of the documentation checks themselves (run by the `docs` test step): the link checker
 // finds a missing page and a missing anchor and passes a sound book; the HTTP API generator's
-// check fails on a stale page.
+// check fails on a stale page, and so does the limits table's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -68,6 +68,23 @@ test('the HTTP API page is fresh, and its check notices an edit', () => {
     const stale = spawnSync(process.execPath, [generator, '--check'], { encoding: 'utf8' });
     assert.equal(stale.status, 1);
     assert.match(stale.stderr, /http-api\.md is stale/);
+  } finally {
+    writeFileSync(page, original);
+  }
+});
+
+test('the limits table is fresh, and its check notices an edit', () => {
+  const page = join(here, '..', '..', 'docs', 'operations', 'limits.md');
+  const generator = join(here, 'limits.mjs');
+  const ok = spawnSync(process.execPath, [generator, '--check'], { encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stderr);
+  const original = readFileSync(page, 'utf8');
+  assert.match(original, /\| D1 \| queries per invocation \| 1,000 \| 50 \| 500 \|/);
+  try {
+    writeFileSync(page, original.replace('| D1 | queries per invocation | 1,000 |', '| D1 | queries per invocation | 2,000 |'));
+    const stale = spawnSync(process.execPath, [generator, '--check'], { encoding: 'utf8' });
+    assert.equal(stale.status, 1);
+    assert.match(stale.stderr, /limits\.md is stale/);
   } finally {
     writeFileSync(page, original);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The documentation: the generated HTTP API page is fresh (the CLI page is checked by the rust
+# The documentation: the generated HTTP API page and limits table are fresh (the CLI page is checked by the rust
 # step's `cli_reference_is_fresh`), the configuration page names every variable wrangler.toml
 # sets, the README stays a landing page, and the book builds with no broken internal link; the
 # checks themselves are tested first (scripts/docs/docs.test.mjs).
@@ -8,6 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 node --test scripts/docs/docs.test.mjs
 node scripts/docs/http-api.mjs --check
+node scripts/docs/limits.mjs --check
 node scripts/docs/check-config.mjs
 lines=$(wc -l < README.md)
 if [ "$lines" -gt 300 ]; then

@@ -32,6 +32,7 @@ impl OpenAiEmbedder {
 
         let controller = AbortController::default();
         let signal = controller.signal();
+        crate::ledger::embed_request(texts.len());
         let fetch = Fetch::Request(request);
         let send = Box::pin(fetch.send_with_signal(&signal));
         let timeout = Box::pin(Delay::from(Duration::from_millis(self.config.timeout_ms)));

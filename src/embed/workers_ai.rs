@@ -43,6 +43,7 @@ impl Embedder for WorkersAiEmbedder {
             }
             // The binding takes no signal: race it against a timer (the call is abandoned, and the
             // pipeline retries the batch).
+            crate::ledger::embed_request(inputs.len());
             let run = Box::pin(
                 self.ai.run::<_, workers_ai::Response>(&self.info.model, workers_ai::request(&inputs)),
             );

@@ -29,7 +29,9 @@ pub async fn queue(
     _ctx: worker::worker_sys::Context,
 ) -> Result<JsValue, JsValue> {
     let queue_name: String = batch.queue().map(String::from).unwrap_or_default();
+    let _invocation = crate::ledger::begin("queue", queue_name.clone());
     let messages = batch.messages()?;
+    crate::ledger::queue_batch(messages.length() as usize);
     let ctx = match Ctx::new(&env) {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -195,6 +197,7 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
         DeadLetter { v: MESSAGE_VERSION, message: body.to_string(), error: job_error, attempts: attempt };
     match ctx.env.queue(DLQ_BINDING) {
         Ok(dlq) => {
+            crate::ledger::queue_send(&[serde_json::to_string(&letter).map_or(0, |j| j.len())]);
             if let Err(e) = dlq.send(letter).await {
                 crate::log::error("dead_letter_send_failed", &[("error", &e.to_string())]);
             }

@@ -58,6 +58,7 @@ async fn download(ctx: &Ctx, owner: &str, name: &str, git_ref: Option<&str>) -> 
     let mut init = RequestInit::new();
     init.with_method(Method::Get).with_headers(headers);
     let request = Request::new_with_init(&url, &init)?;
+    crate::ledger::subrequest();
     let mut response = Fetch::Request(request)
         .send()
         .await

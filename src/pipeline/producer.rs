@@ -72,6 +72,9 @@ pub async fn send(env: &Env, messages: &[StageMessage], deliver_twice: bool) -> 
         let queue = env.queue(stage.binding())?;
         for group in batch.chunks(100) {
             let owned: Vec<StageMessage> = group.iter().map(|m| (*m).clone()).collect();
+            let sizes: Vec<usize> =
+                owned.iter().map(|m| serde_json::to_string(m).map_or(0, |j| j.len())).collect();
+            crate::ledger::queue_send(&sizes);
             queue.send_batch(owned).await?;
         }
     }

@@ -77,6 +77,7 @@ pub async fn put(
     let queue = env
         .queue(crate::bindings::CHUNK_QUEUE)
         .map_err(|e| ApiError::new(503, "QUEUE_UNAVAILABLE", e.to_string()))?;
+    crate::ledger::queue_send(&[serde_json::to_string(&message).map_or(0, |j| j.len())]);
     queue
         .send(worker::MessageBuilder::new(message).delay_seconds(debounce_seconds(env)).build())
         .await

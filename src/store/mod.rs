@@ -107,6 +107,15 @@ pub enum Arg<'a> {
 }
 
 impl Arg<'_> {
+    /// Bytes of a text or BLOB value (0 for numbers and NULL).
+    fn bytes(&self) -> usize {
+        match self {
+            Arg::Text(s) => s.len(),
+            Arg::Blob(b) => b.len(),
+            _ => 0,
+        }
+    }
+
     fn js(&self) -> JsValue {
         match self {
             Arg::Null => JsValue::null(),
@@ -197,6 +206,7 @@ impl Db {
 
     pub fn stmt(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<D1PreparedStatement> {
         debug_assert!(args.len() <= MAX_PARAMS, "{} params: {sql}", args.len());
+        crate::ledger::d1_statement(sql.len(), args.len(), args.iter().map(Arg::bytes).max().unwrap_or(0));
         let values: Vec<JsValue> = args.iter().map(Arg::js).collect();
         Ok(self.0.prepare(sql).bind(&values)?)
     }
@@ -258,4 +268,13 @@ pub fn rows<T: DeserializeOwned>(result: Option<&D1Result>) -> StoreResult<Vec<T
 #[derive(serde::Deserialize)]
 pub struct Count {
     pub n: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_parameter_cap_is_d1_s_published_limit() {
+        let limit = crate::ledger::limits().into_iter().find(|l| l.id == "d1Params").map(|l| l.paid);
+        assert_eq!(limit, Some(super::MAX_PARAMS as f64));
+    }
 }

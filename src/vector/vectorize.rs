@@ -63,6 +63,7 @@ impl VectorizeIndex {
     async fn get_vectors(&self, vector_ids: &[String]) -> Result<Vec<RawVector>, VectorError> {
         let mut out = Vec::with_capacity(vector_ids.len());
         for group in vector_ids.chunks(MAX_IDS_PER_CALL) {
+            crate::ledger::subrequest();
             let value = call("getByIds", self.index.get_by_ids(&string_array(group))).await?;
             out.extend(from_js::<Vec<RawVector>>("getByIds", value)?);
         }
@@ -88,6 +89,7 @@ impl VectorIndex for VectorizeIndex {
             for r in group {
                 vectors.push(&to_js(&upsert_vector(namespace, r))?);
             }
+            crate::ledger::vectorize_upsert(group.len());
             call("upsert", self.index.upsert(&vectors)).await?;
         }
         Ok(())
@@ -97,6 +99,14 @@ impl VectorIndex for VectorizeIndex {
         validate_query(namespace, query, self.dims)?;
         let plan = plan_query(namespace, query);
         let vector: JsValue = Float32Array::from(query.vector.as_slice()).into();
+        crate::ledger::vectorize_query(
+            plan.options.top_k,
+            plan.options.return_values
+                || !matches!(
+                    plan.options.return_metadata,
+                    edgerag_core::vector::vectorize::ReturnMetadata::None
+                ),
+        );
         let answer = call("query", self.index.query(&vector, &to_js(&plan.options)?)).await?;
         let raw: RawMatches = from_js("query", answer)?;
 
@@ -143,6 +153,7 @@ impl VectorIndex for VectorizeIndex {
         validate_namespace(namespace)?;
         let vids: Vec<String> = ids.iter().map(|id| map::vector_id(namespace, id)).collect();
         for group in vids.chunks(MAX_UPSERT_PER_CALL) {
+            crate::ledger::vectorize_delete(group.len());
             call("deleteByIds", self.index.delete_by_ids(&string_array(group))).await?;
         }
         Ok(())

@@ -9,6 +9,9 @@
 //   er.d1('SELECT COUNT(*) AS n FROM chunks')  // reads the worker's SQLite file directly
 //   await er.stop();
 //
+// Every worker's limits ledger is checked when it stops (or is killed): a stage that used more
+// than its budget of a Cloudflare limit (src/limits.json) fails the test file (`ledgerOverBudget`).
+//
 // The worker must be built first (`scripts/build-worker.sh --fast --test-hooks`; scripts/test.d/30-e2e.sh does
 // it once for the whole suite). Nothing here talks to the internet.
 import { spawn } from 'node:child_process';
@@ -81,6 +84,30 @@ function run(cmd, args, { cwd = ROOT, timeoutMs = 120_000 } = {}) {
       else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${out}`));
     });
   });
+}
+
+/** Cloudflare's limits and edgerag's budgets: `{ limits: [{ id, figure, paid, free, budget, split, … }] }`. */
+export const LIMITS = JSON.parse(readFileSync(join(ROOT, 'src', 'limits.json'), 'utf8'));
+
+/**
+ * `[stage, figure, value, budget]` of every figure of the ledger's `stages` (GET /__test/ledger)
+ * over its budget. Throws on a ledger that names no stage or a figure the limits do not know, so
+ * the check cannot pass vacuously. Stages of kind `test` (the test build's `/__test/*` routes,
+ * which run a whole suite in one request) are not production invocations and are not checked.
+ */
+export function ledgerOverBudget(stages) {
+  if (!Array.isArray(stages)) throw new Error(`the ledger answered no stages: ${JSON.stringify(stages)}`);
+  const measured = LIMITS.limits.filter((l) => l.figure);
+  const over = [];
+  for (const s of stages) {
+    if (s.kind === 'test') continue;
+    for (const l of measured) {
+      const value = s.max[l.figure];
+      if (typeof value !== 'number') throw new Error(`ledger stage ${s.kind} ${s.stage} has no figure ${l.figure}`);
+      if (value > l.budget) over.push([`${s.kind} ${s.stage}`, l.figure, value, l.budget]);
+    }
+  }
+  return over;
 }
 
 /** Whether build/worker has the `/__test/*` routes (`build-worker.sh --test-hooks`). */
@@ -246,6 +273,19 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
   }
   let db;
   const opened = {};
+  // The ledger of the isolate, read before it goes away (stop / kill) and checked by `stop`.
+  const ledgerOn = testHooksBuilt() && allVars.EDGERAG_TEST_ROUTES === '1';
+  let ledgerOver = [];
+  async function readLedger() {
+    if (!ledgerOn || exited) return;
+    try {
+      const r = await fetch(`${url}/__test/ledger`);
+      if (r.status !== 200) throw new Error(`GET /__test/ledger → ${r.status}`);
+      ledgerOver = ledgerOver.concat(ledgerOverBudget((await r.json()).stages));
+    } catch (e) {
+      ledgerOver.push(['ledger', 'unreadable', String(e.message), '']);
+    }
+  }
   const er = {
     url,
     port,
@@ -348,8 +388,15 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
       }, everyMs);
       return () => clearInterval(timer);
     },
+    /** The limits ledger: `{ stages: [{ kind, stage, invocations, max: { figure: value } }] }`. */
+    async ledger() {
+      const r = await er.request('GET', '/__test/ledger');
+      if (r.status !== 200) throw new Error(`GET /__test/ledger → ${r.status} ${r.text}`);
+      return r.body;
+    },
     /** SIGKILL the whole wrangler/workerd process tree (no shutdown); the state dir is kept. */
     async kill() {
+      await readLedger();
       db?.close();
       for (const o of Object.values(opened)) o.close();
       db = undefined;
@@ -360,6 +407,7 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
       await gone;
     },
     async stop() {
+      await readLedger();
       db?.close();
       for (const o of Object.values(opened)) o.close();
       db = undefined;
@@ -371,6 +419,13 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
         clearTimeout(timer);
       }
       if (fresh && !process.env.EDGERAG_E2E_KEEP) rmSync(dir, { recursive: true, force: true });
+      if (ledgerOver.length) {
+        // Not thrown: an `after` hook would then leave the file's other servers running. A
+        // non-zero exit fails the file in node:test.
+        const lines = ledgerOver.map(([stage, figure, value, budget]) => `  ${stage}: ${figure} ${value} > budget ${budget}`);
+        process.stderr.write(`[harness] invocations went over their budget of Cloudflare's limits (src/limits.json):\n${lines.join('\n')}\n`);
+        process.exitCode = 1;
+      }
     },
   };
   return er;

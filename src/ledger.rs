@@ -1,0 +1,445 @@
+//! The limits ledger: what each invocation (HTTP request, queue batch, scheduled run) used of
+//! Cloudflare's per-invocation limits, measured where the work leaves the worker.
+//!
+//! The limits and edgerag's budget for each are in `src/limits.json` (the one source of truth:
+//! the docs' table and the e2e assertions read the same file). The seams report here:
+//!
+//! | figure | reported by |
+//! | --- | --- |
+//! | `d1Statements`, `d1MaxParams`, `d1MaxStatementBytes`, `d1MaxValueBytes` | `store::Db::stmt` (every statement is built there) |
+//! | `subrequests` | each `fetch` (GitHub, OpenAI-compatible embedder, generator), queue send, Vectorize and Workers AI call |
+//! | `queueMaxMessageBytes`, `queueMaxSendBatch` | the queue senders (`pipeline::producer`, the dead-letter send, document PUTs) |
+//! | `queueBatch` | the queue consumer |
+//! | `vectorizeMax*` | `vector::vectorize` |
+//! | `embedMaxInputs` | the embedders' requests |
+//! | `wallMs`, `memoryBytes` | the invocation's end: its wall time (an upper bound of its CPU time) and the wasm memory's size (the isolate's peak: it never shrinks) |
+//!
+//! An isolate runs invocations concurrently, and nothing tells a seam which one it works for: a
+//! figure is charged to every invocation open at the time, so each invocation's figures are an
+//! upper bound of its own use. An invocation ends when its handler returned and the background
+//! work it started (`waitUntil`) finished.
+//!
+//! In production an invocation over any budget logs one `limits_budget_crossed` line. The test
+//! build (`test-hooks`) also keeps, per stage (kind + route or queue), the largest figure of every
+//! invocation, served by `GET /__test/ledger` (`DELETE` clears it).
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use serde::{Deserialize, Serialize};
+
+/// One invocation's figures (the largest where the name says `max`, else totals).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub memory_bytes: f64,
+    pub wall_ms: f64,
+    pub subrequests: f64,
+    pub d1_statements: f64,
+    pub d1_max_params: f64,
+    pub d1_max_statement_bytes: f64,
+    pub d1_max_value_bytes: f64,
+    pub queue_max_message_bytes: f64,
+    pub queue_max_send_batch: f64,
+    pub queue_batch: f64,
+    pub vectorize_max_upsert: f64,
+    pub vectorize_max_delete: f64,
+    pub vectorize_max_top_k: f64,
+    pub vectorize_max_top_k_with_metadata: f64,
+    pub embed_max_inputs: f64,
+}
+
+impl Usage {
+    /// The figure named as in `limits.json` (`None` for an unknown name).
+    pub fn figure(&self, name: &str) -> Option<f64> {
+        let value = serde_json::to_value(self).ok()?;
+        value.get(name)?.as_f64()
+    }
+
+    /// Each figure the larger of the two.
+    pub fn max(&mut self, other: &Usage) {
+        let (Ok(serde_json::Value::Object(mut a)), Ok(serde_json::Value::Object(b))) =
+            (serde_json::to_value(*self), serde_json::to_value(other))
+        else {
+            return;
+        };
+        for (k, v) in b {
+            let (x, y) = (a.get(&k).and_then(|x| x.as_f64()).unwrap_or(0.0), v.as_f64().unwrap_or(0.0));
+            a.insert(k, x.max(y).into());
+        }
+        if let Ok(merged) = serde_json::from_value(serde_json::Value::Object(a)) {
+            *self = merged;
+        }
+    }
+}
+
+/// One row of `limits.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limit {
+    pub id: String,
+    pub area: String,
+    pub what: String,
+    pub unit: String,
+    pub paid: f64,
+    pub free: f64,
+    pub budget: f64,
+    pub split: bool,
+    pub figure: Option<String>,
+    pub how: String,
+    pub source: String,
+    pub source_date: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct LimitsFile {
+    limits: Vec<Limit>,
+}
+
+/// The limits table (`src/limits.json`, compiled in).
+pub fn limits() -> Vec<Limit> {
+    // The file is checked by this module's tests: it always parses.
+    serde_json::from_str::<LimitsFile>(include_str!("limits.json")).map(|f| f.limits).unwrap_or_default()
+}
+
+/// `(figure, value, budget)` of every measured figure over its budget.
+pub fn over_budget(usage: &Usage, limits: &[Limit]) -> Vec<(String, f64, f64)> {
+    limits
+        .iter()
+        .filter_map(|l| {
+            let name = l.figure.as_deref()?;
+            let value = usage.figure(name)?;
+            (value > l.budget).then(|| (name.to_string(), value, l.budget))
+        })
+        .collect()
+}
+
+struct Open {
+    kind: &'static str,
+    label: String,
+    started: f64,
+    usage: RefCell<Usage>,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        let mut usage = *self.usage.borrow();
+        usage.wall_ms = (crate::time::now_ms() - self.started).max(0.0);
+        usage.memory_bytes = memory_bytes();
+        finish(self.kind, &self.label, &usage);
+    }
+}
+
+thread_local! {
+    static OPEN: RefCell<Vec<Weak<Open>>> = const { RefCell::new(Vec::new()) };
+    static LIMITS: Vec<Limit> = limits();
+}
+
+/// An open invocation; it ends when the last clone is dropped (clones keep it open across the
+/// background work it started).
+#[derive(Clone)]
+pub struct Invocation(#[allow(dead_code)] Rc<Open>);
+
+/// Open an invocation of `kind` (`http`, `queue`, `scheduled`; `test` for the test build's own
+/// routes); `label` names its stage.
+pub fn begin(kind: &'static str, label: String) -> Invocation {
+    let open =
+        Rc::new(Open { kind, label, started: crate::time::now_ms(), usage: RefCell::new(Usage::default()) });
+    OPEN.with(|o| {
+        let mut o = o.borrow_mut();
+        o.retain(|w| w.strong_count() > 0);
+        o.push(Rc::downgrade(&open));
+    });
+    Invocation(open)
+}
+
+/// Charge `f` to every open invocation.
+fn charge(f: impl Fn(&mut Usage)) {
+    OPEN.with(|o| {
+        for open in o.borrow().iter().filter_map(Weak::upgrade) {
+            f(&mut open.usage.borrow_mut());
+        }
+    });
+}
+
+/// A D1 statement was prepared: its SQL length, bound parameters and largest bound value.
+pub fn d1_statement(sql_bytes: usize, params: usize, max_value_bytes: usize) {
+    charge(|u| {
+        u.d1_statements += 1.0;
+        u.d1_max_statement_bytes = u.d1_max_statement_bytes.max(sql_bytes as f64);
+        u.d1_max_params = u.d1_max_params.max(params as f64);
+        u.d1_max_value_bytes = u.d1_max_value_bytes.max(max_value_bytes as f64);
+    });
+}
+
+/// A `fetch` (or another call that counts as a subrequest).
+pub fn subrequest() {
+    charge(|u| u.subrequests += 1.0);
+}
+
+/// One queue send of messages of these sizes (JSON bytes).
+pub fn queue_send(message_bytes: &[usize]) {
+    let largest = message_bytes.iter().copied().max().unwrap_or(0) as f64;
+    charge(|u| {
+        u.subrequests += 1.0;
+        u.queue_max_message_bytes = u.queue_max_message_bytes.max(largest);
+        u.queue_max_send_batch = u.queue_max_send_batch.max(message_bytes.len() as f64);
+    });
+}
+
+/// A queue batch of `messages` delivered to the consumer.
+pub fn queue_batch(messages: usize) {
+    charge(|u| u.queue_batch = u.queue_batch.max(messages as f64));
+}
+
+/// A Vectorize upsert of `vectors`.
+pub fn vectorize_upsert(vectors: usize) {
+    charge(|u| {
+        u.subrequests += 1.0;
+        u.vectorize_max_upsert = u.vectorize_max_upsert.max(vectors as f64);
+    });
+}
+
+/// A Vectorize `deleteByIds` of `ids`.
+pub fn vectorize_delete(ids: usize) {
+    charge(|u| {
+        u.subrequests += 1.0;
+        u.vectorize_max_delete = u.vectorize_max_delete.max(ids as f64);
+    });
+}
+
+/// A Vectorize query for `top_k` matches, with values or metadata returned or not.
+pub fn vectorize_query(top_k: usize, with_metadata: bool) {
+    charge(|u| {
+        u.subrequests += 1.0;
+        u.vectorize_max_top_k = u.vectorize_max_top_k.max(top_k as f64);
+        if with_metadata {
+            u.vectorize_max_top_k_with_metadata = u.vectorize_max_top_k_with_metadata.max(top_k as f64);
+        }
+    });
+}
+
+/// An embedding request of `inputs` texts (Workers AI or an OpenAI-compatible server).
+pub fn embed_request(inputs: usize) {
+    charge(|u| {
+        u.subrequests += 1.0;
+        u.embed_max_inputs = u.embed_max_inputs.max(inputs as f64);
+    });
+}
+
+/// The wasm memory's size now (0 off wasm).
+fn memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsCast;
+        wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .ok()
+            .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+            .map_or(0.0, |b| f64::from(b.byte_length()))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
+fn finish(kind: &str, label: &str, usage: &Usage) {
+    let crossed = LIMITS.with(|l| over_budget(usage, l));
+    if !crossed.is_empty() {
+        let over: Vec<String> = crossed.iter().map(|(f, v, b)| format!("{f} {v} > {b}")).collect();
+        let usage = serde_json::to_string(usage).unwrap_or_default();
+        crate::log::warn(
+            "limits_budget_crossed",
+            &[("kind", kind), ("stage", label), ("over", &over.join(", ")), ("usage", &usage)],
+        );
+    }
+    #[cfg(feature = "test-hooks")]
+    test_hooks::keep(kind, label, usage);
+}
+
+/// The stage an HTTP request belongs to: method and path, with the segments that name a thing
+/// (owner, repository, job id, …) replaced by `*` so the stages stay few.
+pub fn http_label(method: &str, path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let fixed = |s: &str| {
+        s.len() <= 24 && !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '-' || c == '_')
+    };
+    let shape: Vec<&str> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            // `/v1/repos/{owner}/{name}/…`: owner and name are names, whatever they look like.
+            let named = segments.get(1) == Some(&"repos") && (i == 2 || i == 3);
+            if !named && (fixed(s) || (i == 0 && *s == "v1")) {
+                *s
+            } else {
+                "*"
+            }
+        })
+        .collect();
+    format!("{method} /{}", shape.join("/"))
+}
+
+#[cfg(feature = "test-hooks")]
+mod test_hooks {
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+
+    use super::Usage;
+
+    /// Stages kept at most; further ones are counted together.
+    const MAX_STAGES: usize = 500;
+
+    #[derive(Serialize, Clone)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Stage {
+        pub kind: String,
+        pub stage: String,
+        pub invocations: u64,
+        pub max: Usage,
+    }
+
+    thread_local! {
+        static STAGES: RefCell<BTreeMap<String, Stage>> = const { RefCell::new(BTreeMap::new()) };
+    }
+
+    pub fn keep(kind: &str, label: &str, usage: &Usage) {
+        STAGES.with(|s| {
+            let mut s = s.borrow_mut();
+            let key = format!("{kind} {label}");
+            let key =
+                if s.len() >= MAX_STAGES && !s.contains_key(&key) { format!("{kind} other") } else { key };
+            let stage = s.entry(key).or_insert_with(|| Stage {
+                kind: kind.to_string(),
+                stage: label.to_string(),
+                invocations: 0,
+                max: Usage::default(),
+            });
+            stage.invocations += 1;
+            stage.max.max(usage);
+        });
+    }
+
+    pub fn stages() -> Vec<Stage> {
+        STAGES.with(|s| s.borrow().values().cloned().collect())
+    }
+
+    pub fn clear() {
+        STAGES.with(|s| s.borrow_mut().clear());
+    }
+}
+
+/// `GET /__test/ledger`: the largest figures per stage since the isolate started (or the last
+/// `DELETE /__test/ledger`). Served only with `EDGERAG_TEST_ROUTES=1`.
+#[cfg(feature = "test-hooks")]
+pub fn handle(req: &worker::Request, env: &worker::Env) -> Option<worker::Result<worker::Response>> {
+    if req.path() != "/__test/ledger" {
+        return None;
+    }
+    let on = crate::bindings::var(env, "EDGERAG_TEST_ROUTES")
+        .is_some_and(|v| v.trim() == "1" || v.trim() == "true");
+    if !on {
+        return None;
+    }
+    Some(match req.method() {
+        worker::Method::Delete => {
+            test_hooks::clear();
+            worker::Response::empty().map(|r| r.with_status(204))
+        }
+        _ => worker::Response::from_json(&serde_json::json!({ "stages": test_hooks::stages() })),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limits_file_parses_and_every_figure_is_a_ledger_field() {
+        let limits = limits();
+        assert!(limits.len() >= 20, "{} limits", limits.len());
+        let fields = serde_json::to_value(Usage::default()).expect("a Usage serializes");
+        let fields = fields.as_object().expect("a Usage is an object");
+        let measured: Vec<&str> = limits.iter().filter_map(|l| l.figure.as_deref()).collect();
+        for name in &measured {
+            assert!(fields.contains_key(*name), "limits.json names {name}, which the ledger does not record");
+        }
+        for name in fields.keys() {
+            assert!(
+                measured.contains(&name.as_str()),
+                "the ledger records {name}, which no limit in limits.json names"
+            );
+        }
+    }
+
+    #[test]
+    fn budgets_are_half_the_paid_limit_or_all_of_it_where_edgerag_splits_at_the_limit() {
+        for l in limits() {
+            assert!(l.budget > 0.0 && l.paid > 0.0 && l.free > 0.0, "{}", l.id);
+            if l.split {
+                assert_eq!(l.budget, l.paid, "{}: a split figure's budget is the limit itself", l.id);
+            } else {
+                assert!(l.budget <= l.paid / 2.0, "{}: budget {} over half of {}", l.id, l.budget, l.paid);
+            }
+            assert!(l.source.starts_with("https://developers.cloudflare.com/"), "{}: {}", l.id, l.source);
+        }
+    }
+
+    #[test]
+    fn the_workers_ai_models_batches_fit_the_embedding_request_limit() {
+        let limit = limits().into_iter().find(|l| l.id == "embedInputs").expect("embedInputs").paid;
+        for m in edgerag_core::embed::model_specs::WORKERS_AI_MODELS {
+            assert!(m.max_batch as f64 <= limit, "{}: {} texts a request", m.name, m.max_batch);
+        }
+    }
+
+    #[test]
+    fn a_figure_over_its_budget_is_reported_and_one_under_is_not() {
+        let limits = limits();
+        let mut usage = Usage { d1_statements: 500.0, d1_max_params: 100.0, ..Usage::default() };
+        assert!(over_budget(&usage, &limits).is_empty());
+        usage.d1_statements = 501.0;
+        usage.d1_max_params = 101.0;
+        let over: Vec<String> = over_budget(&usage, &limits).into_iter().map(|(f, _, _)| f).collect();
+        assert_eq!(over, ["d1Statements", "d1MaxParams"]);
+    }
+
+    #[test]
+    fn charges_reach_every_open_invocation_and_none_after_it_ended() {
+        let a = begin("http", "GET /a".into());
+        d1_statement(10, 2, 5);
+        let b = begin("queue", "q".into());
+        d1_statement(30, 1, 0);
+        queue_send(&[100, 300]);
+        embed_request(64);
+        let (ua, ub) = (*a.0.usage.borrow(), *b.0.usage.borrow());
+        assert_eq!((ua.d1_statements, ua.d1_max_statement_bytes, ua.d1_max_params), (2.0, 30.0, 2.0));
+        assert_eq!((ub.d1_statements, ub.d1_max_statement_bytes, ub.d1_max_params), (1.0, 30.0, 1.0));
+        assert_eq!((ub.subrequests, ub.queue_max_message_bytes, ub.queue_max_send_batch), (2.0, 300.0, 2.0));
+        assert_eq!(ub.embed_max_inputs, 64.0);
+        let kept = a.clone();
+        drop(a);
+        d1_statement(1, 0, 0);
+        assert_eq!(kept.0.usage.borrow().d1_statements, 3.0, "a clone keeps the invocation open");
+        drop(kept);
+        drop(b);
+        assert_eq!(OPEN.with(|o| o.borrow().iter().filter(|w| w.strong_count() > 0).count()), 0);
+    }
+
+    #[test]
+    fn usage_max_takes_each_figure_s_larger_value() {
+        let mut a = Usage { wall_ms: 5.0, d1_statements: 1.0, ..Usage::default() };
+        a.max(&Usage { wall_ms: 2.0, d1_statements: 7.0, ..Usage::default() });
+        assert_eq!((a.wall_ms, a.d1_statements), (5.0, 7.0));
+    }
+
+    #[test]
+    fn http_stages_name_the_route_not_the_repository() {
+        assert_eq!(http_label("GET", "/v1/repos/acme/api/search"), "GET /v1/repos/*/*/search");
+        assert_eq!(http_label("GET", "/v1/jobs/0f3a9c"), "GET /v1/jobs/*");
+        assert_eq!(http_label("POST", "/mcp"), "POST /mcp");
+        assert_eq!(http_label("GET", "/health"), "GET /health");
+    }
+}
