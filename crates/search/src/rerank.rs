@@ -7,11 +7,10 @@
 //! Each returns whether the order changed (→ `rerankApplied`).
 use std::collections::HashMap;
 
+use edgerag_core::text::split_identifier;
 use edgerag_core::{ChunkType, Language};
 
 use crate::candidate::{order_of, sort_by_score, Candidate};
-use edgerag_core::text::split_identifier;
-
 use crate::expand::QueryAnalysis;
 use crate::profile::{CodeAwareSettings, HeuristicSettings};
 use crate::query::{is_stopword, light_stem};
