@@ -120,7 +120,21 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     statements.extend(staging::chunked_statements(&ctx.db, &job.id, &staged)?);
     let file_graphs: Vec<(&str, Option<&edgerag_core::graph::FileGraph>)> =
         files.iter().zip(&graphs).map(|(f, g)| (f.path.as_str(), g.as_ref())).collect();
-    statements.extend(graph::replace_files_statements(&ctx.db, &job.namespace, &file_graphs)?);
+    let (graph_statements, refused) = graph::replace_files_statements(&ctx.db, &job.namespace, &file_graphs)?;
+    statements.extend(graph_statements);
+    for (path, bytes) in &refused {
+        // Its chunks are indexed; its definitions and calls are not in the code graph.
+        crate::log::warn(
+            "file_graph_refused",
+            &[
+                ("job", &job.id),
+                ("path", path),
+                ("bytes", &bytes.to_string()),
+                ("limit", &graph::MAX_FILE_GRAPH_BYTES.to_string()),
+                ("code", "GRAPH_TOO_LARGE"),
+            ],
+        );
+    }
     ctx.db.batch(statements).await?;
     ctx.lap("write");
     // Always forward: a replay must still reach the next stage if the first send was lost.

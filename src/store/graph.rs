@@ -168,16 +168,27 @@ pub fn replace_file_statements(
     Ok(out)
 }
 
+/// The largest file graph stored (its JSON, bytes): the budget of one D1 value in
+/// `src/limits.json` (`d1ValueBytes`, half of D1's 2 MB; a graph over [`JSON_BATCH_BYTES`] travels
+/// in a row array of its own). A file graph grows about 25 times faster than its source: 3,000
+/// small functions in one file make about 3 MB.
+pub const MAX_FILE_GRAPH_BYTES: usize = 1_000_000;
+
+/// A file whose graph was not stored: its path and the size of its graph's JSON.
+pub type Refused = (String, usize);
+
 /// [`replace_file_statements`] for many files at once: the old rows of every path go in one
 /// statement per table and the new rows travel as JSON arrays, so a message's files cost a few
-/// statements instead of a few per file.
+/// statements instead of a few per file. A file whose graph is over [`MAX_FILE_GRAPH_BYTES`] keeps
+/// no graph (its old rows still go; its chunks are indexed as usual): its path and graph size come
+/// back beside the statements, for the caller to report.
 pub fn replace_files_statements(
     db: &Db,
     namespace: &str,
     files: &[(&str, Option<&FileGraph>)],
-) -> StoreResult<Vec<D1PreparedStatement>> {
+) -> StoreResult<(Vec<D1PreparedStatement>, Vec<Refused>)> {
     if files.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let paths = super::json_array(&files.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
     let mut out = ["graph_nodes", "graph_edges", "graph_files"]
@@ -191,10 +202,16 @@ pub fn replace_files_statements(
             )
         })
         .collect::<StoreResult<Vec<_>>>()?;
-    let graphs: Vec<(&str, &FileGraph)> = files.iter().filter_map(|(p, g)| g.map(|g| (*p, g))).collect();
-    let mut stored = Vec::with_capacity(graphs.len());
-    for (path, graph) in &graphs {
+    let mut graphs: Vec<(&str, &FileGraph)> = Vec::new();
+    let mut refused = Vec::new();
+    let mut stored = Vec::new();
+    for (path, graph) in files.iter().filter_map(|(p, g)| g.map(|g| (*p, g))) {
         let json = serde_json::to_string(graph).map_err(|e| StoreError(format!("{path}: {e}")))?;
+        if json.len() > MAX_FILE_GRAPH_BYTES {
+            refused.push((path.to_string(), json.len()));
+            continue;
+        }
+        graphs.push((path, graph));
         stored.push(serde_json::json!([path, json]));
     }
     for rows in json_batches(stored, JSON_BATCH_BYTES) {
@@ -209,7 +226,7 @@ pub fn replace_files_statements(
     let local: Vec<&Edge> =
         graphs.iter().flat_map(|(_, g)| g.edges.iter().filter(|e| e.hint.is_none())).collect();
     out.extend(edge_statements(db, namespace, &local, Owner::File)?);
-    Ok(out)
+    Ok((out, refused))
 }
 
 /// Stored file graphs read per query by [`resolve_namespace`].
@@ -387,6 +404,13 @@ mod tests {
     use edgerag_core::graph::{node_id, EdgeKind, Hint, NodeKind, Resolution};
     use edgerag_core::Language;
 
+    #[test]
+    fn a_stored_file_graph_is_within_the_d1_value_budget() {
+        let budget =
+            crate::ledger::limits().into_iter().find(|l| l.id == "d1ValueBytes").expect("d1ValueBytes");
+        assert_eq!(MAX_FILE_GRAPH_BYTES as f64, budget.budget);
+    }
+
     /// A generated file as large as real ones get: `functions` functions calling each other.
     fn huge_file(functions: usize) -> FileGraph {
         let path = "src/generated/huge.py";
@@ -448,7 +472,9 @@ mod tests {
         let edges: Vec<&Edge> = graph.edges.iter().collect();
         let nodes = node_batches(&graph.nodes, JSON_BATCH_BYTES);
         let edge_rows = edge_batches(&edges, JSON_BATCH_BYTES);
-        // Three deletes and the stored graph, then the row batches (~18 MB of rows here).
+        // Three deletes and the stored graph, then the row batches (~18 MB of rows here). (Such a
+        // file's graph value is over MAX_FILE_GRAPH_BYTES and is refused; the row batches serve
+        // the many files of one message alike.)
         let statements = 4 + nodes.len() + edge_rows.len();
         assert!(statements <= 60, "{statements} statements for one file");
         // One INSERT per ~8 rows (the old way) would have been thousands.
