@@ -165,6 +165,22 @@ impl Client {
     }
 }
 
+/// Print a server's answer: its JSON unchanged with `json` (for scripts), else as `render` draws it.
+pub fn print_answer(
+    answer: Result<String, ClientError>,
+    json: bool,
+    render: impl FnOnce(&serde_json::Value) -> String,
+) -> crate::Outcome {
+    let failed = |e| crate::Failure::Failed(format!("{e}"));
+    let text = answer.map_err(failed)?;
+    if json {
+        println!("{}", text.trim_end());
+    } else {
+        print!("{}", render(&parse(&text).map_err(failed)?));
+    }
+    Ok(())
+}
+
 pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, ClientError> {
     serde_json::from_str(text)
         .map_err(|e| ClientError::Invalid(format!("unexpected answer from the server: {e}")))

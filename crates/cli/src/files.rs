@@ -2,8 +2,8 @@
 //! repository (`GET /v1/repos/{owner}/{name}/tree`, the MCP `repo.list_files`).
 use serde_json::Value;
 
-use crate::client::{parse, Repo, ServerArgs};
-use crate::{Failure, Outcome};
+use crate::client::{print_answer, Repo, ServerArgs};
+use crate::Outcome;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -53,14 +53,7 @@ impl Args {
         let numbers = [("limit", self.limit), ("offset", self.offset), ("maxTokens", self.max_tokens)];
         query.extend(numbers.iter().filter_map(|(k, v)| v.map(|v| (*k, v.to_string()))));
         let path = format!("/v1/repos/{}/{}/tree", self.repo.owner, self.repo.name);
-        let failed = |e| Failure::Failed(format!("{e}"));
-        let body = self.server.client().get_query_text(&path, &query).map_err(failed)?;
-        if self.json {
-            println!("{}", body.trim_end());
-        } else {
-            print!("{}", render(&parse(&body).map_err(failed)?));
-        }
-        Ok(())
+        print_answer(self.server.client().get_query_text(&path, &query), self.json, render)
     }
 }
 

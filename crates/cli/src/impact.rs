@@ -4,7 +4,7 @@ use std::io::Read;
 
 use serde_json::{json, Map, Value};
 
-use crate::client::{parse, Repo, ServerArgs};
+use crate::client::{print_answer, Repo, ServerArgs};
 use crate::{Failure, Outcome};
 
 const EXAMPLES: &str = "\
@@ -91,14 +91,7 @@ impl Args {
     pub fn run(self) -> Outcome {
         let body = self.body()?;
         let path = format!("/v1/repos/{}/{}/impact", self.repo.owner, self.repo.name);
-        let failed = |e| Failure::Failed(format!("{e}"));
-        let text = self.server.client().send_text("POST", &path, &body).map_err(failed)?;
-        if self.json {
-            println!("{}", text.trim_end());
-        } else {
-            print!("{}", render(&parse(&text).map_err(failed)?));
-        }
-        Ok(())
+        print_answer(self.server.client().send_text("POST", &path, &body), self.json, render)
     }
 }
 

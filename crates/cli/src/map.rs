@@ -3,8 +3,8 @@
 //! (`POST /v1/repos/{owner}/{name}/map`, the MCP `repo.map`).
 use serde_json::{json, Map, Value};
 
-use crate::client::{parse, Repo, ServerArgs};
-use crate::{Failure, Outcome};
+use crate::client::{print_answer, Repo, ServerArgs};
+use crate::Outcome;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -61,14 +61,7 @@ impl Args {
 
     pub fn run(self) -> Outcome {
         let path = format!("/v1/repos/{}/{}/map", self.repo.owner, self.repo.name);
-        let failed = |e| Failure::Failed(format!("{e}"));
-        let text = self.server.client().send_text("POST", &path, &self.body()).map_err(failed)?;
-        if self.json {
-            println!("{}", text.trim_end());
-        } else {
-            print!("{}", render(&parse(&text).map_err(failed)?));
-        }
-        Ok(())
+        print_answer(self.server.client().send_text("POST", &path, &self.body()), self.json, render)
     }
 }
 
