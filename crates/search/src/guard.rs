@@ -176,6 +176,11 @@ pub fn resolve(profile_name: &str, profile: &Profile) -> (ResolvedPlan, Vec<Guar
     c.int("postProcessing.neighbor.maxRadius", &mut n.max_radius, 0, MAX_NEIGHBOR_RADIUS);
     let max_radius = n.max_radius;
     c.int("postProcessing.neighbor.radius", &mut n.radius, 0, max_radius);
+    let g = &mut p.graph_candidates;
+    c.int("postProcessing.graphCandidates.seeds", &mut g.seeds, 0, 20);
+    c.int("postProcessing.graphCandidates.perSeed", &mut g.per_seed, 0, 10);
+    c.float("postProcessing.graphCandidates.calleeWeight", &mut g.callee_weight, 0.0, 2.0);
+    c.float("postProcessing.graphCandidates.callerWeight", &mut g.caller_weight, 0.0, 2.0);
     let pc = &mut p.parent_child;
     c.int(
         "postProcessing.parentChild.contextWindowChars",

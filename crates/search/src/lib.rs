@@ -47,6 +47,7 @@ pub mod error;
 pub mod expand;
 pub mod filters;
 pub mod fusion;
+pub mod graph_candidates;
 pub mod guard;
 pub mod mcp;
 pub mod memory;

@@ -157,7 +157,12 @@ pub fn call_graph_plan(matches: &[Candidate], ask: &GraphAsk, links: &GraphLinks
 
 /// The chunk that holds `line` of `path`: the one whose own lines (past its overlap) hold it,
 /// else the first one holding it.
-fn chunk_holding<'a>(fetched: &'a [ChunkRecord], ns: &str, path: &str, line: u32) -> Option<&'a ChunkRecord> {
+pub(crate) fn chunk_holding<'a>(
+    fetched: &'a [ChunkRecord],
+    ns: &str,
+    path: &str,
+    line: u32,
+) -> Option<&'a ChunkRecord> {
     let holding = fetched.iter().filter(|r| {
         r.namespace == ns && r.chunk.path == path && r.chunk.start_line <= line && r.chunk.end_line >= line
     });

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use crate::candidate::{Candidate, RetrievalTrace};
 use crate::error::{PortError, SearchError};
 use crate::expand::{analyse, deterministic_subqueries, QueryAnalysis};
-use crate::filters::SearchFilters;
+use crate::filters::{FilterMatcher, SearchFilters};
 use crate::fusion::{fuse, FusionParams};
 use crate::guard::{resolve, ResolvedPlan, MAX_CONTEXT_WINDOW_CHARS, MIN_CONTEXT_WINDOW_CHARS};
 use crate::ports::{
@@ -34,7 +34,9 @@ use crate::response::{
     SearchResponse, TemplateValues,
 };
 use crate::sanitize::{resolve_scope, sanitize};
-use crate::{budget, coverage, multi_query, neighbors, parent_child, rerank, spans, transform};
+use crate::{
+    budget, coverage, graph_candidates, multi_query, neighbors, parent_child, rerank, spans, transform,
+};
 
 /// Largest topK a vector index accepts (Vectorize's limit).
 const VECTOR_TOP_K_LIMIT: usize = 100;
@@ -82,6 +84,14 @@ pub struct SearchPipeline<'a> {
     pub profiles: &'a ProfileRegistry,
     /// Problems found in the profile configuration, repeated in every response.
     pub config_warnings: &'a [String],
+}
+
+/// The question as post-processing sees it: its text, its analysis and the request's filters.
+#[derive(Clone, Copy)]
+struct Question<'a> {
+    text: &'a str,
+    analysis: &'a QueryAnalysis,
+    matcher: &'a FilterMatcher,
 }
 
 struct Timer<'c> {
@@ -507,7 +517,8 @@ impl<'a> SearchPipeline<'a> {
         out.retrieved = candidates.len();
         timer.lap("retrieval.merge");
 
-        self.post_process(&mut candidates, &query, &analysis, input.plan, &mut out, &mut timer).await;
+        let question = Question { text: &query, analysis: &analysis, matcher: &matcher };
+        self.post_process(&mut candidates, &question, input.plan, &mut out, &mut timer).await;
         out.sub_queries = sub_queries;
         out.candidates = candidates;
         out.timings = timer.timings;
@@ -647,15 +658,62 @@ impl<'a> SearchPipeline<'a> {
         out
     }
 
+    /// Callees and callers of the strongest candidates join the candidates
+    /// ([`graph_candidates`]): two store round trips, none when no seed has a graph node.
+    async fn graph_candidates(
+        &self,
+        candidates: &mut Vec<Candidate>,
+        analysis: &QueryAnalysis,
+        matcher: &FilterMatcher,
+        plan: &ResolvedPlan,
+        out: &mut Outcome,
+    ) {
+        let s = &self.services;
+        let post = &plan.settings.post_processing;
+        let settings = &post.graph_candidates;
+        let ask = graph_candidates::ask(candidates, settings);
+        if ask.queries.is_empty() {
+            return;
+        }
+        let fetched =
+            match s.chunks.graph_links(&ask.namespaces, &ask.queries, settings.per_seed as usize).await {
+                Ok(links) => {
+                    let points = graph_candidates::points(&ask, &links);
+                    if points.is_empty() {
+                        return;
+                    }
+                    s.chunks.chunks_at(&points).await.map(|records| (links, records))
+                }
+                Err(e) => Err(e),
+            };
+        match fetched {
+            Ok((links, records)) => {
+                let found = graph_candidates::Found { ask: &ask, links: &links, fetched: &records };
+                let added = graph_candidates::add(
+                    candidates,
+                    found,
+                    settings,
+                    plan.settings.retrieval.top_k as usize,
+                    |c| rerank::code_aware_multiplier(c, &post.code_aware, analysis),
+                    |r| matcher.matches(&r.chunk.path, r.chunk.language, &r.tags),
+                );
+                if added > 0 {
+                    out.applied_modules.push("post.graph-candidates".into());
+                }
+            }
+            Err(e) => out.warnings.push(format!("code graph lookup failed ({e}); graph candidates skipped")),
+        }
+    }
+
     async fn post_process(
         &self,
         candidates: &mut Vec<Candidate>,
-        query: &str,
-        analysis: &QueryAnalysis,
+        question: &Question<'_>,
         plan: &ResolvedPlan,
         out: &mut Outcome,
         timer: &mut Timer<'_>,
     ) {
+        let Question { text: query, analysis, matcher } = *question;
         let s = &self.services;
         let post = &plan.settings.post_processing;
         if candidates.is_empty() {
@@ -693,6 +751,11 @@ impl<'a> SearchPipeline<'a> {
                 }
                 timer.lap("post.cross-encoder");
             }
+        }
+        let graph = &post.graph_candidates;
+        if graph.seeds > 0 && graph.per_seed > 0 {
+            self.graph_candidates(candidates, analysis, matcher, plan, out).await;
+            timer.lap("post.graph-candidates");
         }
         if post.parent_child.enabled {
             let window = post.parent_child.context_window_chars as usize;

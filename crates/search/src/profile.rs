@@ -85,6 +85,9 @@ pub struct PostProcessingSettings {
     /// Further files after the matches, one short match each (off when absent).
     #[serde(default)]
     pub further_files: FurtherFilesSettings,
+    /// Callees and callers of the strongest matches as candidates (off when absent).
+    #[serde(default)]
+    pub graph_candidates: GraphCandidatesSettings,
     /// Token budget of all returned snippets together (at least one match is always kept).
     pub max_context_tokens: u32,
     /// The operator's ceiling for `maxContextTokens` (itself bounded by 4000).
@@ -100,6 +103,29 @@ pub struct FurtherFilesSettings {
     pub files: u32,
     /// Lines of each further file's match.
     pub lines: u32,
+}
+
+/// Before the topK cut, the callees and callers (depth 1, resolved calls) of the first `seeds`
+/// candidates with a code-graph node join the candidates, scored `seed score × calleeWeight` (or
+/// `callerWeight`) × their own code-aware weight.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GraphCandidatesSettings {
+    /// How many of the best candidates lead to their callees and callers (0 = off).
+    pub seeds: u32,
+    /// Callees and callers followed per seed and direction at most.
+    pub per_seed: u32,
+    /// A callee's share of its seed's score.
+    pub callee_weight: f32,
+    /// A caller's share of its seed's score.
+    pub caller_weight: f32,
+    /// Whether they rank after the first `topK` retrieved candidates (they can then only be
+    /// further files), not among them.
+    #[serde(default)]
+    pub after_matches: bool,
+    /// Only callees and callers in their seed's own file.
+    #[serde(default)]
+    pub same_file: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -356,6 +382,14 @@ impl Profile {
                     max_children: 50,
                 },
                 further_files: FurtherFilesSettings { files: 12, lines: 3 },
+                graph_candidates: GraphCandidatesSettings {
+                    seeds: 8,
+                    per_seed: 2,
+                    callee_weight: 0.7,
+                    caller_weight: 0.4,
+                    after_matches: true,
+                    same_file: true,
+                },
                 max_context_tokens: 2500,
                 max_context_tokens_limit: 4000,
             },
@@ -382,6 +416,7 @@ impl Profile {
         p.post_processing.neighbor.limit = 0;
         p.post_processing.max_context_tokens = 2000;
         p.post_processing.further_files.files = 0;
+        p.post_processing.graph_candidates.seeds = 0;
         p
     }
 
@@ -419,6 +454,7 @@ impl Profile {
         p.post_processing.neighbor.strategy = NeighborStrategy::Off;
         p.post_processing.neighbor.limit = 0;
         p.post_processing.further_files.files = 0;
+        p.post_processing.graph_candidates.seeds = 0;
         p
     }
 }

@@ -16,6 +16,7 @@ use edgerag_search::ports::{
     ChunkKey, ChunkRecord, ChunkStore, EventSink, GenerateRequest, Generator, KeywordIndex, KeywordQuery,
     NamespaceInfo, NamespaceStatus, NeighborRange, NoClock, Reranker, ScoredKey, SymbolFamily,
 };
+use edgerag_search::profile::Profile;
 use edgerag_search::{
     PortError, ProfileRegistry, SearchMode, SearchPipeline, SearchResponse, SearchServices,
 };
@@ -595,35 +596,66 @@ impl ChunkStore for NeighborsFail<'_> {
 
 /// A repository of two Python files where `caller` (a.py) calls `target_helper` (b.py), with the
 /// graph the worker would store for it; `with_graph: false` stores none.
-fn call_world(with_graph: bool) -> World {
-    use edgerag_core::graph::{node_id, Edge, EdgeKind, FileGraph, Node, NodeKind, Resolution};
-    use edgerag_core::Language;
-    let ns = "repo:acme/calls";
-    let w = World {
+/// An empty world with one ready repository, `acme/calls`.
+fn calls_world() -> World {
+    World {
         store: MemoryStore::new(),
         vectors: InMemoryVectorIndex::new(256),
         embedder: HashingEmbedder::new(256),
         catalog: MemoryCatalog::new(vec![ready("acme", "calls", "2025-01-02T00:00:00Z")]),
-    };
-    let node = |path: &str, kind, name: &str, lines: (u32, u32)| Node {
-        id: node_id(path, kind, name, 0),
-        kind,
+    }
+}
+
+/// A Python function's graph node.
+fn py_function(path: &str, name: &str, lines: (u32, u32)) -> edgerag_core::graph::Node {
+    use edgerag_core::graph::{node_id, Node, NodeKind};
+    Node {
+        id: node_id(path, NodeKind::Function, name, 0),
+        kind: NodeKind::Function,
         name: name.into(),
         fqn: name.into(),
         package: None,
         signature: None,
         doc: None,
         path: path.into(),
-        language: Language::Python,
+        language: edgerag_core::Language::Python,
         start_line: lines.0,
         end_line: lines.1,
         parent: None,
         route: None,
         http_method: None,
         declared_type: None,
-    };
-    let caller = node("a.py", NodeKind::Function, "caller", (1, 2));
-    let helper = node("b.py", NodeKind::Function, "target_helper", (1, 2));
+    }
+}
+
+/// A resolved call from `src` at `path:line` to `dst`.
+fn call_edge(
+    src: &edgerag_core::graph::Node,
+    dst: &edgerag_core::graph::Node,
+    path: &str,
+    line: u32,
+) -> edgerag_core::graph::Edge {
+    use edgerag_core::graph::{Edge, EdgeKind, Resolution};
+    Edge {
+        kind: EdgeKind::Calls,
+        src: src.id.clone(),
+        dst: Some(dst.id.clone()),
+        dst_name: dst.name.clone(),
+        confidence: Resolution::Import.confidence(),
+        resolution: Resolution::Import,
+        path: path.into(),
+        line,
+        hint: None,
+    }
+}
+
+fn call_world(with_graph: bool) -> World {
+    use edgerag_core::graph::{Edge, FileGraph, Node};
+    use edgerag_core::Language;
+    let ns = "repo:acme/calls";
+    let w = calls_world();
+    let caller = py_function("a.py", "caller", (1, 2));
+    let helper = py_function("b.py", "target_helper", (1, 2));
     let sources = [
         ("a.py", "def caller():\n    return target_helper()\n", &caller),
         ("b.py", "def target_helper():\n    return 42\n", &helper),
@@ -635,17 +667,7 @@ fn call_world(with_graph: bool) -> World {
         block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
     }
     if with_graph {
-        let call = Edge {
-            kind: EdgeKind::Calls,
-            src: caller.id.clone(),
-            dst: Some(helper.id.clone()),
-            dst_name: "target_helper".into(),
-            confidence: Resolution::Import.confidence(),
-            resolution: Resolution::Import,
-            path: "a.py".into(),
-            line: 2,
-            hint: None,
-        };
+        let call = call_edge(&caller, &helper, "a.py", 2);
         let file = |path: &str, nodes: Vec<Node>, edges: Vec<Edge>| FileGraph {
             path: path.into(),
             language: Language::Python,
@@ -709,6 +731,58 @@ fn call_graph_without_a_graph_uses_linear_and_says_so() {
         "{:?}",
         r.warnings
     );
+}
+
+/// The callee of the best match, in the same file, joins the candidates (`graphCandidates`) though
+/// no retriever found it; in another file it does not.
+#[test]
+fn a_callee_in_the_matchs_own_file_joins_the_candidates() {
+    use edgerag_core::graph::FileGraph;
+    let ns = "repo:acme/calls";
+    let w = calls_world();
+    // More than three blank lines apart: two matches, not one span.
+    let text = "def caller():\n    return target_helper()\n\n\n\n\n\ndef target_helper():\n    return 42\n";
+    let caller = py_function("a.py", "caller", (1, 2));
+    let helper = py_function("a.py", "target_helper", (8, 9));
+    let mut chunks = chunk_text("a.py", text, &ChunkConfig::default());
+    assert_eq!(chunks.len(), 2, "{chunks:?}");
+    for (chunk, node) in chunks.iter_mut().zip([&caller, &helper]) {
+        assert_eq!(chunk.start_line, node.start_line);
+        chunk.metadata.symbol_id = Some(node.id.to_string());
+    }
+    block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
+    let graph = FileGraph {
+        path: "a.py".into(),
+        language: edgerag_core::Language::Python,
+        package: None,
+        nodes: vec![caller.clone(), helper.clone()],
+        edges: vec![call_edge(&caller, &helper, "a.py", 2)],
+        imports: Vec::new(),
+    };
+    w.store.set_graph(ns, vec![graph]);
+    // Keyword retrieval only: "caller" finds the caller alone.
+    let ask = |graph_candidates: Value| {
+        let config = json!({"profiles": {"kw": {"extends": "balanced",
+            "retrieval": {"vectorWeight": 0.0, "keywordWeight": 1.0},
+            "postProcessing": {"neighbor": {"strategy": "OFF"}, "graphCandidates": graph_candidates}}}});
+        let (profiles, warnings) = ProfileRegistry::from_config(Some(&config.to_string()));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let events = Events::default();
+        search_with(
+            services(&w, &events),
+            &profiles,
+            SearchMode::Repo,
+            json!({"owner": "acme", "name": "calls", "rawQuery": "caller", "profile": "kw"}),
+        )
+    };
+    let on = ask(serde_json::to_value(Profile::balanced().post_processing.graph_candidates).unwrap());
+    let lines: Vec<(u32, u32)> = on.matches.iter().map(|m| (m.start_line, m.end_line)).collect();
+    assert_eq!(lines, [(1, 2), (8, 9)], "{:?}", on.applied_modules);
+    assert!(on.applied_modules.iter().any(|m| m == "post.graph-candidates"));
+    assert!(on.matches[1].score < on.matches[0].score);
+    let off = ask(json!({"seeds": 0, "perSeed": 2, "calleeWeight": 0.7, "callerWeight": 0.4}));
+    assert_eq!(off.matches.len(), 1, "{:?}", off.matches);
+    assert!(!off.applied_modules.iter().any(|m| m == "post.graph-candidates"));
 }
 
 /// Counts the keyword statements the pipeline issues and the term lists they carry.
