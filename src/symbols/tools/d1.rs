@@ -11,6 +11,18 @@ use serde::Deserialize;
 use crate::args;
 use crate::store::{json_batches, Db, StoreError, JSON_BATCH_BYTES};
 
+/// Namespaces whose files' graph this isolate keeps at most.
+const MAX_CACHED_GRAPHS: usize = 8;
+
+type GraphKey = (i64, i64, u64);
+
+thread_local! {
+    /// The files' graph of recently mapped namespaces ([`RepoStore::file_links`]), each trusted
+    /// only while the fingerprint of its `graph_files` rows is the one it was read at.
+    static FILE_LINKS: std::cell::RefCell<std::collections::HashMap<String, (GraphKey, std::rc::Rc<Vec<FileLink>>)>> =
+        Default::default();
+}
+
 /// One namespace's database as the tools' store.
 pub struct D1Repo {
     pub db: Db,
@@ -226,6 +238,24 @@ impl RepoStore for D1Repo {
         self.nodes_where(ns, "path", paths, "").await
     }
 
+    async fn definitions(&self, ns: &str, paths: &[String]) -> Result<Vec<RepoSymbol>, PortError> {
+        let mut out = Vec::new();
+        for batch in json_batches(paths.iter(), JSON_BATCH_BYTES) {
+            let rows: Vec<NodeRow> = self
+                .db
+                .all(
+                    "SELECT id, kind, name, fqn, path, start_line, end_line, signature, NULL AS doc, parent, \
+                       route, http_method, rank FROM graph_nodes WHERE namespace = ?1 \
+                     AND path IN (SELECT value FROM json_each(?2)) AND kind NOT IN ('MODULE', 'FIELD')",
+                    &args![ns, batch.as_str()],
+                )
+                .await
+                .map_err(port)?;
+            out.extend(rows.into_iter().map(NodeRow::into_symbol));
+        }
+        Ok(sorted(out))
+    }
+
     async fn symbols_by_id(&self, ns: &str, ids: &[String]) -> Result<Vec<RepoSymbol>, PortError> {
         self.nodes_where(ns, "id", ids, "").await
     }
@@ -285,6 +315,29 @@ impl RepoStore for D1Repo {
     }
 
     async fn file_links(&self, ns: &str) -> Result<Vec<FileLink>, PortError> {
+        #[derive(Deserialize, PartialEq, Clone, Copy)]
+        struct Fingerprint {
+            n: i64,
+            m: Option<i64>,
+            c: f64,
+        }
+        // The graph's files, their newest row and a checksum of their ranks, from the covering
+        // index `graph_files_by_rank`: a file re-indexed gets a new row, a job's finish new ranks.
+        let fingerprint: Option<Fingerprint> = self
+            .db
+            .first(
+                "SELECT COUNT(*) AS n, MAX(rowid) AS m, TOTAL(rank * (rowid % 1000003)) AS c \
+                 FROM graph_files WHERE namespace = ?1",
+                &args![ns],
+            )
+            .await
+            .map_err(port)?;
+        let key = fingerprint.map(|f| (f.n, f.m.unwrap_or(0), f.c.to_bits()));
+        if let Some(links) =
+            FILE_LINKS.with(|c| c.borrow().get(ns).filter(|(k, _)| Some(*k) == key).map(|(_, l)| l.clone()))
+        {
+            return Ok(links.as_ref().clone());
+        }
         #[derive(Deserialize)]
         struct Row {
             src: String,
@@ -299,9 +352,19 @@ impl RepoStore for D1Repo {
             voting_sql()
         );
         let rows: Vec<Row> = self.db.all(&sql, &args![ns]).await.map_err(port)?;
-        Ok(rows
+        let links: Vec<FileLink> = rows
             .into_iter()
             .map(|r| FileLink { src: r.src, dst: r.dst, edges: r.edges.clamp(0, i64::from(u32::MAX)) as u32 })
-            .collect())
+            .collect();
+        if let Some(key) = key {
+            FILE_LINKS.with(|c| {
+                let mut cache = c.borrow_mut();
+                if cache.len() >= MAX_CACHED_GRAPHS && !cache.contains_key(ns) {
+                    cache.clear();
+                }
+                cache.insert(ns.to_string(), (key, std::rc::Rc::new(links.clone())));
+            });
+        }
+        Ok(links)
     }
 }

@@ -5,8 +5,9 @@
 //! 1. The pattern compiles with Rust's `regex` (linear time: no backtracking to blow up) under
 //!    size limits; a pattern that does not compile, or is too large, is `400 INVALID_PATTERN`.
 //! 2. When every match must contain a literal of 3+ characters ([`required_literals`]), the
-//!    trigram index of the chunks' text (`chunk_trigrams`, migration 0100, written by triggers
-//!    as chunks are written) names the files that contain one; only those are read. Otherwise
+//!    store names the files that contain one ([`RepoStore::paths_containing`]: in D1 the trigram
+//!    index of the chunks' text, `chunk_trigrams`, migration 0100, written by triggers as chunks
+//!    are written); only those are read. Otherwise
 //!    every file passing the path and language filters is read, a group at a time.
 //! 3. Files are read in path order until `limit` matching lines are found (one more is looked
 //!    for, so `limitReached` is exact) or [`MAX_SCAN_BYTES`] of text was read; `nextCursor`

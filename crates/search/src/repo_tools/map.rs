@@ -116,9 +116,9 @@ pub async fn map(store: &dyn RepoStore, ns: &str, req: &MapRequest) -> ToolResul
     let mut mapped: Vec<MapFile> = Vec::new();
     for group in ordered.chunks(FILES_PER_QUERY) {
         let paths: Vec<String> = group.iter().map(|(p, _)| p.clone()).collect();
-        let rows = store.symbols_in(ns, &paths).await?;
+        let rows = store.definitions(ns, &paths).await?;
         let mut by_path: HashMap<&str, Vec<MapSymbol>> = HashMap::new();
-        for r in rows.iter().filter(|r| r.kind != "MODULE" && r.kind != "FIELD") {
+        for r in &rows {
             by_path.entry(r.path.as_str()).or_default().push(MapSymbol {
                 kind: r.kind.clone(),
                 signature: signature(r),

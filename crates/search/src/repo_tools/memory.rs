@@ -178,6 +178,15 @@ impl RepoStore for MemoryRepo {
         Ok(self.with(namespace, |repo| symbols(repo, |n| wanted.contains(&*n.path))))
     }
 
+    async fn definitions(&self, namespace: &str, paths: &[String]) -> Result<Vec<RepoSymbol>, PortError> {
+        let wanted: BTreeSet<&str> = paths.iter().map(String::as_str).collect();
+        let mut out = self.with(namespace, |repo| {
+            symbols(repo, |n| wanted.contains(&*n.path) && !matches!(n.kind.as_str(), "MODULE" | "FIELD"))
+        });
+        out.iter_mut().for_each(|s| s.doc = None);
+        Ok(out)
+    }
+
     async fn symbols_by_id(&self, namespace: &str, ids: &[String]) -> Result<Vec<RepoSymbol>, PortError> {
         let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
         Ok(self.with(namespace, |repo| symbols(repo, |n| wanted.contains(&*n.id))))

@@ -108,6 +108,10 @@ pub trait RepoStore {
     /// descending, id.
     async fn symbols_in(&self, namespace: &str, paths: &[String]) -> Result<Vec<RepoSymbol>, PortError>;
 
+    /// The definitions of `paths` — every symbol but modules and fields — without their `doc`
+    /// (`None`), ordered by path, start line, end line descending, id.
+    async fn definitions(&self, namespace: &str, paths: &[String]) -> Result<Vec<RepoSymbol>, PortError>;
+
     /// The symbols of these ids, ordered by path, start line, end line descending, id.
     async fn symbols_by_id(&self, namespace: &str, ids: &[String]) -> Result<Vec<RepoSymbol>, PortError>;
 
