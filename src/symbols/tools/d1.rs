@@ -285,12 +285,21 @@ impl RepoStore for D1Repo {
             path: String,
             rank: Option<f64>,
         }
+        // From the covering index `graph_files_by_rank`: the table's rows hold each file's graph
+        // JSON before the rank, so reading them costs the whole graph.
         let rows: Vec<Row> = self
             .db
-            .all("SELECT path, rank FROM graph_files WHERE namespace = ?1 ORDER BY path", &args![ns])
+            .all(
+                "SELECT path, rank FROM graph_files INDEXED BY graph_files_by_rank WHERE namespace = ?1 \
+                 ORDER BY rank DESC, path",
+                &args![ns],
+            )
             .await
             .map_err(port)?;
-        Ok(rows.into_iter().map(|r| FileRank { path: r.path, rank: r.rank.unwrap_or(0.0) }).collect())
+        let mut files: Vec<FileRank> =
+            rows.into_iter().map(|r| FileRank { path: r.path, rank: r.rank.unwrap_or(0.0) }).collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
     }
 
     async fn edges_into(&self, ns: &str, targets: &[String]) -> Result<Vec<RepoEdge>, PortError> {
@@ -327,7 +336,7 @@ impl RepoStore for D1Repo {
             .db
             .first(
                 "SELECT COUNT(*) AS n, MAX(rowid) AS m, TOTAL(rank * (rowid % 1000003)) AS c \
-                 FROM graph_files WHERE namespace = ?1",
+                 FROM graph_files INDEXED BY graph_files_by_rank WHERE namespace = ?1",
                 &args![ns],
             )
             .await
