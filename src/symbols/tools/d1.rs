@@ -16,11 +16,13 @@ const MAX_CACHED_GRAPHS: usize = 8;
 
 type GraphKey = (i64, i64, u64);
 
+/// Namespace → the fingerprint its files' graph was read at, and that graph.
+type GraphCopies = std::collections::HashMap<String, (GraphKey, std::rc::Rc<Vec<FileLink>>)>;
+
 thread_local! {
     /// The files' graph of recently mapped namespaces ([`RepoStore::file_links`]), each trusted
     /// only while the fingerprint of its `graph_files` rows is the one it was read at.
-    static FILE_LINKS: std::cell::RefCell<std::collections::HashMap<String, (GraphKey, std::rc::Rc<Vec<FileLink>>)>> =
-        Default::default();
+    static FILE_LINKS: std::cell::RefCell<GraphCopies> = Default::default();
 }
 
 /// One namespace's database as the tools' store.

@@ -250,7 +250,10 @@ mod tests {
         use super::super::personalized;
         use proptest::prelude::*;
 
-        fn input() -> impl Strategy<Value = (usize, Vec<(usize, usize, f64)>, Vec<(usize, f64)>)> {
+        /// Nodes, weighted links, teleport weights.
+        type Input = (usize, Vec<(usize, usize, f64)>, Vec<(usize, f64)>);
+
+        fn input() -> impl Strategy<Value = Input> {
             (1usize..40).prop_flat_map(|n| {
                 (
                     Just(n),
