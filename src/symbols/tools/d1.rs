@@ -13,6 +13,9 @@ use crate::store::{json_batches, Db, StoreError, JSON_BATCH_BYTES};
 
 /// Namespaces whose files' graph this isolate keeps at most.
 const MAX_CACHED_GRAPHS: usize = 8;
+/// Links (pairs of files) this isolate keeps at most, all namespaces together (~100 bytes each):
+/// a graph over this is read again by every personalized map.
+const MAX_CACHED_LINKS: usize = 250_000;
 
 type GraphKey = (i64, i64, u64);
 
@@ -370,10 +373,14 @@ impl RepoStore for D1Repo {
         if let Some(key) = key {
             FILE_LINKS.with(|c| {
                 let mut cache = c.borrow_mut();
-                if cache.len() >= MAX_CACHED_GRAPHS && !cache.contains_key(ns) {
+                cache.remove(ns);
+                let held: usize = cache.values().map(|(_, l)| l.len()).sum();
+                if cache.len() >= MAX_CACHED_GRAPHS || held + links.len() > MAX_CACHED_LINKS {
                     cache.clear();
                 }
-                cache.insert(ns.to_string(), (key, std::rc::Rc::new(links.clone())));
+                if links.len() <= MAX_CACHED_LINKS {
+                    cache.insert(ns.to_string(), (key, std::rc::Rc::new(links.clone())));
+                }
             });
         }
         Ok(links)
