@@ -73,6 +73,10 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
     if let Some(response) = search::suite::handle(&mut req, &env).await {
         return response;
     }
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = symbols::tools::suite::handle(&mut req, &env).await {
+        return response;
+    }
     Ok(routes::handle(req, env, background::Background::new(ctx, invocation)).await)
 }
 

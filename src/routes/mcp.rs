@@ -190,27 +190,27 @@ async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> 
         Tool::ListFiles => {
             let query: ListFilesQuery = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::list::list_files(&repo, &query).await?)
+            serde_json::to_value(tools::list_files(&repo, &query).await?)
         }
         Tool::Outline => {
             let query: OutlineQuery = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::outline::outline(&repo, &query).await?)
+            serde_json::to_value(tools::outline(&repo, &query).await?)
         }
         Tool::Grep => {
             let request: GrepRequest = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::grep::grep(&repo, &request).await?)
+            serde_json::to_value(tools::grep(&repo, &request).await?)
         }
         Tool::Map => {
             let request: MapRequest = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::map::map(&repo, &request).await?)
+            serde_json::to_value(tools::map(&repo, &request).await?)
         }
         Tool::Impact => {
             let request: ImpactRequest = parse_args(rest)?;
             let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::impact::impact(&repo, &request).await?)
+            serde_json::to_value(tools::impact(&repo, &request).await?)
         }
         Tool::Search(_) | Tool::IndexStatus => {
             return Err(invalid(format!("{} is not a navigation tool", tool.name())))

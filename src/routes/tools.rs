@@ -13,32 +13,32 @@ use super::symbols::query_args;
 pub async fn tree(req: &Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let query: ListFilesQuery = parse_args(query_args(req, &["limit", "offset", "maxTokens"]))?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
-    reply(200, &tools::list::list_files(&repo, &query).await?)
+    reply(200, &tools::list_files(&repo, &query).await?)
 }
 
 pub async fn outline(req: &Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let query: OutlineQuery = parse_args(query_args(req, &["offset", "maxTokens"]))?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
-    reply(200, &tools::outline::outline(&repo, &query).await?)
+    reply(200, &tools::outline(&repo, &query).await?)
 }
 
 pub async fn grep(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let body = read_body(req, 64 * 1024).await?;
     let request: GrepRequest = parse_json(req, &body, false)?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
-    reply(200, &tools::grep::grep(&repo, &request).await?)
+    reply(200, &tools::grep(&repo, &request).await?)
 }
 
 pub async fn map(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let body = read_body(req, 64 * 1024).await?;
     let request: MapRequest = parse_json(req, &body, true)?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
-    reply(200, &tools::map::map(&repo, &request).await?)
+    reply(200, &tools::map(&repo, &request).await?)
 }
 
 pub async fn impact(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
-    let body = read_body(req, tools::impact::MAX_DIFF_BYTES + 64 * 1024).await?;
+    let body = read_body(req, tools::MAX_DIFF_BYTES + 64 * 1024).await?;
     let request: ImpactRequest = parse_json(req, &body, false)?;
     let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
-    reply(200, &tools::impact::impact(&repo, &request).await?)
+    reply(200, &tools::impact(&repo, &request).await?)
 }

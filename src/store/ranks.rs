@@ -9,33 +9,9 @@ use worker::D1PreparedStatement;
 use super::{json_batches, Db, StoreResult, JSON_BATCH_BYTES};
 use crate::args;
 
-/// Ranks are kept to this many significant digits; a rank whose rounded value did not change is
-/// not written again.
-const DIGITS: i32 = 6;
-
-fn rounded(x: f64) -> f64 {
-    if x <= 0.0 || !x.is_finite() {
-        return 0.0;
-    }
-    let scale = 10f64.powi(DIGITS - 1 - x.log10().floor() as i32);
-    (x * scale).round() / scale
-}
-
 /// Symbol ranks and file ranks (the sum of each file's symbols') of resolved `files`, rounded.
 pub fn compute(files: &[FileGraph]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
-    let ranks: HashMap<String, f64> = edgerag_core::graph::rank::pagerank(files).into_iter().collect();
-    let mut nodes = BTreeMap::new();
-    let mut by_file = BTreeMap::new();
-    for f in files {
-        let mut total = 0.0;
-        for n in &f.nodes {
-            let r = ranks.get(&*n.id).copied().unwrap_or(0.0);
-            total += r;
-            nodes.insert(n.id.to_string(), rounded(r));
-        }
-        by_file.insert(f.path.clone(), rounded(total));
-    }
-    (nodes, by_file)
+    edgerag_core::graph::rank::stored_ranks(files)
 }
 
 #[derive(Deserialize)]
@@ -98,6 +74,7 @@ pub async fn write(db: &Db, namespace: &str, files: &[FileGraph]) -> StoreResult
 #[cfg(test)]
 mod tests {
     use super::*;
+    use edgerag_core::graph::rank::rounded;
 
     #[test]
     fn ranks_keep_six_significant_digits() {

@@ -177,6 +177,18 @@ describe('official MCP SDK clients', () => {
     assert.equal(unsupported.status, 400);
     assert.equal(unsupported.body.error.code, -32022);
     assert.ok(unsupported.body.error.data.supported.includes('2026-07-28'));
+    // Mcp-Name may arrive Base64-encoded (`=?base64?…?=`): it is decoded, then compared.
+    const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: meta('2026-07-28'), name: 'repo.list_files', arguments: { ...mine, limit: 1 } } };
+    const callHeaders = (name) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
+    const b64 = (s) => `=?base64?${Buffer.from(s, 'utf8').toString('base64')}?=`;
+    const encoded = await post(call, callHeaders(b64('repo.list_files')));
+    assert.equal(encoded.status, 200, encoded.text);
+    assert.equal(encoded.body.result.isError ?? false, false, encoded.text);
+    for (const bad of [b64('repo.outline'), '=?base64?not base64!?=', 'cmVwby5saXN0X2ZpbGVz']) {
+      const r = await post(call, callHeaders(bad));
+      assert.equal(r.status, 400, `${bad}: ${r.text}`);
+      assert.equal(r.body.error.code, -32020, bad);
+    }
     const discover = { jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: meta('2026-07-28') } };
     const found = await post(discover, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
     assert.equal(found.status, 200, found.text);

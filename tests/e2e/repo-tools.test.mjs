@@ -326,6 +326,37 @@ describe('repo.map', () => {
     assert.equal(byPath.body.files[0].path, 'app/routes.py');
   });
 
+  test('a personalized map runs PageRank from the files asked about, and follows the graph when it changes', async () => {
+    const repo = 'acme/graph';
+    const upload = async (files) => {
+      const r = await er.request('POST', `/v1/repos/${repo}/files`, { body: { files } });
+      assert.equal(r.status, 202, r.text);
+      const job = await er.waitForJob(r.body.job.id);
+      assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job.lastError));
+    };
+    const start = (callee) => `from ${callee} import helper_${callee}\n\n\ndef start():\n    return helper_${callee}()\n`;
+    await upload([
+      { path: 'a.py', content: start('b') },
+      { path: 'b.py', content: 'def helper_b():\n    return 1\n' },
+      { path: 'c.py', content: 'def helper_c():\n    return 2\n' },
+      { path: 'd.py', content: 'def helper_d():\n    return 3\n' },
+    ]);
+    const order = async () => {
+      const r = await er.request('POST', `/v1/repos/${repo}/map`, { body: { symbols: ['start'] } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.personalized, true);
+      const sum = r.body.files.reduce((a, f) => a + f.rank, 0);
+      assert.ok(Math.abs(sum - 1) < 1e-3, `personalized ranks sum to ${sum}`);
+      return r.body.files.map((f) => `${f.path}:${f.rank > 0 ? 'reached' : 'not'}`);
+    };
+    // a.py is asked about and uses b.py; c.py and d.py are never reached.
+    assert.deepEqual(await order(), ['a.py:reached', 'b.py:reached', 'c.py:not', 'd.py:not']);
+    assert.deepEqual(await order(), ['a.py:reached', 'b.py:reached', 'c.py:not', 'd.py:not']);
+    // a.py now uses c.py: the next map follows the new graph.
+    await upload([{ path: 'a.py', content: start('c') }]);
+    assert.deepEqual(await order(), ['a.py:reached', 'c.py:reached', 'b.py:not', 'd.py:not']);
+  });
+
   test('the budget is a hard limit; bad arguments are 400', async () => {
     for (const budget of [100, 150, 400]) {
       const r = await mapOf({ maxTokens: budget });

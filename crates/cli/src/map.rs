@@ -14,8 +14,9 @@ EXAMPLES:
 /// Print a map of a repository: its most important files and their definitions.
 ///
 /// Files are ranked by PageRank over the code graph (calls, references, imports, inheritance),
-/// computed when the repository was indexed; --query, --path and --symbol put the files they
-/// match first. The map is the largest that fits --max-tokens.
+/// computed when the repository was indexed; with --query, --path or --symbol, by a PageRank
+/// personalized to the files they match (those files and what they use come first). The map is
+/// the largest that fits --max-tokens.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = format!("{EXAMPLES}\n\n{}", crate::LONG_FOOTER))]
 pub struct Args {

@@ -352,7 +352,8 @@ pub fn http_status(reply: &Value, modern: bool) -> u16 {
 
 /// A modern request's transport headers against its body (`header(name)` reads a request header,
 /// names case-insensitive): `MCP-Protocol-Version` must equal the `_meta` version, `Mcp-Method`
-/// the method, and `Mcp-Name` the tool name of a `tools/call`. The `HeaderMismatch` error reply
+/// the method, and `Mcp-Name` the tool name of a `tools/call` (decoded first when sent as
+/// `=?base64?…?=`, [`decode_header_value`]). The `HeaderMismatch` error reply
 /// otherwise. Legacy requests (no modern `_meta`) are not checked.
 pub fn check_headers(message: &Value, header: &dyn Fn(&str) -> Option<String>) -> Result<(), Value> {
     let Some(version) = modern_version(message) else { return Ok(()) };
@@ -363,7 +364,21 @@ pub fn check_headers(message: &Value, header: &dyn Fn(&str) -> Option<String>) -
         wanted.push(("Mcp-Name", message["params"]["name"].as_str().unwrap_or("")));
     }
     for (name, body) in wanted {
-        match header(name) {
+        let value = match header(name) {
+            Some(v) if name == "Mcp-Name" => match decode_header_value(&v) {
+                Ok(decoded) => Some(decoded),
+                Err(e) => {
+                    return Err(rpc_error(
+                        &id,
+                        HEADER_MISMATCH,
+                        format!("Header mismatch: {name} header {e}"),
+                    ))
+                }
+            },
+            Some(v) => Some(v.trim().to_string()),
+            None => None,
+        };
+        match value {
             None => {
                 return Err(rpc_error(
                     &id,
@@ -371,13 +386,12 @@ pub fn check_headers(message: &Value, header: &dyn Fn(&str) -> Option<String>) -
                     format!("Header mismatch: the {name} header is missing"),
                 ))
             }
-            Some(value) if value.trim() != body => {
+            Some(value) if value != body => {
                 return Err(rpc_error(
                     &id,
                     HEADER_MISMATCH,
                     format!(
-                        "Header mismatch: {name} header value '{}' does not match body value '{body}'",
-                        value.trim()
+                        "Header mismatch: {name} header value '{value}' does not match body value '{body}'"
                     ),
                 ))
             }
@@ -385,6 +399,26 @@ pub fn check_headers(message: &Value, header: &dyn Fn(&str) -> Option<String>) -
         }
     }
     Ok(())
+}
+
+/// Opening and closing markers of a header value sent Base64-encoded (2026-07-28: a value that is
+/// not printable ASCII, has leading or trailing whitespace, or itself looks like this form).
+const BASE64_PREFIX: &str = "=?base64?";
+const BASE64_SUFFIX: &str = "?=";
+
+/// A header value as the body carries it: `=?base64?{standard Base64 of the UTF-8 bytes}?=`
+/// decoded (the markers are lowercase, exactly), any other value as sent, surrounding whitespace
+/// trimmed. A value in the encoded form whose payload is not Base64 of UTF-8 is an error.
+pub fn decode_header_value(raw: &str) -> Result<String, String> {
+    use base64::Engine as _;
+    let value = raw.trim();
+    let Some(payload) = value.strip_prefix(BASE64_PREFIX).and_then(|v| v.strip_suffix(BASE64_SUFFIX)) else {
+        return Ok(value.to_string());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .map_err(|e| format!("value '{value}' is not valid Base64: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| format!("value '{value}' does not decode to UTF-8"))
 }
 
 pub fn rpc_result(id: &Value, result: Value) -> Value {
@@ -788,6 +822,32 @@ mod tests {
             assert_eq!(err["error"]["code"], HEADER_MISMATCH);
             assert_eq!(http_status(&err, true), 400);
         }
+        // 2026-07-28: a value may arrive Base64-encoded, and is decoded before it is compared.
+        let encoded = |name: &'static str| headers("2026-07-28", "tools/call", Some(name));
+        assert_eq!(check_headers(&call, &encoded("=?base64?cmVwby5ncmVw?=")), Ok(()));
+        for bad in [
+            "=?base64?cmVwby5vdXRsaW5l?=",
+            "=?base64?not base64!?=",
+            "=?base64?/w==?=",
+            "=?BASE64?cmVwby5ncmVw?=",
+        ] {
+            let err = check_headers(&call, &encoded(bad)).unwrap_err();
+            assert_eq!(err["error"]["code"], HEADER_MISMATCH, "{bad}");
+        }
+        // A tool name that is not header-safe is only ever compared decoded.
+        let odd = modern(json!(2), "tools/call", json!({"name": " café ="}));
+        let sent = |h: &str| match h {
+            "MCP-Protocol-Version" => Some("2026-07-28".to_string()),
+            "Mcp-Method" => Some("tools/call".to_string()),
+            "Mcp-Name" => Some("=?base64?IGNhZsOpID0=?=".to_string()),
+            _ => None,
+        };
+        assert_eq!(check_headers(&odd, &sent), Ok(()));
+        assert_eq!(decode_header_value("  repo.grep "), Ok("repo.grep".to_string()));
+        assert_eq!(
+            decode_header_value("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+            Ok("=?base64?literal?=".to_string())
+        );
         // Handshake-era requests carry no such headers and are not checked.
         let legacy = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
         assert_eq!(check_headers(&legacy, &|_| None), Ok(()));

@@ -8,8 +8,10 @@
 //!    always sum to 1.
 //! 3. Ranks are returned in id order, so the same graph always gives the same ranks bit for bit.
 //!
-//! The repository map (`repo.map`) ranks files by the sum of their symbols' ranks.
-use std::collections::HashMap;
+//! The repository map (`repo.map`) ranks files by the sum of their symbols' ranks. A map asked
+//! about something (a question, paths, symbols) is ranked by [`personalized`] PageRank instead,
+//! computed per request over the files' graph with the teleport mass on the files it is about.
+use std::collections::{BTreeMap, HashMap};
 
 use super::{EdgeKind, FileGraph};
 
@@ -65,6 +67,99 @@ pub fn pagerank(files: &[FileGraph]) -> Vec<(String, f64)> {
     ids.into_iter().map(str::to_string).zip(rank).collect()
 }
 
+/// Ranks are kept to this many significant digits (a stored rank whose rounded value did not
+/// change is not written again).
+const DIGITS: i32 = 6;
+
+/// `x` to [`DIGITS`] significant digits (0 for anything not positive and finite).
+pub fn rounded(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return 0.0;
+    }
+    let scale = 10f64.powi(DIGITS - 1 - x.log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// The ranks a repository keeps: every symbol's [`pagerank`] and every file's (the sum of its
+/// symbols'), rounded; keyed by symbol id and by path.
+pub fn stored_ranks(files: &[FileGraph]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
+    let ranks: HashMap<String, f64> = pagerank(files).into_iter().collect();
+    let mut nodes = BTreeMap::new();
+    let mut by_file = BTreeMap::new();
+    for f in files {
+        let mut total = 0.0;
+        for n in &f.nodes {
+            let r = ranks.get(&*n.id).copied().unwrap_or(0.0);
+            total += r;
+            nodes.insert(n.id.to_string(), rounded(r));
+        }
+        by_file.insert(f.path.clone(), rounded(total));
+    }
+    (nodes, by_file)
+}
+
+/// Personalized PageRank over nodes `0..n`: `links` are `(source, target, weight)` votes (weights
+/// of the same pair add up; self-links and non-positive weights are ignored) and `teleport` the
+/// `(node, weight)` the random surfer jumps back to, normalized to sum to 1 (uniform when empty or
+/// all zero: plain PageRank). A node without outgoing votes sends its rank to the teleport
+/// distribution. Damping 0.85, iterated until the ranks move by less than 1e-9 in total (at most
+/// 100 rounds); the ranks sum to 1 and the same input in any order gives the same ranks bit for
+/// bit.
+pub fn personalized(n: usize, links: &[(usize, usize, f64)], teleport: &[(usize, f64)]) -> Vec<f64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut jump = vec![0.0; n];
+    for &(i, w) in teleport {
+        if i < n && w > 0.0 && w.is_finite() {
+            jump[i] += w;
+        }
+    }
+    let mass: f64 = jump.iter().sum();
+    if mass > 0.0 {
+        jump.iter_mut().for_each(|j| *j /= mass);
+    } else {
+        jump = vec![1.0 / n as f64; n];
+    }
+    // Merge parallel links, in a fixed order so the sums below do not depend on the input order.
+    let mut merged: Vec<(usize, usize, f64)> = links
+        .iter()
+        .copied()
+        .filter(|&(s, d, w)| s < n && d < n && s != d && w > 0.0 && w.is_finite())
+        .collect();
+    merged.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+    let mut votes: Vec<(usize, usize, f64)> = Vec::with_capacity(merged.len());
+    for (s, d, w) in merged {
+        match votes.last_mut() {
+            Some(last) if last.0 == s && last.1 == d => last.2 += w,
+            _ => votes.push((s, d, w)),
+        }
+    }
+    let mut out_weight = vec![0.0f64; n];
+    for &(s, _, w) in &votes {
+        out_weight[s] += w;
+    }
+    let mut rank = jump.clone();
+    for _ in 0..MAX_ROUNDS {
+        let dangling: f64 = (0..n).filter(|&i| out_weight[i] == 0.0).map(|i| rank[i]).sum();
+        let spread = 1.0 - DAMPING + DAMPING * dangling;
+        let mut next: Vec<f64> = jump.iter().map(|j| spread * j).collect();
+        for &(s, d, w) in &votes {
+            next[d] += DAMPING * rank[s] * w / out_weight[s];
+        }
+        let total: f64 = next.iter().sum();
+        if total > 0.0 {
+            next.iter_mut().for_each(|r| *r /= total);
+        }
+        let moved: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+        rank = next;
+        if moved < TOLERANCE {
+            break;
+        }
+    }
+    rank
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -113,5 +208,91 @@ mod tests {
         reversed.reverse();
         assert_eq!(one, pagerank(&graph(&reversed)));
         assert!(pagerank(&[]).is_empty());
+    }
+
+    #[test]
+    fn teleport_mass_concentrates_on_the_personalized_nodes_and_their_neighbours() {
+        // 0 → 1 → 2, 3 → 4, 5 alone.
+        let links = [(0, 1, 1.0), (1, 2, 1.0), (3, 4, 1.0)];
+        let plain = personalized(6, &links, &[]);
+        let near = personalized(6, &links, &[(3, 1.0)]);
+        assert!((near.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!(near[3] > plain[3] && near[4] > plain[4], "{near:?} vs {plain:?}");
+        // What 3 votes for gains, what is unreachable from 3 keeps only a dangling share.
+        assert!(near[4] > near[0] && near[4] > near[5]);
+        // Unknown nodes and useless weights are ignored; no teleport is plain PageRank.
+        assert_eq!(personalized(6, &links, &[(9, 1.0), (2, 0.0)]), plain);
+        assert!(personalized(0, &[], &[(0, 1.0)]).is_empty());
+    }
+
+    #[test]
+    fn personalized_pagerank_without_teleport_is_pagerank() {
+        let files = graph(&[
+            ("util.py", "def helper():\n    return 1\n"),
+            ("a.py", "from util import helper\n\ndef a():\n    return helper()\n"),
+        ]);
+        let ranks = pagerank(&files);
+        let index: HashMap<&str, usize> =
+            ranks.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
+        let links: Vec<(usize, usize, f64)> = files
+            .iter()
+            .flat_map(|f| &f.edges)
+            .filter(|e| votes(e.kind))
+            .filter_map(|e| Some((*index.get(&*e.src)?, *index.get(e.dst.as_deref()?)?, 1.0)))
+            .collect();
+        let p = personalized(ranks.len(), &links, &[]);
+        for ((_, want), got) in ranks.iter().zip(&p) {
+            assert!((want - got).abs() < 1e-7, "{want} vs {got}");
+        }
+    }
+
+    mod props {
+        use super::super::personalized;
+        use proptest::prelude::*;
+
+        /// Nodes, weighted links, teleport weights.
+        type Input = (usize, Vec<(usize, usize, f64)>, Vec<(usize, f64)>);
+
+        fn input() -> impl Strategy<Value = Input> {
+            (1usize..40).prop_flat_map(|n| {
+                (
+                    Just(n),
+                    prop::collection::vec((0..n, 0..n, 0.1f64..5.0), 0..120),
+                    prop::collection::vec((0..n, 0.1f64..3.0), 0..5),
+                )
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn ranks_sum_to_one_and_do_not_depend_on_the_input_order((n, links, teleport) in input()) {
+                let ranks = personalized(n, &links, &teleport);
+                prop_assert_eq!(ranks.len(), n);
+                prop_assert!((ranks.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+                prop_assert!(ranks.iter().all(|r| *r >= 0.0));
+                let mut l = links.clone();
+                l.reverse();
+                let mut t = teleport.clone();
+                t.reverse();
+                prop_assert_eq!(personalized(n, &l, &t), ranks);
+            }
+
+            #[test]
+            fn the_teleport_nodes_hold_at_least_their_teleport_share((n, links, teleport) in input()) {
+                prop_assume!(!teleport.is_empty());
+                let ranks = personalized(n, &links, &teleport);
+                let plain = personalized(n, &links, &[]);
+                let mut seeds: Vec<usize> = teleport.iter().map(|t| t.0).collect();
+                seeds.sort_unstable();
+                seeds.dedup();
+                let held: f64 = seeds.iter().map(|&i| ranks[i]).sum();
+                // Every jump lands on a seed: at least (1 - damping) of the mass stays there, and
+                // the seeds hold more than they would without personalization (unless they are
+                // every node).
+                prop_assert!(held >= 0.15 - 1e-9, "{held}");
+                let before: f64 = seeds.iter().map(|&i| plain[i]).sum();
+                prop_assert!(held + 1e-9 >= before, "{held} < {before}");
+            }
+        }
     }
 }

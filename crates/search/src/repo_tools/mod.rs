@@ -6,9 +6,27 @@
 //! Every tool that returns text takes `maxTokens`: the answer's JSON, counted the way
 //! `maxContextTokens` counts (`ceil(chars / 4)`), never exceeds it; what did not fit is left out
 //! and the answer says `truncated: true`.
+//!
+//! The tools' logic is here too, one module each ([`list`], [`outline`], [`grep`], [`map`],
+//! [`impact`]), over the [`store::RepoStore`] port: the worker answers them over D1, the
+//! in-memory [`memory::MemoryRepo`] natively, and one behaviour suite ([`testing`]) runs on both.
 use edgerag_core::chunk::TokenCounter as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+pub mod answers;
+pub mod grep;
+pub mod impact;
+pub mod list;
+pub mod map;
+pub mod memory;
+pub mod outline;
+pub mod store;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+pub use answers::*;
+pub use store::{RepoStore, ToolError, ToolResult};
 
 /// Smallest `maxTokens` a tool accepts (an empty answer must fit).
 pub const MIN_MAX_TOKENS: u32 = 100;
@@ -186,11 +204,85 @@ pub fn largest_fitting<T: Serialize>(n: usize, max_tokens: u32, build: impl Fn(u
     lo
 }
 
+/// The caller's `maxTokens`, checked: 400 `INVALID_REQUEST` outside `100..=100000`.
+pub fn budget(max_tokens: Option<u32>) -> ToolResult<u32> {
+    let max = max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    if !(MIN_MAX_TOKENS..=MAX_MAX_TOKENS).contains(&max) {
+        return Err(ToolError::invalid(format!("maxTokens must be {MIN_MAX_TOKENS}..={MAX_MAX_TOKENS}")));
+    }
+    Ok(max)
+}
+
+/// A page size, checked: `default` when absent, 400 `INVALID_REQUEST` outside `1..=max`.
+pub fn page_size(limit: Option<u32>, default: u32, max: u32) -> ToolResult<u32> {
+    let limit = limit.unwrap_or(default);
+    if limit == 0 || limit > max {
+        return Err(ToolError::invalid(format!("limit must be 1..={max}")));
+    }
+    Ok(limit)
+}
+
+/// A repository-relative folder as given (`src/`, `/src`, `src`) → `src`; `..` and empty segments
+/// are refused.
+pub fn folder(path: Option<&str>) -> ToolResult<String> {
+    let trimmed = path.unwrap_or("").trim().trim_matches('/');
+    if trimmed.split('/').any(|s| s == ".." || s == ".") || trimmed.contains("//") {
+        return Err(ToolError::invalid(format!("{trimmed:?} is not a repository path")));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// Whether `path` is under `folder` (every path is under the empty folder).
+pub fn is_under(path: &str, folder: &str) -> bool {
+    folder.is_empty() || path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Globs as every part of edgerag reads them ([`edgerag_core::path_glob`]: `*` crosses `/`):
+/// 400 `INVALID_REQUEST` naming the first glob that does not parse.
+pub fn globs(patterns: &[String]) -> ToolResult<edgerag_core::path_glob::PathGlobs> {
+    for p in patterns {
+        edgerag_core::path_glob::compile_glob(p)
+            .map_err(|e| ToolError::invalid(format!("path glob {p:?}: {e}")))?;
+    }
+    Ok(edgerag_core::path_glob::PathGlobs::new(patterns))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn folders_are_normalized_and_escapes_refused() {
+        assert_eq!(folder(Some("/src/api/")).unwrap(), "src/api");
+        assert_eq!(folder(None).unwrap(), "");
+        for bad in ["../x", "a/../b", "a//b", "./a"] {
+            assert_eq!(folder(Some(bad)).unwrap_err().status(), 400, "{bad}");
+        }
+        assert!(is_under("src/a.rs", "src") && is_under("src/a/b.rs", "src") && is_under("x", ""));
+        assert!(!is_under("src0/a.rs", "src") && !is_under("srca.rs", "src") && !is_under("src", "src"));
+    }
+
+    #[test]
+    fn budgets_and_page_sizes_are_checked() {
+        assert_eq!(budget(None).unwrap(), DEFAULT_MAX_TOKENS);
+        assert_eq!(budget(Some(99)).unwrap_err().code(), "INVALID_REQUEST");
+        assert_eq!(budget(Some(100_001)).unwrap_err().status(), 400);
+        assert_eq!(page_size(None, 20, 50).unwrap(), 20);
+        assert!(page_size(Some(0), 20, 50).is_err());
+        assert!(page_size(Some(51), 20, 50).is_err());
+    }
+
+    #[test]
+    fn globs_are_the_search_filters_globs() {
+        let g = globs(&["src/*.rs".to_string()]).unwrap();
+        assert!(g.is_match("src/lib.rs"));
+        assert!(g.is_match("src/a/lib.rs"));
+        assert!(!g.is_match("tests/a.rs"));
+        assert!(globs(&[]).unwrap().is_match("anything"));
+        assert_eq!(globs(&["src/[".to_string()]).unwrap_err().code(), "INVALID_REQUEST");
+    }
 
     #[test]
     fn the_largest_fitting_answer_is_found_and_never_exceeds_the_budget() {

@@ -13,16 +13,8 @@
 //!    holding any of them.
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::Deserialize;
-
-use crate::api::{ImpactEdge, ImpactRequest, ImpactResponse, ImpactSymbol, ImpactedSymbol};
-use crate::args;
-use crate::error::ApiError;
-use crate::http::ApiResult;
-use crate::store::{json_batches, JSON_BATCH_BYTES};
-use crate::symbols::RepoDb;
-
-use edgerag_search::repo_tools::largest_fitting;
+use super::store::{RepoStore, RepoSymbol, ToolError, ToolResult};
+use super::{largest_fitting, ImpactEdge, ImpactRequest, ImpactResponse, ImpactSymbol, ImpactedSymbol};
 
 const MAX_DEPTH: u32 = 3;
 const DEFAULT_IMPACTED: u32 = 50;
@@ -31,7 +23,6 @@ const MAX_IMPACTED: u32 = 500;
 pub const MAX_DIFF_BYTES: usize = 1 << 20;
 /// Symbols followed per step at most (a change to a symbol everything uses stops here).
 const MAX_FRONTIER: usize = 2_000;
-const FOLLOWED: &str = "'CALLS', 'REFERENCES', 'IMPORTS', 'EXTENDS', 'IMPLEMENTS'";
 
 /// The line ranges a unified diff changes, by path: each hunk's lines in the new file (an insertion
 /// or a deletion touches the line where it happens), or in the old file when the file was deleted.
@@ -101,67 +92,25 @@ pub fn is_test_path(path: &str) -> bool {
             .is_some_and(|s| s.ends_with("Test") || s.ends_with("Tests")))
 }
 
-#[derive(Debug, Clone, Deserialize)]
-struct NodeRow {
-    id: String,
-    kind: String,
-    fqn: String,
-    path: String,
-    start_line: i64,
-    end_line: i64,
-    parent: Option<String>,
-    route: Option<String>,
-    http_method: Option<String>,
-    rank: f64,
-}
+type NodeRow = RepoSymbol;
 
-const NODE_SQL: &str = "id, kind, fqn, path, start_line, end_line, parent, route, http_method, rank";
-
-impl NodeRow {
-    fn view(&self) -> ImpactSymbol {
-        ImpactSymbol {
-            id: self.id.clone(),
-            kind: self.kind.clone(),
-            fqn: self.fqn.clone(),
-            path: self.path.clone(),
-            start_line: self.start_line.max(0) as u32,
-            end_line: self.end_line.max(0) as u32,
-            route: self.route.clone().filter(|s| !s.is_empty()),
-            http_method: self.http_method.clone().filter(|s| !s.is_empty()),
-        }
+fn view(r: &NodeRow) -> ImpactSymbol {
+    ImpactSymbol {
+        id: r.id.clone(),
+        kind: r.kind.clone(),
+        fqn: r.fqn.clone(),
+        path: r.path.clone(),
+        start_line: r.start_line,
+        end_line: r.end_line,
+        route: r.route.clone().filter(|s| !s.is_empty()),
+        http_method: r.http_method.clone().filter(|s| !s.is_empty()),
     }
-}
-
-#[derive(Deserialize)]
-struct EdgeRow {
-    src: String,
-    dst: String,
-    kind: String,
-    path: String,
-    line: i64,
-}
-
-/// Nodes whose `column` is one of `keys`, in path and line order: the keys go as JSON arrays read
-/// with `json_each` (one query per 512 KB of keys, not one per 90 parameters).
-async fn nodes(repo: &RepoDb, column: &str, keys: &[String]) -> ApiResult<Vec<NodeRow>> {
-    let mut out = Vec::new();
-    for batch in json_batches(keys.iter(), JSON_BATCH_BYTES) {
-        let sql = format!(
-            "SELECT {NODE_SQL} FROM graph_nodes WHERE namespace = ?1 \
-             AND {column} IN (SELECT value FROM json_each(?2))"
-        );
-        out.extend(repo.db.all::<NodeRow>(&sql, &args![repo.namespace.as_str(), batch.as_str()]).await?);
-    }
-    out.sort_by(|a, b| (&a.path, a.start_line, &a.id).cmp(&(&b.path, b.start_line, &b.id)));
-    Ok(out)
 }
 
 /// The symbols of `rows` a change of `ranges` touches (see the module docs).
 fn touched(rows: &[NodeRow], ranges: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<NodeRow> {
     let overlaps = |r: &NodeRow| {
-        ranges.get(&r.path).is_some_and(|rs| {
-            rs.iter().any(|(s, e)| i64::from(*s) <= r.end_line && i64::from(*e) >= r.start_line)
-        })
+        ranges.get(&r.path).is_some_and(|rs| rs.iter().any(|(s, e)| *s <= r.end_line && *e >= r.start_line))
     };
     let mut out: Vec<NodeRow> = rows.iter().filter(|r| r.parent.is_some() && overlaps(r)).cloned().collect();
     let with_symbols: BTreeSet<&str> = out.iter().map(|r| r.path.as_str()).collect();
@@ -174,8 +123,8 @@ fn touched(rows: &[NodeRow], ranges: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<
     out
 }
 
-pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactResponse> {
-    let invalid = |m: String| ApiError::bad_request("INVALID_REQUEST", m);
+pub async fn impact(store: &dyn RepoStore, ns: &str, req: &ImpactRequest) -> ToolResult<ImpactResponse> {
+    let invalid = |m: String| ToolError::invalid(m);
     let max_tokens = super::budget(req.max_tokens)?;
     let limit = super::page_size(req.limit, DEFAULT_IMPACTED, MAX_IMPACTED)? as usize;
     let offset = req.offset.unwrap_or(0) as usize;
@@ -193,7 +142,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
             if diff.len() > MAX_DIFF_BYTES {
                 return Err(invalid(format!("a diff is at most {MAX_DIFF_BYTES} bytes")));
             }
-            ranges = diff_ranges(diff).map_err(|e| ApiError::bad_request("INVALID_DIFF", e))?;
+            ranges = diff_ranges(diff).map_err(|e| ToolError::bad_request("INVALID_DIFF", e))?;
         }
         (None, false) => {
             for c in &req.changes {
@@ -207,7 +156,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
         }
     }
     let paths: Vec<String> = ranges.keys().cloned().collect();
-    let in_files = nodes(repo, "path", &paths).await?;
+    let in_files = store.symbols_in(ns, &paths).await?;
     let changed = touched(&in_files, &ranges);
     // Breadth first over the edges into the changed symbols, each symbol reached once.
     let mut reached: HashMap<String, (u32, Vec<ImpactEdge>)> =
@@ -224,15 +173,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
             frontier.truncate(MAX_FRONTIER);
             capped = true;
         }
-        let mut edges: Vec<EdgeRow> = Vec::new();
-        for batch in json_batches(frontier.iter(), JSON_BATCH_BYTES) {
-            let sql = format!(
-                "SELECT src, dst, kind, path, line FROM graph_edges WHERE namespace = ?1 \
-                 AND dst IN (SELECT value FROM json_each(?2)) AND kind IN ({FOLLOWED})"
-            );
-            edges
-                .extend(repo.db.all::<EdgeRow>(&sql, &args![repo.namespace.as_str(), batch.as_str()]).await?);
-        }
+        let mut edges = store.edges_into(ns, &frontier).await?;
         edges.sort_by(|a, b| (&a.dst, &a.path, a.line, &a.src).cmp(&(&b.dst, &b.path, b.line, &b.src)));
         let mut next = Vec::new();
         for e in edges {
@@ -245,7 +186,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
                 from: e.src.clone(),
                 to: e.dst.clone(),
                 path: e.path,
-                line: e.line.max(0) as u32,
+                line: e.line,
             });
             reached.insert(e.src.clone(), (level, via));
             order.push(e.src.clone());
@@ -253,13 +194,13 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
         }
         frontier = next;
     }
-    let impacted_rows = nodes(repo, "id", &order).await?;
+    let impacted_rows = store.symbols_by_id(ns, &order).await?;
     for r in &impacted_rows {
         names.insert(r.id.clone(), r.fqn.clone());
     }
     let mut impacted: Vec<(u32, f64, ImpactSymbol, Vec<ImpactEdge>)> = impacted_rows
         .iter()
-        .filter_map(|r| reached.get(&r.id).map(|(d, via)| (*d, r.rank, r.view(), via.clone())))
+        .filter_map(|r| reached.get(&r.id).map(|(d, via)| (*d, r.rank, view(r), via.clone())))
         .collect();
     impacted.sort_by(|a, b| {
         a.0.cmp(&b.0)
@@ -268,12 +209,8 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
             .then(a.2.start_line.cmp(&b.2.start_line))
             .then_with(|| a.2.id.cmp(&b.2.id))
     });
-    let endpoints: Vec<ImpactSymbol> = changed
-        .iter()
-        .chain(impacted_rows.iter())
-        .filter(|r| r.kind == "ENDPOINT")
-        .map(NodeRow::view)
-        .collect();
+    let endpoints: Vec<ImpactSymbol> =
+        changed.iter().chain(impacted_rows.iter()).filter(|r| r.kind == "ENDPOINT").map(view).collect();
     let tests: Vec<String> = impacted_rows
         .iter()
         .chain(changed.iter())
@@ -300,7 +237,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
                 .collect(),
         })
         .collect();
-    let changed_views: Vec<ImpactSymbol> = changed.iter().map(NodeRow::view).collect();
+    let changed_views: Vec<ImpactSymbol> = changed.iter().map(view).collect();
     // Within the budget: impacted symbols first go; if the rest is still over it, the answer keeps
     // only the first changed symbols (endpoints and tests left out).
     let build = |k: usize, truncated: bool| {
@@ -318,7 +255,7 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
     };
     let k = largest_fitting(page.len(), max_tokens, |k| build(k, true));
     let answer = build(k, k < page.len());
-    if edgerag_search::repo_tools::answer_tokens(&answer) <= max_tokens as usize {
+    if super::answer_tokens(&answer) <= max_tokens as usize {
         return Ok(answer);
     }
     let only_changed = |c: usize| ImpactResponse {
@@ -335,8 +272,8 @@ pub async fn impact(repo: &RepoDb, req: &ImpactRequest) -> ApiResult<ImpactRespo
 
 /// `changes` entries as the API takes them, for tests.
 #[cfg(test)]
-fn change(path: &str, start: u32, end: u32) -> crate::api::ChangedRange {
-    crate::api::ChangedRange { path: path.into(), start_line: Some(start), end_line: Some(end) }
+fn change(path: &str, start: u32, end: u32) -> super::ChangedRange {
+    super::ChangedRange { path: path.into(), start_line: Some(start), end_line: Some(end) }
 }
 
 #[cfg(test)]
@@ -375,10 +312,13 @@ mod tests {
         }
     }
 
-    fn node(id: &str, parent: Option<&str>, path: &str, start: i64, end: i64) -> NodeRow {
+    fn node(id: &str, parent: Option<&str>, path: &str, start: u32, end: u32) -> NodeRow {
         NodeRow {
             id: id.into(),
             kind: if parent.is_some() { "FUNCTION".into() } else { "MODULE".into() },
+            name: id.into(),
+            signature: None,
+            doc: None,
             fqn: id.into(),
             path: path.into(),
             start_line: start,

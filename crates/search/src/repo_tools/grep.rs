@@ -5,8 +5,9 @@
 //! 1. The pattern compiles with Rust's `regex` (linear time: no backtracking to blow up) under
 //!    size limits; a pattern that does not compile, or is too large, is `400 INVALID_PATTERN`.
 //! 2. When every match must contain a literal of 3+ characters ([`required_literals`]), the
-//!    trigram index of the chunks' text (`chunk_trigrams`, migration 0100, written by triggers
-//!    as chunks are written) names the files that contain one; only those are read. Otherwise
+//!    store names the files that contain one ([`RepoStore::paths_containing`]: in D1 the trigram
+//!    index of the chunks' text, `chunk_trigrams`, migration 0100, written by triggers as chunks
+//!    are written); only those are read. Otherwise
 //!    every file passing the path and language filters is read, a group at a time.
 //! 3. Files are read in path order until `limit` matching lines are found (one more is looked
 //!    for, so `limitReached` is exact) or [`MAX_SCAN_BYTES`] of text was read; `nextCursor`
@@ -15,16 +16,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
-use serde::Deserialize;
 
-use crate::api::{GrepMatch, GrepRequest, GrepResponse};
-use crate::args;
-use crate::error::ApiError;
-use crate::http::ApiResult;
-use crate::store::{numbered_placeholders, Arg};
-use crate::symbols::RepoDb;
-
-use edgerag_search::repo_tools::{answer_tokens, largest_fitting};
+use super::store::{FileFilter, RepoStore, ToolError, ToolResult};
+use super::{answer_tokens, largest_fitting, GrepMatch, GrepRequest, GrepResponse};
 
 const DEFAULT_MATCHES: u32 = 100;
 const MAX_MATCHES: u32 = 1_000;
@@ -36,7 +30,7 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// A returned line longer than this many characters is cut (ending with `…`).
 const MAX_LINE_CHARS: usize = 1_000;
-/// Files read per query (under D1's 100-parameter limit).
+/// Files read per store call.
 const FILES_PER_QUERY: usize = 40;
 /// Text read by one request at most; a search that needs more stops with a cursor.
 pub const MAX_SCAN_BYTES: usize = 32 << 20;
@@ -49,12 +43,12 @@ pub struct Pattern {
     pub literals: Option<Vec<String>>,
 }
 
-fn invalid_pattern(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("INVALID_PATTERN", message)
+fn invalid_pattern(message: impl Into<String>) -> ToolError {
+    ToolError::bad_request("INVALID_PATTERN", message)
 }
 
 /// Compile `pattern` (a literal unless `regex`) for matching single lines.
-pub fn compile(pattern: &str, regex: bool, case_sensitive: bool) -> ApiResult<Pattern> {
+pub fn compile(pattern: &str, regex: bool, case_sensitive: bool) -> ToolResult<Pattern> {
     if pattern.is_empty() {
         return Err(invalid_pattern("give a non-empty pattern"));
     }
@@ -140,8 +134,8 @@ fn cursor(path: &str, line: u32) -> String {
     format!("{line}:{path}")
 }
 
-fn parse_cursor(cursor: &str) -> ApiResult<(String, u32)> {
-    let bad = || ApiError::bad_request("INVALID_REQUEST", "cursor is not one this tool returned");
+fn parse_cursor(cursor: &str) -> ToolResult<(String, u32)> {
+    let bad = || ToolError::invalid("cursor is not one this tool returned");
     let (line, path) = cursor.split_once(':').ok_or_else(bad)?;
     let line: u32 = line.parse().map_err(|_| bad())?;
     if path.is_empty() {
@@ -207,62 +201,23 @@ pub fn matches_in(
     out
 }
 
-#[derive(Deserialize)]
-struct FileRow {
-    path: String,
-    language: String,
-}
-
-#[derive(Deserialize)]
-struct PathRow {
-    path: String,
-}
-
-#[derive(Deserialize)]
-struct ChunkRow {
-    path: String,
-    start_line: i64,
-    text: String,
-}
-
-/// An FTS5 query for chunks containing any of `literals` (each a quoted phrase: with the
-/// trigram tokenizer, a substring).
-fn trigram_query(literals: &[String]) -> String {
-    literals.iter().map(|l| format!("\"{}\"", l.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
-}
-
-pub async fn grep(repo: &RepoDb, req: &GrepRequest) -> ApiResult<GrepResponse> {
+pub async fn grep(store: &dyn RepoStore, ns: &str, req: &GrepRequest) -> ToolResult<GrepResponse> {
     let max_tokens = super::budget(req.max_tokens)?;
     let limit = super::page_size(req.limit, DEFAULT_MATCHES, MAX_MATCHES)? as usize;
     let context = req.context.unwrap_or(0);
     if context > MAX_CONTEXT {
-        return Err(ApiError::bad_request("INVALID_REQUEST", format!("context must be 0..={MAX_CONTEXT}")));
+        return Err(ToolError::invalid(format!("context must be 0..={MAX_CONTEXT}")));
     }
     let pattern = compile(&req.pattern, req.regex, req.case_sensitive.unwrap_or(true))?;
     let globs = super::globs(&req.paths)?;
     let languages: HashSet<String> = req.languages.iter().map(|l| l.trim().to_ascii_lowercase()).collect();
     let start = req.cursor.as_deref().map(parse_cursor).transpose()?;
-    let ns = repo.namespace.as_str();
     let from = start.as_ref().map(|(p, _)| p.as_str()).unwrap_or("");
-    let mut files: Vec<FileRow> = repo
-        .db
-        .all(
-            "SELECT path, language FROM files WHERE namespace = ? AND path >= ? ORDER BY path",
-            &args![ns, from],
-        )
-        .await?;
+    let mut files = store.files(ns, &FileFilter { from, ..Default::default() }).await?;
     files.retain(|f| globs.is_match(&f.path) && (languages.is_empty() || languages.contains(&f.language)));
     let used_index = pattern.literals.is_some();
     if let Some(literals) = &pattern.literals {
-        let hits: Vec<PathRow> = repo
-            .db
-            .all(
-                "SELECT DISTINCT c.path FROM chunk_trigrams JOIN chunks c ON c.rowid = chunk_trigrams.rowid \
-                 WHERE chunk_trigrams MATCH ?2 AND c.namespace = ?1",
-                &args![ns, trigram_query(literals).as_str()],
-            )
-            .await?;
-        let hits: HashSet<String> = hits.into_iter().map(|r| r.path).collect();
+        let hits: HashSet<String> = store.paths_containing(ns, literals).await?.into_iter().collect();
         files.retain(|f| hits.contains(&f.path));
     }
     let mut found: Vec<GrepMatch> = Vec::new();
@@ -270,18 +225,13 @@ pub async fn grep(repo: &RepoDb, req: &GrepRequest) -> ApiResult<GrepResponse> {
     let mut bytes = 0usize;
     let mut stopped_after: Option<String> = None; // the last file read when the scan budget ran out
     'groups: for (g, group) in files.chunks(FILES_PER_QUERY).enumerate() {
-        let mut params: Vec<Arg> = vec![Arg::from(ns)];
-        params.extend(group.iter().map(|f| Arg::from(f.path.as_str())));
-        let sql = format!(
-            "SELECT path, start_line, text FROM chunks WHERE namespace = ?1 AND path IN ({}) \
-             AND type <> 'symbol-plan' ORDER BY path, start_line, chunk_index",
-            numbered_placeholders(2, group.len())
-        );
-        let rows: Vec<ChunkRow> = repo.db.all(&sql, &params).await?;
+        let paths: Vec<String> = group.iter().map(|f| f.path.clone()).collect();
+        let rows = store.chunk_texts(ns, &paths).await?;
         bytes += rows.iter().map(|r| r.text.len()).sum::<usize>();
         for f in group {
-            let lines =
-                file_lines(rows.iter().filter(|r| r.path == f.path).map(|r| (r.start_line, r.text.as_str())));
+            let lines = file_lines(
+                rows.iter().filter(|r| r.path == f.path).map(|r| (i64::from(r.start_line), r.text.as_str())),
+            );
             let after = match &start {
                 Some((p, line)) if *p == f.path => *line,
                 _ => 0,
@@ -368,10 +318,10 @@ mod tests {
     fn a_pattern_that_does_not_compile_or_is_too_large_is_invalid_pattern() {
         for (p, regex) in [("fn (", true), ("a{1000}{1000}", true), ("", false)] {
             let err = compile(p, regex, true).err().unwrap();
-            assert_eq!((err.status, err.code), (400, "INVALID_PATTERN"), "{p}");
+            assert_eq!((err.status(), err.code()), (400, "INVALID_PATTERN"), "{p}");
         }
         let long = "x".repeat(1_001);
-        assert_eq!(compile(&long, false, true).err().unwrap().code, "INVALID_PATTERN");
+        assert_eq!(compile(&long, false, true).err().unwrap().code(), "INVALID_PATTERN");
         // A literal is matched as written, metacharacters included.
         let p = compile("a.b(", false, true).unwrap();
         assert!(p.regex.is_match("x a.b( y") && !p.regex.is_match("axb("));
@@ -432,9 +382,8 @@ mod tests {
     fn cursors_round_trip_and_bad_ones_are_refused() {
         assert_eq!(parse_cursor(&cursor("src/a:b.rs", 7)).unwrap(), ("src/a:b.rs".to_string(), 7));
         for bad in ["", "x:src", "7:", "src"] {
-            assert_eq!(parse_cursor(bad).unwrap_err().code, "INVALID_REQUEST", "{bad}");
+            assert_eq!(parse_cursor(bad).unwrap_err().code(), "INVALID_REQUEST", "{bad}");
         }
-        assert_eq!(trigram_query(&["a\"b".into(), "cde".into()]), "\"a\"\"b\" OR \"cde\"");
     }
 
     #[test]

@@ -1,27 +1,24 @@
 //! `repo.map` (`POST /v1/repos/{owner}/{name}/map`): a map of the repository that fits the
 //! caller's `maxTokens` — the most important files, each with its definitions as signatures.
 //!
-//! 1. Importance is the files' PageRank, computed when a job that changed files finishes
-//!    ([`crate::store::ranks`], migration 0101) and read here in one query, not per request.
-//! 2. Personalization moves files first without re-running PageRank: a file matching one of
-//!    `paths`, defining one of `symbols`, or holding `query`'s words in its path or symbol names
-//!    scores `(rank + 1 / files) × (1 + 10 × hits)`; others score their rank. Ties go by path, so
-//!    the same index and arguments always give the same map.
-//! 3. Definitions (every symbol but modules and fields) are read for files in that order, a group
+//! 1. Importance is the files' PageRank, computed when a job that changed files finishes (the
+//!    worker's `store::ranks`, migration 0101) and read here, not computed per request.
+//! 2. A map about something — `paths` globs, `symbols` names, a `query` whose words (identifiers
+//!    of 3+ characters) are matched against file paths and symbol names — is ranked by
+//!    personalized PageRank instead ([`edgerag_core::graph::rank::personalized`]), computed for
+//!    this request over the files' graph (the resolved uses between files, counted): each match
+//!    is one unit of teleport mass on its file, so the files asked about and those they use (and
+//!    those those use) come first. A file's `rank` is then its personalized rank.
+//! 3. Ties go by path, so the same index and arguments always give the same map.
+//! 4. Definitions (every symbol but modules and fields) are read for files in that order, a group
 //!    at a time, until the map is over the budget; the largest prefix of files that fits is the
 //!    answer (a first file alone over the budget keeps its first definitions).
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::Deserialize;
+use edgerag_core::graph::rank::{personalized, rounded};
 
-use crate::api::{MapFile, MapRequest, MapResponse, MapSymbol};
-use crate::args;
-use crate::error::ApiError;
-use crate::http::ApiResult;
-use crate::store::{numbered_placeholders, Arg};
-use crate::symbols::RepoDb;
-
-use edgerag_search::repo_tools::{answer_tokens, largest_fitting};
+use super::store::{FileRank, RepoStore, RepoSymbol, ToolError, ToolResult};
+use super::{answer_tokens, largest_fitting, MapFile, MapRequest, MapResponse, MapSymbol};
 
 const FILES_PER_QUERY: usize = 40;
 const MAX_QUERY_CHARS: usize = 2_000;
@@ -29,28 +26,6 @@ const MAX_QUERY_CHARS: usize = 2_000;
 const MAX_WORDS: usize = 20;
 /// A signature longer than this is cut (ending with `…`).
 const MAX_SIGNATURE_CHARS: usize = 300;
-/// Weight of one personalization hit.
-const BOOST: f64 = 10.0;
-
-#[derive(Deserialize)]
-struct FileRank {
-    path: String,
-    rank: f64,
-}
-
-#[derive(Deserialize)]
-struct PathRow {
-    path: String,
-}
-
-#[derive(Deserialize)]
-struct SymbolRow {
-    path: String,
-    kind: String,
-    name: String,
-    signature: Option<String>,
-    start_line: i64,
-}
 
 /// The words of a question worth looking up: identifier-like, 3+ characters, lowercased, in order
 /// of first appearance.
@@ -65,23 +40,33 @@ fn words(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// Files in map order: personalization `hits` per path first (see the module docs), then rank,
-/// then path.
-fn order(files: Vec<FileRank>, hits: &HashMap<String, u32>) -> Vec<(String, f64)> {
-    let n = files.len().max(1) as f64;
-    let mut scored: Vec<(f64, String, f64)> = files
-        .into_iter()
-        .map(|f| {
-            let h = hits.get(&f.path).copied().unwrap_or(0);
-            let score = if h == 0 { f.rank } else { (f.rank + 1.0 / n) * (1.0 + BOOST * f64::from(h)) };
-            (score, f.path, f.rank)
-        })
-        .collect();
+/// Files most important first (ties by path), with the rank to report: without personalization
+/// `hits`, the stored ranks; with them, the personalized PageRank over `links` (`(source, target,
+/// edges)` between files) with one unit of teleport mass per hit.
+fn order(
+    files: &[FileRank],
+    links: &[(String, String, u32)],
+    hits: &BTreeMap<String, u32>,
+) -> Vec<(String, f64)> {
+    let mut scored: Vec<(f64, String, f64)> = if hits.is_empty() {
+        files.iter().map(|f| (f.rank, f.path.clone(), f.rank)).collect()
+    } else {
+        let index: HashMap<&str, usize> =
+            files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+        let votes: Vec<(usize, usize, f64)> = links
+            .iter()
+            .filter_map(|(s, d, n)| Some((*index.get(s.as_str())?, *index.get(d.as_str())?, f64::from(*n))))
+            .collect();
+        let teleport: Vec<(usize, f64)> =
+            hits.iter().filter_map(|(p, h)| Some((*index.get(p.as_str())?, f64::from(*h)))).collect();
+        let ranks = personalized(files.len(), &votes, &teleport);
+        files.iter().zip(ranks).map(|(f, r)| (r, f.path.clone(), rounded(r))).collect()
+    };
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     scored.into_iter().map(|(_, p, r)| (p, r)).collect()
 }
 
-fn signature(row: &SymbolRow) -> String {
+fn signature(row: &RepoSymbol) -> String {
     let s = row.signature.as_deref().filter(|s| !s.is_empty()).unwrap_or(&row.name);
     match s.char_indices().nth(MAX_SIGNATURE_CHARS) {
         Some((i, _)) => format!("{}…", &s[..i]),
@@ -89,25 +74,19 @@ fn signature(row: &SymbolRow) -> String {
     }
 }
 
-pub async fn map(repo: &RepoDb, req: &MapRequest) -> ApiResult<MapResponse> {
+pub async fn map(store: &dyn RepoStore, ns: &str, req: &MapRequest) -> ToolResult<MapResponse> {
     let max_tokens = super::budget(req.max_tokens)?;
     let globs = super::globs(&req.paths)?;
     let query = req.query.as_deref().unwrap_or("");
     if query.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::bad_request(
-            "INVALID_REQUEST",
-            format!("query is at most {MAX_QUERY_CHARS} characters"),
-        ));
+        return Err(ToolError::invalid(format!("query is at most {MAX_QUERY_CHARS} characters")));
     }
-    let ns = repo.namespace.as_str();
-    let files: Vec<FileRank> = repo
-        .db
-        .all("SELECT path, rank FROM graph_files WHERE namespace = ?1 ORDER BY rank DESC, path", &args![ns])
-        .await?;
+    let files = store.file_ranks(ns).await?;
     let total = files.len();
     let words = words(query);
-    let names: Vec<&str> = req.symbols.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
-    let mut hits: HashMap<String, u32> = HashMap::new();
+    let names: Vec<String> =
+        req.symbols.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    let mut hits: BTreeMap<String, u32> = BTreeMap::new();
     if !req.paths.is_empty() {
         for f in files.iter().filter(|f| globs.is_match(&f.path)) {
             *hits.entry(f.path.clone()).or_default() += 1;
@@ -121,40 +100,29 @@ pub async fn map(repo: &RepoDb, req: &MapRequest) -> ApiResult<MapResponse> {
         }
     }
     if !names.is_empty() || !words.is_empty() {
-        let rows: Vec<PathRow> = repo
-            .db
-            .all(
-                "SELECT path FROM graph_nodes WHERE namespace = ?1 AND kind <> 'MODULE' AND \
-                 (name IN (SELECT value FROM json_each(?2)) OR lower(name) IN (SELECT value FROM json_each(?3)))",
-                &args![
-                    ns,
-                    serde_json::to_string(&names).unwrap_or_default().as_str(),
-                    serde_json::to_string(&words).unwrap_or_default().as_str()
-                ],
-            )
-            .await?;
-        for r in rows {
+        for r in store.symbols_named(ns, &names, &words).await? {
             *hits.entry(r.path).or_default() += 1;
         }
     }
+    let ranked: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    hits.retain(|p, _| ranked.contains(p.as_str()));
     let personalized = !hits.is_empty();
-    let ordered = order(files, &hits);
+    let links: Vec<(String, String, u32)> = if personalized {
+        store.file_links(ns).await?.into_iter().map(|l| (l.src, l.dst, l.edges)).collect()
+    } else {
+        Vec::new()
+    };
+    let ordered = order(&files, &links, &hits);
     let mut mapped: Vec<MapFile> = Vec::new();
     for group in ordered.chunks(FILES_PER_QUERY) {
-        let mut params: Vec<Arg> = vec![Arg::from(ns)];
-        params.extend(group.iter().map(|(p, _)| Arg::from(p.as_str())));
-        let sql = format!(
-            "SELECT path, kind, name, signature, start_line FROM graph_nodes WHERE namespace = ?1 \
-             AND path IN ({}) AND kind NOT IN ('MODULE', 'FIELD') ORDER BY path, start_line, id",
-            numbered_placeholders(2, group.len())
-        );
-        let rows: Vec<SymbolRow> = repo.db.all(&sql, &params).await?;
+        let paths: Vec<String> = group.iter().map(|(p, _)| p.clone()).collect();
+        let rows = store.definitions(ns, &paths).await?;
         let mut by_path: HashMap<&str, Vec<MapSymbol>> = HashMap::new();
         for r in &rows {
             by_path.entry(r.path.as_str()).or_default().push(MapSymbol {
                 kind: r.kind.clone(),
                 signature: signature(r),
-                line: r.start_line.max(0) as u32,
+                line: r.start_line,
             });
         }
         for (path, rank) in group {
@@ -201,17 +169,24 @@ mod tests {
     }
 
     #[test]
-    fn files_go_by_rank_then_path_and_hits_move_a_file_first() {
-        let files = [("b.py", 0.2), ("a.py", 0.2), ("c.py", 0.5), ("d.py", 0.0)];
-        let plain = order(ranks(&files), &HashMap::new());
+    fn files_go_by_rank_then_path_and_personalization_runs_pagerank_from_the_files_asked_about() {
+        let files = ranks(&[("a.py", 0.2), ("b.py", 0.2), ("c.py", 0.5), ("d.py", 0.0), ("e.py", 0.1)]);
+        let plain = order(&files, &[], &BTreeMap::new());
         assert_eq!(
             plain.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
-            ["c.py", "a.py", "b.py", "d.py"]
+            ["c.py", "a.py", "b.py", "e.py", "d.py"]
         );
-        let hits = HashMap::from([("d.py".to_string(), 1)]);
-        let moved = order(ranks(&files), &hits);
-        assert_eq!(moved[0].0, "d.py");
-        assert_eq!(moved[0].1, 0.0, "the reported rank stays the PageRank");
+        // d uses e; asked about d, the map starts with d, then what it uses.
+        let links =
+            vec![("d.py".to_string(), "e.py".to_string(), 3), ("a.py".to_string(), "c.py".to_string(), 1)];
+        let hits = BTreeMap::from([("d.py".to_string(), 1)]);
+        let moved = order(&files, &links, &hits);
+        assert_eq!(moved.iter().map(|(p, _)| p.as_str()).take(2).collect::<Vec<_>>(), ["d.py", "e.py"]);
+        assert!(
+            (moved.iter().map(|(_, r)| r).sum::<f64>() - 1.0).abs() < 1e-4,
+            "personalized ranks sum to 1"
+        );
+        assert_eq!(order(&files, &links, &hits), moved, "deterministic");
     }
 
     #[test]

@@ -5,81 +5,30 @@
 //! listed; its children are the file's top-level symbols. Within the token budget a file keeps
 //! its symbols in line order (a prefix of the tree, parents before their children); a folder
 //! keeps whole files, at least the first (cut like a file when it alone is over the budget).
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde::Deserialize;
+use super::largest_fitting;
+use super::store::{FileFilter, RepoStore, RepoSymbol, ToolError, ToolResult};
+use super::{OutlineFile, OutlineKind, OutlineQuery, OutlineResponse, OutlineSymbol};
 
-use crate::api::{OutlineFile, OutlineKind, OutlineQuery, OutlineResponse, OutlineSymbol};
-use crate::args;
-use crate::error::ApiError;
-use crate::http::ApiResult;
-use crate::store::{numbered_placeholders, Arg};
-use crate::symbols::RepoDb;
-
-use edgerag_search::repo_tools::largest_fitting;
-
-/// Files whose symbols are read per query (under D1's 100-parameter limit).
+/// Files whose symbols are read per store call.
 const PATHS_PER_QUERY: usize = 90;
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct SymbolRow {
-    pub id: String,
-    pub kind: String,
-    pub name: String,
-    pub path: String,
-    pub start_line: i64,
-    pub end_line: i64,
-    pub signature: Option<String>,
-    pub doc: Option<String>,
-    pub parent: Option<String>,
-}
+type SymbolRow = RepoSymbol;
 
-const SYMBOL_COLUMNS: &str = "id, kind, name, path, start_line, end_line, signature, doc, parent";
-
-#[derive(Deserialize)]
-struct FileRow {
-    path: String,
-    language: String,
-}
-
-pub async fn outline(repo: &RepoDb, query: &OutlineQuery) -> ApiResult<OutlineResponse> {
+pub async fn outline(store: &dyn RepoStore, ns: &str, query: &OutlineQuery) -> ToolResult<OutlineResponse> {
     let max_tokens = super::budget(query.max_tokens)?;
     let path = super::folder(query.path.as_deref())?;
-    let ns = repo.namespace.as_str();
     if !path.is_empty() {
-        let file: Option<FileRow> = repo
-            .db
-            .first(
-                "SELECT path, language FROM files WHERE namespace = ? AND path = ?",
-                &args![ns, path.as_str()],
-            )
-            .await?;
-        if let Some(file) = file {
-            let rows: Vec<SymbolRow> = repo
-                .db
-                .all(
-                    &format!(
-                        "SELECT {SYMBOL_COLUMNS} FROM graph_nodes WHERE namespace = ? AND path = ? \
-                         ORDER BY start_line, end_line DESC, id"
-                    ),
-                    &args![ns, path.as_str()],
-                )
-                .await?;
+        if let Some(file) = store.file(ns, &path).await? {
+            let rows = store.symbols_in(ns, std::slice::from_ref(&path)).await?;
             return Ok(file_outline(path.clone(), file.language, &rows, max_tokens));
         }
     }
     let offset = query.offset.unwrap_or(0) as usize;
-    let (low, high) = super::under(&path).unzip();
-    let files: Vec<FileRow> = repo
-        .db
-        .all(
-            "SELECT path, language FROM files WHERE namespace = ?1 \
-             AND (?2 IS NULL OR (path >= ?2 AND path < ?3)) ORDER BY path",
-            &args![ns, low.as_deref(), high.as_deref()],
-        )
-        .await?;
+    let files = store.files(ns, &FileFilter { folder: &path, ..Default::default() }).await?;
     if files.is_empty() {
-        return Err(ApiError::not_found(
+        return Err(ToolError::not_found(
             "PATH_NOT_FOUND",
             format!("{path:?} is neither an indexed file nor a folder of one"),
         ));
@@ -88,26 +37,23 @@ pub async fn outline(repo: &RepoDb, query: &OutlineQuery) -> ApiResult<OutlineRe
     // Read the files' top-level symbols a group at a time, until what was read is over the budget.
     let mut outlined: Vec<OutlineFile> = Vec::new();
     for group in files[offset.min(total)..].chunks(PATHS_PER_QUERY) {
-        let mut params: Vec<Arg> = vec![Arg::from(ns)];
-        params.extend(group.iter().map(|f| Arg::from(f.path.as_str())));
-        let sql = format!(
-            "SELECT {SYMBOL_COLUMNS} FROM graph_nodes n WHERE n.namespace = ?1 AND n.path IN ({}) \
-             AND n.parent IN (SELECT m.id FROM graph_nodes m WHERE m.namespace = ?1 AND m.path = n.path \
-                              AND m.parent IS NULL) \
-             ORDER BY n.path, n.start_line, n.id",
-            numbered_placeholders(2, group.len())
-        );
-        let rows: Vec<SymbolRow> = repo.db.all(&sql, &params).await?;
+        let paths: Vec<String> = group.iter().map(|f| f.path.clone()).collect();
+        let rows = store.symbols_in(ns, &paths).await?;
+        // A top-level symbol's parent is its file's own module node.
+        let modules: HashSet<(&str, &str)> =
+            rows.iter().filter(|r| r.parent.is_none()).map(|r| (r.path.as_str(), r.id.as_str())).collect();
         let mut by_path: HashMap<&str, Vec<OutlineSymbol>> = HashMap::new();
         for row in &rows {
-            by_path.entry(row.path.as_str()).or_default().push(symbol(row));
+            if row.parent.as_deref().is_some_and(|p| modules.contains(&(row.path.as_str(), p))) {
+                by_path.entry(row.path.as_str()).or_default().push(symbol(row));
+            }
         }
         for f in group {
             let symbols = by_path.remove(f.path.as_str()).unwrap_or_default();
             outlined.push(OutlineFile { path: f.path.clone(), language: f.language.clone(), symbols });
         }
         let so_far = folder_answer(&path, &outlined, outlined.len(), offset, total);
-        if edgerag_search::repo_tools::answer_tokens(&so_far) > max_tokens as usize {
+        if super::answer_tokens(&so_far) > max_tokens as usize {
             break;
         }
     }
@@ -120,8 +66,8 @@ fn symbol(row: &SymbolRow) -> OutlineSymbol {
         kind: row.kind.clone(),
         name: row.name.clone(),
         signature: row.signature.clone().filter(|s| !s.is_empty()),
-        start_line: row.start_line.max(0) as u32,
-        end_line: row.end_line.max(0) as u32,
+        start_line: row.start_line,
+        end_line: row.end_line,
         doc: row
             .doc
             .as_deref()
@@ -214,13 +160,17 @@ fn fit_folder(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use edgerag_search::repo_tools::answer_tokens;
+    use crate::repo_tools::answer_tokens;
 
-    fn row(id: &str, kind: &str, parent: Option<&str>, start: i64, end: i64) -> SymbolRow {
+    fn row(id: &str, kind: &str, parent: Option<&str>, start: u32, end: u32) -> SymbolRow {
         SymbolRow {
             id: id.into(),
             kind: kind.into(),
             name: format!("name_{id}"),
+            fqn: format!("name_{id}"),
+            route: None,
+            http_method: None,
+            rank: 0.0,
             path: "a.py".into(),
             start_line: start,
             end_line: end,
