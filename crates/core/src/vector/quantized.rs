@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 mod snapshot;
+pub use snapshot::{append_part as append_snapshot_part, part_text as snapshot_part_text};
 
 use super::topk::{cosine_with_norm, norm};
 use super::VectorFilter;

@@ -2,10 +2,10 @@
 //! ready-made instead of rebuilding it row by row.
 //!
 //! Layout (version 1, little-endian): the magic `EQV1`, `dims` and `n` as u32; then per vector, as
-//! columns: keys (i64), steps, norms (f32), norms in f64, the two error bounds (f32), the codes
-//! (`n × dims` i8), the path, language and tag-set indexes (u32); then the distinct paths,
-//! languages and tag sets (a u32 count, each string a u32 length and its UTF-8 bytes, each tag set
-//! a u32 count of strings). Vectors removed since the copy was built are left out: they are never
+//! columns: keys (i64), steps, norms (f32), norms in f64, the two error bounds (f32), the path,
+//! language and tag-set indexes (u32); then the distinct paths, languages and tag sets (a u32
+//! count, each string a u32 length and its UTF-8 bytes, each tag set a u32 count of strings); last
+//! the codes (`n × dims` i8, so that the reader can keep them where they are). Vectors removed since the copy was built are left out: they are never
 //! candidates, so the copy read back answers exactly as the one written. The interned values are
 //! written in their order, so the indexes stay valid.
 use super::{Interned, QuantizedVectors};
@@ -37,13 +37,6 @@ impl QuantizedVectors {
                 out.extend_from_slice(&column[i].to_le_bytes());
             }
         }
-        if n == self.len() {
-            out.extend(self.codes.iter().map(|&c| c as u8));
-        } else {
-            for &i in &live {
-                out.extend(self.codes[i * self.dims..(i + 1) * self.dims].iter().map(|&c| c as u8));
-            }
-        }
         for column in [&self.path_of, &self.language_of, &self.tags_of] {
             for &i in &live {
                 out.extend_from_slice(&column[i].to_le_bytes());
@@ -55,6 +48,13 @@ impl QuantizedVectors {
         for set in &self.tag_sets.values {
             put_strings(&mut out, set);
         }
+        if n == self.len() {
+            out.extend(self.codes.iter().map(|&c| c as u8));
+        } else {
+            for &i in &live {
+                out.extend(self.codes[i * self.dims..(i + 1) * self.dims].iter().map(|&c| c as u8));
+            }
+        }
         out
     }
 
@@ -62,7 +62,13 @@ impl QuantizedVectors {
     /// (another version, cut short, trailing bytes, an index or code out of range, keys not
     /// ascending, invalid UTF-8).
     pub fn from_snapshot(bytes: &[u8]) -> Option<Self> {
-        let mut r = Reader { bytes, at: 0 };
+        Self::from_snapshot_vec(bytes.to_vec())
+    }
+
+    /// [`QuantizedVectors::from_snapshot`] taking the bytes: their allocation becomes the codes
+    /// (the codes come last), so reading a copy back holds it about once, not twice.
+    pub fn from_snapshot_vec(mut bytes: Vec<u8>) -> Option<Self> {
+        let mut r = Reader { bytes: &bytes, at: 0 };
         if r.take(4)? != MAGIC {
             return None;
         }
@@ -83,10 +89,6 @@ impl QuantizedVectors {
         let norms64: Vec<f64> = r.column(n, 8, |b| f64::from_le_bytes(b.try_into().expect("8 bytes")))?;
         let error_max = f32s(&mut r)?;
         let error_len = f32s(&mut r)?;
-        let codes: Vec<i8> = r.take(n.checked_mul(dims)?)?.iter().map(|&b| b as i8).collect();
-        if codes.contains(&i8::MIN) {
-            return None;
-        }
         let u32s = |r: &mut Reader| r.column(n, 4, |b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
         let path_of = u32s(&mut r)?;
         let language_of = u32s(&mut r)?;
@@ -98,7 +100,8 @@ impl QuantizedVectors {
         for _ in 0..sets {
             tag_sets.push(r.strings()?);
         }
-        if r.at != bytes.len() {
+        let codes_at = r.at;
+        if bytes.len() - codes_at != n.checked_mul(dims)? || bytes[codes_at..].contains(&(i8::MIN as u8)) {
             return None;
         }
         let in_range = |of: &[u32], len: usize| of.iter().all(|&i| (i as usize) < len);
@@ -115,6 +118,9 @@ impl QuantizedVectors {
         let paths = Interned::from_values(paths, string_heap, &mut bytes_held);
         let languages = Interned::from_values(languages, string_heap, &mut bytes_held);
         let tag_sets = Interned::from_values(tag_sets, tags_heap, &mut bytes_held);
+        bytes.drain(..codes_at);
+        // In place: the same allocation, each byte read as a code.
+        let codes: Vec<i8> = bytes.into_iter().map(|b| b as i8).collect();
         Some(QuantizedVectors {
             dims,
             keys,
@@ -147,6 +153,19 @@ impl QuantizedVectors {
             + 4
             + self.tag_sets.values.iter().map(|t| strings(t)).sum::<usize>()
     }
+}
+
+/// One stored part of a snapshot as text (base64: D1 takes text as it is, a BLOB as an array of
+/// byte numbers).
+pub fn part_text(part: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(part)
+}
+
+/// Appends the bytes of a part's text ([`part_text`]) to `out`; `false` for text that is not one.
+pub fn append_part(text: &str, out: &mut Vec<u8>) -> bool {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode_vec(text.as_bytes(), out).is_ok()
 }
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {
@@ -237,6 +256,17 @@ mod tests {
     }
 
     #[test]
+    fn parts_as_text_join_back() {
+        let bytes = sample(25, 16).to_snapshot();
+        let mut joined = Vec::new();
+        for part in bytes.chunks(100) {
+            assert!(append_part(&part_text(part), &mut joined));
+        }
+        assert_eq!(joined, bytes);
+        assert!(!append_part("not base64!", &mut joined));
+    }
+
+    #[test]
     fn an_empty_copy_round_trips() {
         let set = QuantizedVectors::new(384);
         let back = QuantizedVectors::from_snapshot(&set.to_snapshot()).expect("a snapshot");
@@ -282,7 +312,7 @@ mod tests {
         assert!(QuantizedVectors::from_snapshot(&huge).is_none());
         // A path index out of range.
         let mut bad_index = bytes;
-        let at = 12 + 10 * (8 + 4 + 4 + 8 + 4 + 4 + 4);
+        let at = 12 + 10 * (8 + 4 + 4 + 8 + 4 + 4);
         bad_index[at..at + 4].copy_from_slice(&1000u32.to_le_bytes());
         assert!(QuantizedVectors::from_snapshot(&bad_index).is_none());
     }
