@@ -348,13 +348,16 @@ impl D1Vectors {
         let mut bytes: Vec<u8> = Vec::new();
         let (mut parts, mut at) = (1usize, None::<f64>);
         let mut next = 0usize;
+        let mut sql_ms = 0.0;
         while next < parts {
             let end = next + SNAPSHOT_PARTS_PER_READ;
+            let asked = crate::time::now_ms();
             let rows: Vec<SnapshotRow> = self
                 .db
                 .all(sql, &args![namespace, self.dims, next, end])
                 .await
                 .map_err(|e| d1("snapshot", e))?;
+            sql_ms += crate::time::now_ms() - asked;
             for row in rows {
                 if next == 0 {
                     parts = row.parts as usize;
@@ -398,6 +401,7 @@ impl D1Vectors {
                 ("bytes", &len.to_string()),
                 ("parts", &parts.to_string()),
                 ("readMs", &format!("{read_ms:.0}")),
+                ("sqlMs", &format!("{sql_ms:.0}")),
                 ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
             ],
         );
