@@ -93,7 +93,10 @@ pub async fn prepare_snapshot(env: &Env, namespace: &str) {
             .map_err(|e| VectorError::Invalid(format!("embedder configuration: {e}")))?
             .dims();
         let stores = Stores::from_env(env).map_err(|e| VectorError::Backend(e.to_string()))?;
-        LocalD1Index::new(stores, dims).with_cache_bytes(local_cache_bytes(env)?).prepare_snapshot(namespace).await
+        LocalD1Index::new(stores, dims)
+            .with_cache_bytes(local_cache_bytes(env)?)
+            .prepare_snapshot(namespace)
+            .await
     }
     .await;
     let ms = format!("{:.0}", crate::time::now_ms() - started);

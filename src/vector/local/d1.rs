@@ -288,7 +288,9 @@ impl D1Vectors {
                     let Some((at, set)) = self.load_snapshot(namespace, generation, logged_from).await else {
                         return Ok(CopyState::Missing(generation));
                     };
-                    CACHE.with(|c| c.borrow_mut().store(namespace, self.dims, at, Some(set), self.cache_bytes));
+                    CACHE.with(|c| {
+                        c.borrow_mut().store(namespace, self.dims, at, Some(set), self.cache_bytes)
+                    });
                 }
                 Lookup::Miss => return Ok(CopyState::Missing(generation)),
                 Lookup::Stale { built_at } => break built_at,
@@ -301,7 +303,11 @@ impl D1Vectors {
                     c.borrow_mut().refresh(namespace, self.dims, built_at, generation, changes, budget)
                 });
                 if refreshed {
-                    return Ok(CopyState::Ready(if loaded { CachePath::Loaded } else { CachePath::Refreshed }));
+                    return Ok(CopyState::Ready(if loaded {
+                        CachePath::Loaded
+                    } else {
+                        CachePath::Refreshed
+                    }));
                 }
             }
         }
@@ -416,7 +422,8 @@ impl D1Vectors {
         if CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) != Lookup::Hit {
             return Ok(false);
         }
-        let Some(bytes) = CACHE.with(|c| c.borrow_mut().with_copy(namespace, self.dims, |set| set.to_snapshot()))
+        let Some(bytes) =
+            CACHE.with(|c| c.borrow_mut().with_copy(namespace, self.dims, |set| set.to_snapshot()))
         else {
             return Ok(false);
         };
@@ -472,7 +479,8 @@ impl D1Vectors {
             generation: f64,
         }
         let (generation, _) = self.generation(namespace).await?;
-        let sql = "SELECT generation FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND part = 0";
+        let sql =
+            "SELECT generation FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND part = 0";
         let stored: Option<AtRow> =
             self.db.first(sql, &args![namespace, self.dims]).await.map_err(|e| d1("snapshot", e))?;
         if stored.is_some_and(|s| s.generation == generation) {
@@ -673,7 +681,10 @@ impl D1Vectors {
         let answer = self.answer_many_from(namespace, &[query]).await?.pop().unwrap_or_default();
         // For the next isolates: they read the copy instead of building it.
         if let Err(e) = self.write_snapshot(namespace, generation).await {
-            crate::log::warn("vector_snapshot_write_failed", &[("namespace", namespace), ("detail", &e.to_string())]);
+            crate::log::warn(
+                "vector_snapshot_write_failed",
+                &[("namespace", namespace), ("detail", &e.to_string())],
+            );
         }
         Ok((answer, CachePath::Built))
     }
