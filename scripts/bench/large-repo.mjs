@@ -84,11 +84,16 @@ function searchLoop() {
     let i = 0;
     while (running) {
       const t = performance.now();
-      const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i++ % QUERIES.length], profile: 'balanced' } });
-      const ms = performance.now() - t;
-      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      if (r.status === 200) lat.push(ms);
-      await new Promise((res) => setTimeout(res, 1000));
+      try {
+        const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i++ % QUERIES.length], profile: 'balanced' } });
+        const ms = performance.now() - t;
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        if (r.status === 200) lat.push(ms);
+      } catch (e) {
+        // No answer at all (the connection closed): counted, and the run goes on.
+        statuses[`failed: ${e.cause?.code ?? e.message}`] = (statuses[`failed: ${e.cause?.code ?? e.message}`] ?? 0) + 1;
+      }
+      await new Promise((res) => setTimeout(res, 2000));
     }
   })();
   return { stop: async () => { running = false; await done; return { lat, statuses }; } };
@@ -136,9 +141,13 @@ async function step(name, before) {
   const afterStatuses = {};
   for (let i = 0; i < 12; i++) {
     const t = performance.now();
-    const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i % QUERIES.length], profile: 'balanced' } });
-    afterStatuses[r.status] = (afterStatuses[r.status] ?? 0) + 1;
-    if (r.status === 200) after.push(performance.now() - t);
+    try {
+      const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i % QUERIES.length], profile: 'balanced' } });
+      afterStatuses[r.status] = (afterStatuses[r.status] ?? 0) + 1;
+      if (r.status === 200) after.push(performance.now() - t);
+    } catch (e) {
+      afterStatuses[`failed: ${e.cause?.code ?? e.message}`] = (afterStatuses[`failed: ${e.cause?.code ?? e.message}`] ?? 0) + 1;
+    }
   }
   const row = {
     step: name,
@@ -187,6 +196,8 @@ try {
   ledger = await er.ledger();
   workerErrors = er.logs().split('\n').filter((l) => /"level":"error"/.test(l)).length;
 } finally {
+  // BENCH_LOG=file keeps the worker's log.
+  if (process.env.BENCH_LOG) writeFileSync(process.env.BENCH_LOG, er.logs());
   await er.stop();
   await embed.stop();
   rmSync(work, { recursive: true, force: true });
