@@ -17,6 +17,10 @@
 //! make the top K (their f32 values read back by `rowid`, one statement): results are identical to
 //! the full scan. The first query after a change rebuilds the copy from one unfiltered scan (and
 //! answers from it); a namespace larger than the budget is always answered by the filtered scan.
+//! A new isolate first reads the copy ready-made from the namespace's stored snapshot
+//! (`local_vector_snapshots`, written when a job finishes and after any build, versioned by the
+//! generation; an older one is refreshed from the logged changes), and builds it only when there
+//! is no usable snapshot.
 //!
 //! | file | job |
 //! | --- | --- |
