@@ -236,7 +236,7 @@ impl Db {
         let db: &JsValue = self.raw().as_ref();
         let list: js_sys::Array = statements.iter().map(|s| JsValue::from(s.inner().clone())).collect();
         let batch = js_sys::Reflect::get(db, &JsValue::from_str("batch"))
-            .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(JsValue::from))
+            .and_then(|f| f.dyn_into::<js_sys::Function>())
             .map_err(d1_error)?;
         let promise = batch.call1(db, &list).map_err(d1_error)?;
         let results =
@@ -286,10 +286,9 @@ fn d1_error(e: JsValue) -> StoreError {
         return StoreError(format!("D1: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))));
     };
     let message = String::from(error.message());
-    match error.cause().dyn_ref::<js_sys::Error>() {
-        Some(cause) if String::from(cause.message()) != message => {
-            StoreError(format!("D1: {message}: {}", String::from(cause.message())))
-        }
+    let cause = error.cause().dyn_ref::<js_sys::Error>().map(|c| String::from(c.message()));
+    match cause {
+        Some(cause) if cause != message => StoreError(format!("D1: {message}: {cause}")),
         _ => StoreError(format!("D1: {message}")),
     }
 }
