@@ -4,7 +4,9 @@
 # registry, Python stdlib, node_modules — chunked by edgerag, never copied into the repo), loaded
 # straight into the local D1 file. The database also holds BENCH_OTHER_NAMESPACES (default 1) other
 # namespaces of the same size: the cost of a query must follow its namespace, not the database.
-# Reports the first query after start and client-side p50/p95 for `balanced` with and without
+# Reports the first query after start (a new isolate: its vector copy read from the namespace's
+# stored snapshot, and beside it the same with the snapshot deleted, the copy built from every
+# row) and client-side p50/p95 for `balanced` with and without
 # multi-query and with a language / path-glob filter, and each module's share of the time from the
 # pipeline's own per-module timings (`debug: true`). Also checks that the in-memory BM25 and SQLite
 # FTS5's bm25() rank the same data the same way.
@@ -26,10 +28,11 @@ cd "$EDGERAG_ROOT"
 if [ "${BENCH_BUILD:-dev}" = deploy ]; then bash scripts/build-worker.sh --if-stale; else bash scripts/build-worker.sh --fast --if-stale; fi
 out="$EDGERAG_ROOT/target/bench-retrieval"
 mkdir -p "$out"
-cargo build --release -q -p edgerag-search --features bench --bench retrieval_quality
-bin="$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/retrieval_quality-* | grep -v '\.d$' | head -1)"
 sizes="${BENCH_SIZES:-50000 200000}"
 for n in $sizes; do
-  [ -s "$out/rows-$n.jsonl" ] || "$bin" --emit-rows "$out/rows-$n.jsonl" --rows "$n" --files-per-language 400 --queries-per-language 100
+  [ -s "$out/rows-$n.jsonl" ] && continue
+  cargo build --release -q -p edgerag-search --features bench --bench retrieval_quality
+  bin="$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/retrieval_quality-* | grep -v '\.d$' | head -1)"
+  "$bin" --emit-rows "$out/rows-$n.jsonl" --rows "$n" --files-per-language 400 --queries-per-language 100
 done
 BENCH_SIZES="$sizes" BENCH_QUERIES="${BENCH_QUERIES:-60}" BENCH_OUT="$out" node scripts/bench/retrieval-latency.mjs

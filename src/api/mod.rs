@@ -162,6 +162,16 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
+/// A file a job indexed with a warning: its chunks are searchable, but not all of it was kept
+/// (`GRAPH_TOO_LARGE`: its code graph was over the D1 value budget and is not stored, so its
+/// definitions and calls are not in the code graph).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileWarning {
+    pub path: String,
+    pub code: String,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FileCounters {
@@ -263,6 +273,9 @@ pub struct JobView {
     pub skipped_by_reason: std::collections::BTreeMap<String, u64>,
     /// The first skipped files with their reasons (at most 100).
     pub skipped: Vec<SkippedFile>,
+    /// The first files indexed with a warning (at most 100), e.g. `GRAPH_TOO_LARGE`.
+    #[serde(default)]
+    pub warnings: Vec<FileWarning>,
     pub last_error: Option<JobError>,
 }
 

@@ -123,7 +123,9 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     let (graph_statements, refused) = graph::replace_files_statements(&ctx.db, &job.namespace, &file_graphs)?;
     statements.extend(graph_statements);
     for (path, bytes) in &refused {
-        // Its chunks are indexed; its definitions and calls are not in the code graph.
+        // Its chunks are indexed; its definitions and calls are not in the code graph. The job's
+        // status lists the file with the warning.
+        statements.push(staging::warning_statement(&ctx.db, &job.id, path, "GRAPH_TOO_LARGE")?);
         crate::log::warn(
             "file_graph_refused",
             &[

@@ -150,8 +150,10 @@ pub async fn dispatch(
     Ok(job)
 }
 
-/// Called once by whoever finished a job of `namespace`: start the fetch queued behind it. Never
-/// fails the caller (the job is already finished); the scheduled run retries what fails here.
+/// Called once by whoever finished a job of `namespace`: start the fetch queued behind it, then
+/// store the namespace's vector copy for new isolates to read ready-made (the local index only).
+/// Never fails the caller (the job is already finished); the scheduled run retries what fails here,
+/// and a search that finds no current snapshot builds the copy and writes one.
 pub async fn after_job(ctx: &Ctx, namespace: &str) {
     // Boxed: starting the fetch dispatches a job, and a dispatch that finishes a job calls this.
     match Box::pin(start_pending(ctx, namespace)).await {
@@ -164,6 +166,7 @@ pub async fn after_job(ctx: &Ctx, namespace: &str) {
             &[("namespace", namespace), ("code", e.code), ("message", &e.message)],
         ),
     }
+    crate::vector::prepare_snapshot(&ctx.env, namespace).await;
 }
 
 /// Whether a repository synced at `last_sync_at` with `interval_minutes` is due at `now_ms`.

@@ -2,7 +2,7 @@
 use serde::Deserialize;
 
 use super::{Db, StoreResult};
-use crate::api::{ChunkCounters, FileCounters, JobError, JobStatus, JobView, SkippedFile};
+use crate::api::{ChunkCounters, FileCounters, FileWarning, JobError, JobStatus, JobView, SkippedFile};
 use crate::args;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -29,6 +29,9 @@ pub struct JobRow {
     pub files_deleted: i64,
     pub files_skipped: i64,
     pub skipped: String,
+    /// JSON `[{path, code}]`: the first files indexed with a warning (migration 0111).
+    #[serde(default = "no_warnings")]
+    pub warnings: String,
     pub chunks_total: i64,
     pub chunks_embedded: i64,
     pub chunks_indexed: i64,
@@ -38,6 +41,10 @@ pub struct JobRow {
     pub index_key: Option<String>,
     pub messages: i64,
     pub heartbeat_at: Option<String>,
+}
+
+fn no_warnings() -> String {
+    "[]".into()
 }
 
 impl JobRow {
@@ -165,7 +172,9 @@ pub fn refresh_counters_sql() -> &'static str {
           COALESCE(SUM(CASE WHEN status = 'done' THEN chunk_count ELSE 0 END), 0) \
         FROM job_files WHERE job_id = ?1), \
        skipped = (SELECT COALESCE(json_group_array(json_object('path', path, 'reason', reason)), '[]') \
-        FROM (SELECT path, reason FROM job_files WHERE job_id = ?1 AND reason IS NOT NULL ORDER BY seq LIMIT 100)) \
+        FROM (SELECT path, reason FROM job_files WHERE job_id = ?1 AND reason IS NOT NULL ORDER BY seq LIMIT 100)), \
+       warnings = (SELECT COALESCE(json_group_array(json_object('path', path, 'code', warning)), '[]') \
+        FROM (SELECT path, warning FROM job_files WHERE job_id = ?1 AND warning IS NOT NULL ORDER BY seq LIMIT 100)) \
      WHERE id = ?1"
 }
 
@@ -270,6 +279,7 @@ pub fn view(row: &JobRow, live: Option<&[StageCount]>, now_ms: f64) -> JobView {
         _ => None,
     };
     let skipped: Vec<SkippedFile> = serde_json::from_str(&row.skipped).unwrap_or_default();
+    let warnings: Vec<FileWarning> = serde_json::from_str(&row.warnings).unwrap_or_default();
     JobView {
         id: row.id.clone(),
         namespace: row.namespace.clone(),
@@ -290,6 +300,7 @@ pub fn view(row: &JobRow, live: Option<&[StageCount]>, now_ms: f64) -> JobView {
         chunks,
         skipped_by_reason: by_reason,
         skipped,
+        warnings,
         last_error: row.last_error.as_deref().and_then(|e| serde_json::from_str::<JobError>(e).ok()),
     }
 }

@@ -221,8 +221,10 @@ impl Db {
 
     /// Run one statement; returns the number of rows it changed.
     pub async fn run(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<usize> {
-        let result = self.stmt(sql, args)?.run().await?;
-        Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0))
+        let statement = self.stmt(sql, args)?;
+        let promise = statement.inner().run().map_err(d1_error)?;
+        let result = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(d1_error)?;
+        Ok(changes_of(&result))
     }
 
     /// Run statements as one transaction; returns each statement's changed-row count.
@@ -230,8 +232,16 @@ impl Db {
         if statements.is_empty() {
             return Ok(Vec::new());
         }
-        let results = self.0.batch(statements).await?;
-        results.iter().map(|r| Ok(r.meta()?.and_then(|m| m.changes).unwrap_or(0))).collect()
+        use wasm_bindgen::JsCast;
+        let db: &JsValue = self.raw().as_ref();
+        let list: js_sys::Array = statements.iter().map(|s| JsValue::from(s.inner().clone())).collect();
+        let batch = js_sys::Reflect::get(db, &JsValue::from_str("batch"))
+            .and_then(|f| f.dyn_into::<js_sys::Function>())
+            .map_err(d1_error)?;
+        let promise = batch.call1(db, &list).map_err(d1_error)?;
+        let results =
+            wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise)).await.map_err(d1_error)?;
+        Ok(js_sys::Array::from(&results).iter().map(|r| changes_of(&r)).collect())
     }
 
     /// Run statements as one transaction in one round trip and return each statement's result,
@@ -253,6 +263,33 @@ impl Db {
         }
         let results = self.0.batch(statements).await?;
         results.iter().map(|r| Ok(r.results::<T>()?)).collect()
+    }
+}
+
+/// `meta.changes` of a D1 result, read by itself: workers-rs reads the whole `meta` object into
+/// `usize` fields, and on wasm32 its `size_after` (the database's size in bytes) no longer fits
+/// once the database passes 4 GiB — every write then failed (`invalid value: integer …, expected
+/// usize`), which the large-repository benchmark found at 4.3 GB.
+fn changes_of(result: &JsValue) -> usize {
+    js_sys::Reflect::get(result, &JsValue::from_str("meta"))
+        .ok()
+        .filter(|m| m.is_object())
+        .and_then(|m| js_sys::Reflect::get(&m, &JsValue::from_str("changes")).ok())
+        .and_then(|c| c.as_f64())
+        .map_or(0, |c| c as usize)
+}
+
+/// A D1 call's rejection as a [`StoreError`]: its message and, when it has one, its cause's.
+fn d1_error(e: JsValue) -> StoreError {
+    use wasm_bindgen::JsCast;
+    let Some(error) = e.dyn_ref::<js_sys::Error>() else {
+        return StoreError(format!("D1: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))));
+    };
+    let message = String::from(error.message());
+    let cause = error.cause().dyn_ref::<js_sys::Error>().map(|c| String::from(c.message()));
+    match cause {
+        Some(cause) if cause != message => StoreError(format!("D1: {message}: {cause}")),
+        _ => StoreError(format!("D1: {message}")),
     }
 }
 

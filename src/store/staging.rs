@@ -327,6 +327,12 @@ pub fn mark_done_statement(db: &Db, job_id: &str, seqs: &[i64]) -> StoreResult<D
     )
 }
 
+/// Marks a staged file as indexed with a warning (`code`, e.g. `GRAPH_TOO_LARGE`): the job's
+/// counters list it (`repo_rag_index_job.warnings`, refreshed with them).
+pub fn warning_statement(db: &Db, job_id: &str, path: &str, code: &str) -> StoreResult<D1PreparedStatement> {
+    db.stmt("UPDATE job_files SET warning = ?3 WHERE job_id = ?1 AND path = ?2", &args![job_id, path, code])
+}
+
 /// Staging rows that will never be needed again once a job is finished: chunk copies and file
 /// bodies of this job, and all rows of the namespace's jobs older than the 5 most recent. Every
 /// statement applies only if job `job_id` carries `finish_token` (see `pipeline::finish`).

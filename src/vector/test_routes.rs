@@ -8,6 +8,8 @@
 //! | `POST /__test/vectors/load` | `{namespace, count, dims, seed?, start?}` | upserts `count` deterministic random unit vectors |
 //! | `POST /__test/vectors/query` | `{namespace, dims, queries, topK?, seed?, filter?, together?}` | runs queries (`together` at a time through `query_many`), returns the ms of each call |
 //! | `POST /__test/vectors/clear` | `{namespace}` | deletes a namespace's local vectors |
+//! | `POST /__test/vectors/forget` | `{}` | drops the isolate's in-memory copies (what a new isolate has) |
+//! | `POST /__test/vectors/prepare` | `{namespace, dims}` | brings the namespace's stored snapshot to its generation (what a job's end does) |
 //! | `POST /__test/vectors/sql` | `{namespace, sql, params?}` | runs one statement on the namespace's database, past the index (as another writer would) |
 //! | `POST /__test/vectors/nearest` | `{namespace, text, topK?, filter?}` | embeds `text` with the configured embedder and queries |
 //! | `POST /__test/embed` | `{texts}` | embeds through the D1 cache, returns vectors and cache stats |
@@ -27,7 +29,9 @@ pub fn enabled(env: &Env) -> bool {
 /// Handles a test route; `None` when the path is not one of ours or test routes are off.
 pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Response>> {
     let path = req.path();
-    const OURS: [&str; 7] = [
+    const OURS: [&str; 9] = [
+        "/__test/vectors/forget",
+        "/__test/vectors/prepare",
         "/__test/vectors/suite",
         "/__test/vectors/load",
         "/__test/vectors/query",
@@ -53,6 +57,8 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<worker::Result<Respo
         "/__test/vectors/load" => load(env, body).await,
         "/__test/vectors/query" => query(env, body).await,
         "/__test/vectors/clear" => clear(env, body).await,
+        "/__test/vectors/forget" => Ok(serde_json::json!({"forgotten": super::local::forget_copies()})),
+        "/__test/vectors/prepare" => prepare(env, body).await,
         "/__test/vectors/sql" => sql(env, body).await,
         "/__test/vectors/nearest" => nearest(env, body).await,
         "/__test/embed" => embed(env, body).await,
@@ -277,6 +283,16 @@ async fn clear(env: &Env, body: serde_json::Value) -> RouteResult {
         .await
         .map_err(|e| failed("D1", e))?;
     Ok(serde_json::json!({"deleted": changes}))
+}
+
+async fn prepare(env: &Env, body: serde_json::Value) -> RouteResult {
+    let namespace =
+        body.get("namespace").and_then(|n| n.as_str()).ok_or_else(|| bad("namespace is required"))?;
+    let dims = body.get("dims").and_then(|n| n.as_u64()).ok_or_else(|| bad("dims is required"))? as usize;
+    let budget = super::local_cache_bytes(env).map_err(vector_failed)?;
+    let index = LocalD1Index::new(stores(env)?, dims).with_cache_bytes(budget);
+    let state = index.prepare_snapshot(namespace).await.map_err(vector_failed)?;
+    Ok(serde_json::json!({"state": state.map(|s| format!("{s:?}").to_lowercase())}))
 }
 
 #[derive(Deserialize)]

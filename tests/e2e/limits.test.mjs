@@ -164,6 +164,11 @@ describe('the limits ledger', () => {
       assert.equal(graphs.n, 0, 'the oversized file graph is not stored');
       const [nodes] = await er.d1("SELECT COUNT(*) AS n FROM graph_nodes WHERE namespace = 'repo:acme/huge'");
       assert.equal(nodes.n, 0, 'nor its nodes');
+      // The job's status tells the user: the file is indexed with a warning.
+      const status = await er.request('GET', '/v1/repos/acme/huge/status');
+      assert.equal(status.status, 200, status.text);
+      assert.deepEqual(status.body.job.warnings, [{ path: 'src/steps.rs', code: 'GRAPH_TOO_LARGE' }]);
+      assert.equal(status.body.job.files.skipped, 0, 'indexed, not skipped');
     } finally {
       // An overflow is reported here, not again by the harness when the worker stops.
       await er.request('DELETE', '/__test/ledger');

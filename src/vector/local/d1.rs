@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use edgerag_core::vector::cache::Change;
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
 use edgerag_core::vector::quantized::{
-    rescore, CandidateQuery, FilterFields, QuantizedRow, QuantizedVectors,
+    append_snapshot_part, rescore, snapshot_part_text, CandidateQuery, FilterFields, QuantizedRow,
+    QuantizedVectors,
 };
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
@@ -22,6 +23,33 @@ use super::{
 };
 use crate::args;
 use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
+
+/// Raw bytes per stored snapshot part: its base64 text (933,336 characters) stays under the
+/// 1 MB value budget of `src/limits.json`.
+const SNAPSHOT_PART_BYTES: usize = 700_000;
+/// Snapshot parts read per statement (≈ 7.5 MB of text).
+const SNAPSHOT_PARTS_PER_READ: usize = 8;
+
+#[derive(Deserialize)]
+struct SnapshotRow {
+    part: f64,
+    parts: f64,
+    generation: f64,
+    data: String,
+}
+
+/// What [`D1Vectors::prepare_snapshot`] found or did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotState {
+    /// The stored snapshot was already at the namespace's generation.
+    Current,
+    /// A new one was written.
+    Written,
+    /// The namespace changed meanwhile: nothing written (the next job or build writes it).
+    Moved,
+    /// The namespace does not fit the memory budget: no copy, no snapshot.
+    TooBig,
+}
 
 /// The state of a namespace's in-memory copy for a query.
 enum CopyState {
@@ -243,16 +271,30 @@ impl D1Vectors {
         }
     }
 
-    /// The namespace's in-memory copy at its current generation: as it is, brought up to date with
-    /// the rows changed since it was built (when few did and they are still logged), or missing
-    /// (build it, at the generation given).
+    /// The namespace's in-memory copy at its current generation: as it is, read from the stored
+    /// snapshot (when the isolate has none), brought up to date with the rows changed since it was
+    /// built (when few did and they are still logged), or missing (build it, at the generation
+    /// given).
     async fn current_copy(&self, namespace: &str) -> Result<CopyState, VectorError> {
         let (generation, logged_from) = self.generation(namespace).await?;
-        let built_at = match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
-            Lookup::Hit => return Ok(CopyState::Ready(CachePath::Hit)),
-            Lookup::TooBig => return Ok(CopyState::TooBig),
-            Lookup::Miss => return Ok(CopyState::Missing(generation)),
-            Lookup::Stale { built_at } => built_at,
+        let mut loaded = false;
+        let built_at = loop {
+            match CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) {
+                Lookup::Hit if loaded => return Ok(CopyState::Ready(CachePath::Loaded)),
+                Lookup::Hit => return Ok(CopyState::Ready(CachePath::Hit)),
+                Lookup::TooBig => return Ok(CopyState::TooBig),
+                Lookup::Miss if !loaded => {
+                    loaded = true;
+                    let Some((at, set)) = self.load_snapshot(namespace, generation, logged_from).await else {
+                        return Ok(CopyState::Missing(generation));
+                    };
+                    CACHE.with(|c| {
+                        c.borrow_mut().store(namespace, self.dims, at, Some(set), self.cache_bytes)
+                    });
+                }
+                Lookup::Miss => return Ok(CopyState::Missing(generation)),
+                Lookup::Stale { built_at } => break built_at,
+            }
         };
         if built_at >= logged_from {
             if let Some(changes) = self.changes_since(namespace, built_at).await? {
@@ -261,7 +303,11 @@ impl D1Vectors {
                     c.borrow_mut().refresh(namespace, self.dims, built_at, generation, changes, budget)
                 });
                 if refreshed {
-                    return Ok(CopyState::Ready(CachePath::Refreshed));
+                    return Ok(CopyState::Ready(if loaded {
+                        CachePath::Loaded
+                    } else {
+                        CachePath::Refreshed
+                    }));
                 }
             }
         }
@@ -272,6 +318,189 @@ impl D1Vectors {
         }
         CACHE.with(|c| c.borrow_mut().drop_copy(namespace, self.dims));
         Ok(CopyState::Missing(generation))
+    }
+
+    /// The namespace's stored snapshot ([`QuantizedVectors::to_snapshot`]) and the generation it
+    /// was built at, when it can serve: complete, built at a generation whose later changes are
+    /// still logged, within the memory budget. `None` otherwise — also when it cannot be read,
+    /// which is logged and left to the build (that rewrites it).
+    async fn load_snapshot(
+        &self,
+        namespace: &str,
+        generation: f64,
+        logged_from: f64,
+    ) -> Option<(f64, QuantizedVectors)> {
+        match self.read_snapshot(namespace, generation, logged_from).await {
+            Ok(found) => found,
+            Err(e) => {
+                crate::log::warn(
+                    "vector_snapshot_unreadable",
+                    &[("namespace", namespace), ("detail", &e.to_string())],
+                );
+                None
+            }
+        }
+    }
+
+    async fn read_snapshot(
+        &self,
+        namespace: &str,
+        generation: f64,
+        logged_from: f64,
+    ) -> Result<Option<(f64, QuantizedVectors)>, VectorError> {
+        let started = crate::time::now_ms();
+        let sql = "SELECT part, parts, generation, data FROM local_vector_snapshots \
+             WHERE namespace = ?1 AND dims = ?2 AND part >= ?3 AND part < ?4 ORDER BY part";
+        let mut bytes: Vec<u8> = Vec::new();
+        let (mut parts, mut at) = (1usize, None::<f64>);
+        let mut next = 0usize;
+        let mut sql_ms = 0.0;
+        while next < parts {
+            let end = next + SNAPSHOT_PARTS_PER_READ;
+            let asked = crate::time::now_ms();
+            let rows: Vec<SnapshotRow> = self
+                .db
+                .all(sql, &args![namespace, self.dims, next, end])
+                .await
+                .map_err(|e| d1("snapshot", e))?;
+            sql_ms += crate::time::now_ms() - asked;
+            for row in rows {
+                if next == 0 {
+                    parts = row.parts as usize;
+                    at = Some(row.generation);
+                    // Older than the logged changes, newer than the namespace (cannot be), or
+                    // more than the budget: not worth reading.
+                    if row.generation < logged_from
+                        || row.generation > generation
+                        || parts.saturating_sub(1).saturating_mul(SNAPSHOT_PART_BYTES) > self.cache_bytes
+                    {
+                        return Ok(None);
+                    }
+                    bytes.reserve_exact(parts * SNAPSHOT_PART_BYTES);
+                }
+                if row.part as usize != next || row.parts as usize != parts || Some(row.generation) != at {
+                    // Rewritten between two reads (or a part missing): build instead.
+                    return Ok(None);
+                }
+                if !append_snapshot_part(&row.data, &mut bytes) {
+                    return Err(d1("snapshot", format!("part {next} is not base64")));
+                }
+                next += 1;
+            }
+            if next < end.min(parts) {
+                return Ok(None); // a part missing
+            }
+        }
+        let Some(at) = at else { return Ok(None) };
+        let read_ms = crate::time::now_ms() - started;
+        let len = bytes.len();
+        let set = QuantizedVectors::from_snapshot_vec(bytes)
+            .ok_or_else(|| d1("snapshot", format!("{len} bytes that are not a copy")))?;
+        if set.dims() != self.dims {
+            return Err(d1("snapshot", format!("a copy of {} dims for {}", set.dims(), self.dims)));
+        }
+        crate::log::info(
+            "vector_snapshot_loaded",
+            &[
+                ("namespace", namespace),
+                ("vectors", &set.len().to_string()),
+                ("bytes", &len.to_string()),
+                ("parts", &parts.to_string()),
+                ("readMs", &format!("{read_ms:.0}")),
+                ("sqlMs", &format!("{sql_ms:.0}")),
+                ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
+            ],
+        );
+        Ok(Some((at, set)))
+    }
+
+    /// Stores the namespace's in-memory copy (held at `generation`) as its snapshot, replacing the
+    /// previous one, in one transaction that applies only while the namespace is still at that
+    /// generation. Idempotent. `false` when there is no such copy or the generation moved.
+    pub(super) async fn write_snapshot(&self, namespace: &str, generation: f64) -> Result<bool, VectorError> {
+        let started = crate::time::now_ms();
+        if CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) != Lookup::Hit {
+            return Ok(false);
+        }
+        let Some(bytes) =
+            CACHE.with(|c| c.borrow_mut().with_copy(namespace, self.dims, |set| set.to_snapshot()))
+        else {
+            return Ok(false);
+        };
+        let guard = "(SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?3";
+        let parts = bytes.len().div_ceil(SNAPSHOT_PART_BYTES).max(1);
+        let mut statements = vec![self
+            .db
+            .stmt(
+                &format!("DELETE FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND {guard}"),
+                &args![namespace, self.dims, generation],
+            )
+            .map_err(|e| d1("bind", e))?];
+        let insert = format!(
+            "INSERT INTO local_vector_snapshots (namespace, dims, part, parts, generation, data) \
+             SELECT ?1, ?2, ?4, ?5, ?3, ?6 WHERE {guard}"
+        );
+        for (part, chunk) in bytes.chunks(SNAPSHOT_PART_BYTES).enumerate() {
+            let data = snapshot_part_text(chunk);
+            statements.push(
+                self.db
+                    .stmt(&insert, &args![namespace, self.dims, generation, part, parts, data.as_str()])
+                    .map_err(|e| d1("bind", e))?,
+            );
+        }
+        if bytes.is_empty() {
+            statements.push(
+                self.db
+                    .stmt(&insert, &args![namespace, self.dims, generation, 0usize, 1usize, ""])
+                    .map_err(|e| d1("bind", e))?,
+            );
+        }
+        let changes = self.db.batch(statements).await.map_err(|e| d1("snapshot write", e))?;
+        let written = changes.get(1).copied().unwrap_or(0) == 1;
+        crate::log::info(
+            "vector_snapshot_written",
+            &[
+                ("namespace", namespace),
+                ("written", if written { "true" } else { "false" }),
+                ("bytes", &bytes.len().to_string()),
+                ("parts", &parts.to_string()),
+                ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
+            ],
+        );
+        Ok(written)
+    }
+
+    /// Makes sure the namespace's stored snapshot is at its current generation: nothing when it
+    /// is, else the isolate's copy (read, refreshed or built) written as the snapshot. Run when a
+    /// job finishes, so that new isolates read the copy instead of building it.
+    pub(super) async fn prepare_snapshot(&self, namespace: &str) -> Result<SnapshotState, VectorError> {
+        #[derive(Deserialize)]
+        struct AtRow {
+            generation: f64,
+        }
+        let (generation, _) = self.generation(namespace).await?;
+        let sql =
+            "SELECT generation FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND part = 0";
+        let stored: Option<AtRow> =
+            self.db.first(sql, &args![namespace, self.dims]).await.map_err(|e| d1("snapshot", e))?;
+        if stored.is_some_and(|s| s.generation == generation) {
+            return Ok(SnapshotState::Current);
+        }
+        let generation = match self.current_copy(namespace).await? {
+            CopyState::Ready(_) => self.generation(namespace).await?.0,
+            CopyState::TooBig => return Ok(SnapshotState::TooBig),
+            CopyState::Missing(generation) => {
+                if !self.build(namespace, generation).await? {
+                    return Ok(SnapshotState::TooBig);
+                }
+                generation
+            }
+        };
+        Ok(if self.write_snapshot(namespace, generation).await? {
+            SnapshotState::Written
+        } else {
+            SnapshotState::Moved
+        })
     }
 
     /// The rows of the namespace changed after generation `since`, as they are now; `None` when
@@ -446,6 +675,23 @@ impl D1Vectors {
         query: &VectorQuery,
         generation: f64,
     ) -> Result<(Vec<VectorMatch>, CachePath), VectorError> {
+        if !self.build(namespace, generation).await? {
+            return Ok((self.scan(namespace, query).await?, CachePath::Scan));
+        }
+        let answer = self.answer_many_from(namespace, &[query]).await?.pop().unwrap_or_default();
+        // For the next isolates: they read the copy instead of building it.
+        if let Err(e) = self.write_snapshot(namespace, generation).await {
+            crate::log::warn(
+                "vector_snapshot_write_failed",
+                &[("namespace", namespace), ("detail", &e.to_string())],
+            );
+        }
+        Ok((answer, CachePath::Built))
+    }
+
+    /// Builds the namespace's in-memory copy in one unfiltered scan (see
+    /// [`D1Vectors::build_and_answer`]); `false` when it does not fit the budget (recorded so).
+    async fn build(&self, namespace: &str, generation: f64) -> Result<bool, VectorError> {
         let sql = "SELECT count(*) AS n, max(r) AS last, json_group_array(r) AS rowids, \
              json_group_array(path) AS paths, json_group_array(language) AS langs, \
              json_group_array(tags) AS tags, json_group_array(q) AS qs, group_concat(v, '') AS vs \
@@ -505,14 +751,13 @@ impl D1Vectors {
         let built = set.is_some();
         CACHE.with(|c| c.borrow_mut().store(namespace, self.dims, generation, set, self.cache_bytes));
         if !built {
-            return Ok((self.scan(namespace, query).await?, CachePath::Scan));
+            return Ok(false);
         }
-        let answer = self.answer_many_from(namespace, &[query]).await?.pop().unwrap_or_default();
         if let Err(e) = self.write_back(namespace, generation, &encoded_here).await {
             // Nothing is lost: the next build encodes these rows again.
             crate::log::warn("vector_copy_write_back_failed", &[("detail", &e.to_string())]);
         }
-        Ok((answer, CachePath::Built))
+        Ok(true)
     }
 
     /// Stores the 8-bit copies a build encoded from f32 vectors, for rows that still have none,

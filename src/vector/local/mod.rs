@@ -17,6 +17,10 @@
 //! make the top K (their f32 values read back by `rowid`, one statement): results are identical to
 //! the full scan. The first query after a change rebuilds the copy from one unfiltered scan (and
 //! answers from it); a namespace larger than the budget is always answered by the filtered scan.
+//! A new isolate first reads the copy ready-made from the namespace's stored snapshot
+//! (`local_vector_snapshots`, written when a job finishes and after any build, versioned by the
+//! generation; an older one is refreshed from the logged changes), and builds it only when there
+//! is no usable snapshot.
 //!
 //! | file | job |
 //! | --- | --- |
@@ -38,6 +42,7 @@ mod d1;
 mod sql;
 
 use d1::D1Vectors;
+pub use d1::SnapshotState;
 
 /// Rows per scan page (one page ≈ 3 MB of hex at 384 dims, fetched as a single result row).
 pub const PAGE_ROWS: usize = 1000;
@@ -84,6 +89,16 @@ impl LocalD1Index {
     async fn on(&self, namespace: &str) -> Result<D1Vectors, VectorError> {
         let db = self.stores.for_namespace(namespace).await.map_err(|e| d1("namespace database", e))?;
         Ok(D1Vectors { db, dims: self.dims, page_rows: self.page_rows, cache_bytes: self.cache_bytes })
+    }
+
+    /// Brings the namespace's stored snapshot of its in-memory copy to its current generation
+    /// (see `d1.rs`); nothing when copies are off.
+    pub async fn prepare_snapshot(&self, namespace: &str) -> Result<Option<SnapshotState>, VectorError> {
+        validate_namespace(namespace)?;
+        if self.cache_bytes == 0 {
+            return Ok(None);
+        }
+        self.on(namespace).await?.prepare_snapshot(namespace).await.map(Some)
     }
 
     /// [`VectorIndex::query`], saying how the cache served it.
@@ -164,12 +179,25 @@ pub enum CachePath {
     Built,
     /// The copy was brought up to date with the rows changed since it was built.
     Refreshed,
+    /// The copy was read from the namespace's stored snapshot (and brought up to date).
+    Loaded,
     /// Scanned D1: caching is off, or the namespace does not fit the budget.
     Scan,
 }
 
 thread_local! {
     static CACHE: RefCell<GenerationCache> = RefCell::new(GenerationCache::default());
+}
+
+/// Drops every in-memory copy of this isolate (a test route: what a new isolate starts with);
+/// returns how many bytes they held.
+#[cfg(feature = "test-hooks")]
+pub fn forget_copies() -> usize {
+    CACHE.with(|c| {
+        let bytes = c.borrow().bytes();
+        *c.borrow_mut() = GenerationCache::default();
+        bytes
+    })
 }
 
 fn d1(what: &str, e: impl std::fmt::Display) -> VectorError {

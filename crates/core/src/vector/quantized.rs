@@ -23,6 +23,9 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+mod snapshot;
+pub use snapshot::{append_part as append_snapshot_part, part_text as snapshot_part_text};
+
 use super::topk::{cosine_with_norm, norm};
 use super::VectorFilter;
 use crate::path_glob::{PathGlobs, PathVerdicts};
@@ -89,6 +92,19 @@ impl<T: Eq + Hash> Interned<T> {
         self.values.push(value);
         self.index.entry(hash).or_insert(i);
         (i, bytes)
+    }
+
+    /// Values read back in their order (from a snapshot), adding their bytes as
+    /// [`Interned::intern`] counts them.
+    fn from_values(values: Vec<T>, heap: impl Fn(&T) -> usize, bytes: &mut usize) -> Self {
+        let mut index = HashMap::with_capacity(values.len());
+        for (i, value) in values.iter().enumerate() {
+            let mut h = std::hash::DefaultHasher::new();
+            value.hash(&mut h);
+            index.entry(h.finish()).or_insert(i as u32);
+            *bytes += heap(value) + std::mem::size_of::<T>() + 20;
+        }
+        Interned { values, index }
     }
 
     /// Whether each distinct value passes.

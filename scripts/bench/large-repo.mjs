@@ -1,0 +1,225 @@
+// A large repository end to end (driven by scripts/bench/large-repo.sh): a real tree from this
+// machine, read in place through a hard-link listing under /tmp (no file data is copied and the
+// original is never written), indexed by the `edgerag index` CLI through the local worker
+// (workerd, local D1 + Queues), then re-indexed after a one-file change and after deleting a
+// directory. Reports per step: time to READY, files and chunks (beside `edgerag chunk` over the
+// same listing), the D1 size, searches during and after (latency, errors), and at the end the
+// limits ledger's maxima per stage. Goals are printed beside the figures.
+//
+//   node scripts/bench/large-repo.mjs --tree DIR [--max-files N] [--embedder hash|real]
+//        [--embed-url URL] [--label NAME] [--no-edits]
+//
+// `--max-files N`: the first top-level directories of DIR (in name order) until N files (a
+// bounded run); `--embedder real`: the local MiniLM server (`--embed-url`, default a server this
+// script starts) instead of the hash test embedder.
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ROOT, startEdgerag, startEmbedServer, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const tree = opt('--tree', null);
+if (!tree) throw new Error('--tree DIR is required');
+const maxFiles = Number(opt('--max-files', '0'));
+const embedderKind = opt('--embedder', 'hash');
+const label = opt('--label', embedderKind === 'hash' ? 'large tree, hash embedder' : 'MiniLM');
+const edits = !args.includes('--no-edits');
+const cli = process.env.EDGERAG_CLI ?? join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
+const repo = 'bench/large';
+const s = (ms) => (ms / 1000).toFixed(1);
+
+function countFiles(dir) {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) n += countFiles(join(dir, e.name));
+    else if (e.isFile()) n += 1;
+  }
+  return n;
+}
+
+// 1. The listing: hard links of the tree (or of its first directories up to --max-files).
+const work = mkdtempSync(join(tmpdir(), 'edgerag-large-'));
+const listing = join(work, 'tree');
+mkdirSync(listing);
+let listed = 0;
+for (const e of readdirSync(tree, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  if (maxFiles && listed >= maxFiles) break;
+  execFileSync('cp', ['-al', join(tree, e.name), join(listing, e.name)]);
+  listed += e.isDirectory() ? countFiles(join(listing, e.name)) : 1;
+}
+console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} cores)`);
+console.log(`tree: ${tree}${maxFiles ? ` (first directories up to ${maxFiles} files)` : ''}: ${listed} files, listed by hard links in ${listing}`);
+
+/** `edgerag chunk --stats` over the listing: files and chunks the CLI's own chunker finds. */
+function cliCounts() {
+  const r = spawnSyncText(cli, ['chunk', listing, '--stats']);
+  const m = /(\d+) files?[^\d]+(\d+) chunks?/.exec(r);
+  return m ? { files: Number(m[1]), chunks: Number(m[2]), line: r.split('\n').find((l) => /chunks/.test(l))?.trim() } : { files: NaN, chunks: NaN, line: r.slice(0, 300) };
+}
+function spawnSyncText(cmd, argv) {
+  try {
+    // Chunks go to /dev/null; the summary is on stderr.
+    return execFileSync('bash', ['-c', `"$0" "$@" 2>&1 >/dev/null | grep -v '^skip' | tail -5`, cmd, ...argv], { maxBuffer: 1 << 28 }).toString();
+  } catch (e) {
+    return String(e.stdout ?? e.message);
+  }
+}
+
+const embed = embedderKind === 'hash' ? await startHashEmbedder() : opt('--embed-url', null) ? { url: opt('--embed-url'), stop: async () => {} } : await startEmbedServer();
+const er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' } });
+const QUERIES = ['parse the configuration file', 'error handling when the connection fails', 'serialize to json', 'iterator over the entries', 'unit tests for the parser', 'read bytes from a buffer', 'hash map lookup', 'spawn a thread and join'];
+
+/** Searches one at a time until `stop()`: latencies and non-200 answers. */
+function searchLoop() {
+  const lat = [];
+  const statuses = {};
+  let running = true;
+  const done = (async () => {
+    let i = 0;
+    while (running) {
+      const t = performance.now();
+      try {
+        const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i++ % QUERIES.length], profile: 'balanced' } });
+        const ms = performance.now() - t;
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        if (r.status === 200) lat.push(ms);
+      } catch (e) {
+        // No answer at all (the connection closed): counted, and the run goes on.
+        statuses[`failed: ${e.cause?.code ?? e.message}`] = (statuses[`failed: ${e.cause?.code ?? e.message}`] ?? 0) + 1;
+      }
+      await new Promise((res) => setTimeout(res, 2000));
+    }
+  })();
+  return { stop: async () => { running = false; await done; return { lat, statuses }; } };
+}
+const pct = (xs, p) => {
+  if (!xs.length) return NaN;
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.min(a.length - 1, Math.floor((p / 100) * a.length))];
+};
+
+async function indexWithCli() {
+  const t0 = performance.now();
+  const r = await new Promise((resolve) => {
+    const child = spawn(cli, ['index', listing, '--server', er.url, '--repo', repo, '--token', er.token, '--timeout', '7200']);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+  const ms = performance.now() - t0;
+  if (r.code !== 0) throw new Error(`edgerag index failed (${r.code}): ${r.out.slice(-2000)}`);
+  return { ms, out: r.out.trim().split('\n').filter((l) => !/^\s*$/.test(l)).slice(-2).join(' | ') };
+}
+
+function d1Bytes() {
+  let n = 0;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/\.sqlite(-wal)?$/.test(e.name)) n += statSync(join(d, e.name)).size;
+    }
+  };
+  walk(join(er.persistDir, 'v3', 'd1'));
+  return n;
+}
+
+async function step(name, before) {
+  if (before) before();
+  const expected = cliCounts();
+  const loop = searchLoop();
+  const indexed = await indexWithCli();
+  const during = await loop.stop();
+  const status = (await er.request('GET', `/v1/repos/${repo}/status`)).body;
+  const after = [];
+  const afterStatuses = {};
+  for (let i = 0; i < 12; i++) {
+    const t = performance.now();
+    try {
+      const r = await er.request('POST', '/v1/search', { body: { owner: 'bench', name: 'large', rawQuery: QUERIES[i % QUERIES.length], profile: 'balanced' } });
+      afterStatuses[r.status] = (afterStatuses[r.status] ?? 0) + 1;
+      if (r.status === 200) after.push(performance.now() - t);
+    } catch (e) {
+      afterStatuses[`failed: ${e.cause?.code ?? e.message}`] = (afterStatuses[`failed: ${e.cause?.code ?? e.message}`] ?? 0) + 1;
+    }
+  }
+  const row = {
+    step: name,
+    readyS: Number(s(indexed.ms)),
+    status: status.status,
+    files: status.repo?.fileCount,
+    chunks: status.repo?.chunkCount,
+    cliFiles: expected.files,
+    cliChunks: expected.chunks,
+    d1MB: Number((d1Bytes() / 1e6).toFixed(1)),
+    searchesDuring: { n: during.lat.length, p50: Math.round(pct(during.lat, 50)), p95: Math.round(pct(during.lat, 95)), statuses: during.statuses },
+    searchesAfter: { n: after.length, p50: Math.round(pct(after, 50)), p95: Math.round(pct(after, 95)), statuses: afterStatuses },
+    job: status.job ? { status: status.job.status, files: status.job.files, warnings: status.job.warnings?.length ?? 0, lastError: status.job.lastError } : null,
+    cli: indexed.out,
+  };
+  console.log(`[${label}] ${name}: ${JSON.stringify(row)}`);
+  return row;
+}
+
+const rows = [];
+let ledger;
+let workerErrors = 0;
+try {
+  rows.push(await step('first index'));
+  if (edits) {
+    // One file changed: a comment appended (the hard link replaced by a file of its own).
+    const files = [];
+    const find = (d) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (files.length) return;
+        if (e.isDirectory()) find(join(d, e.name));
+        else if (/\.(rs|js|ts|py|c|h)$/.test(e.name)) files.push(join(d, e.name));
+      }
+    };
+    find(listing);
+    rows.push(await step(`one file changed (${files[0].slice(listing.length + 1)})`, () => {
+      const text = readFileSync(files[0], 'utf8');
+      unlinkSync(files[0]);
+      writeFileSync(files[0], `${text}\n// changed by the large-repository bench\n`);
+    }));
+    // A directory deleted: the largest top-level directory but one (its links only).
+    const dirs = readdirSync(listing, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => ({ name: e.name, n: countFiles(join(listing, e.name)) })).sort((a, b) => b.n - a.n);
+    const gone = dirs[1] ?? dirs[0];
+    rows.push(await step(`directory deleted (${gone.name}, ${gone.n} files)`, () => rmSync(join(listing, gone.name), { recursive: true, force: true })));
+  }
+  ledger = await er.ledger();
+  workerErrors = er.logs().split('\n').filter((l) => /"level":"error"/.test(l)).length;
+} finally {
+  // BENCH_LOG=file keeps the worker's log.
+  if (process.env.BENCH_LOG) writeFileSync(process.env.BENCH_LOG, er.logs());
+  await er.stop();
+  await embed.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+console.log(`\n## ${label}\n`);
+console.log('| step | upload → READY | files (CLI) | chunks (CLI) | D1 | searches during: n, p50 / p95 ms, statuses | after: p50 / p95 ms | goals |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  const countsMatch = r.chunks === r.cliChunks;
+  const ok = r.status === 'SUCCEEDED' && !r.job?.lastError;
+  console.log(`| ${r.step} | ${r.readyS} s (${r.status}) | ${r.files} (${r.cliFiles}) | ${r.chunks} (${r.cliChunks}) | ${r.d1MB} MB | ${r.searchesDuring.n}, ${r.searchesDuring.p50} / ${r.searchesDuring.p95}, ${JSON.stringify(r.searchesDuring.statuses)} | ${r.searchesAfter.p50} / ${r.searchesAfter.p95} ${JSON.stringify(r.searchesAfter.statuses)} | chunks = CLI: ${countsMatch ? 'met' : 'NOT MET'}; job SUCCEEDED, no error: ${ok ? 'met' : 'NOT MET'}; search p95 ≤ 120 ms: ${r.searchesAfter.p95 <= 120 ? 'met' : 'NOT MET'} |`);
+}
+console.log(`\nworker log lines at level error: ${workerErrors} (goal 0: ${workerErrors === 0 ? 'met' : 'NOT MET'})`);
+console.log('\nledger maxima per stage (goal: every figure within its budget in src/limits.json; the harness fails the run otherwise):\n');
+const limits = JSON.parse(readFileSync(join(ROOT, 'src', 'limits.json'), 'utf8')).limits.filter((l) => l.figure);
+console.log(`| kind | stage | invocations | ${limits.map((l) => l.figure).join(' | ')} |`);
+console.log(`| --- | --- | --- | ${limits.map(() => '---').join(' | ')} |`);
+for (const st of ledger?.stages ?? []) {
+  if (st.kind === 'test') continue;
+  console.log(`| ${st.kind} | ${st.stage} | ${st.invocations} | ${limits.map((l) => `${st.max?.[l.figure] ?? 0}${(st.max?.[l.figure] ?? 0) > l.budget ? ' **over**' : ''}`).join(' | ')} |`);
+}
+console.log(`| budget | | | ${limits.map((l) => l.budget).join(' | ')} |`);
+if (process.env.BENCH_OUT) appendFileSync(process.env.BENCH_OUT, `${JSON.stringify({ label, tree, maxFiles, rows, ledger })}\n`);
+console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -1,0 +1,147 @@
+// A new isolate reads a namespace's in-memory vector copy ready-made and answers exactly what a
+// warm one does. The job's end stores the copy as a snapshot (`local_vector_snapshots`, versioned
+// by the namespace's vector generation); the first search of a restarted worker loads it instead
+// of building the copy from every row. Through the test routes: a snapshot of an older generation
+// is brought up to date from the logged changes, an unreadable one is ignored and rewritten by the
+// build, a job's end is idempotent, deleting every vector deletes the snapshot.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { ROOT, readTree, sleep, startEdgerag, startHashEmbedder } from './harness.mjs';
+
+const FIXTURES = join(ROOT, 'tests', 'e2e', 'fixtures');
+const SHOP = 'repo:acme/shop';
+const QUERIES = ['refresh the access token', 'retry with backoff', 'hash the session key', 'invoice total', 'cache'];
+
+let embed;
+let er;
+const cleanup = [];
+
+before(async () => {
+  embed = await startHashEmbedder();
+  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url } });
+});
+
+after(async () => {
+  await er?.stop();
+  await embed?.stop();
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+});
+
+const generation = async (ns) =>
+  (await er.d1('SELECT generation FROM local_vector_generations WHERE namespace = ?', ns))[0]?.generation;
+const snapshot = async (ns) =>
+  er.d1('SELECT part, parts, generation, length(data) AS chars FROM local_vector_snapshots WHERE namespace = ? ORDER BY part', ns);
+
+async function search(rawQuery, filters) {
+  const r = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'shop', rawQuery, filters, profile: 'balanced' } });
+  assert.equal(r.status, 200, r.text);
+  return r.body.matches;
+}
+
+async function answers() {
+  const out = [];
+  for (const q of QUERIES) out.push(await search(q));
+  out.push(await search('retry with backoff', { languages: ['python'] }));
+  return out;
+}
+
+test('a restarted worker loads the snapshot the job stored and answers exactly as a warm one', async () => {
+  await er.indexFiles('acme/shop', readTree(join(FIXTURES, 'search-repo')));
+  // The job's end wrote the snapshot at the namespace's current generation (just after READY).
+  let stored = [];
+  for (let i = 0; i < 100; i++) {
+    stored = await snapshot(SHOP);
+    if (stored.length && stored[0].generation === (await generation(SHOP))) break;
+    await sleep(100);
+  }
+  assert.equal(stored.length, 1, JSON.stringify(stored));
+  assert.equal(stored[0].parts, 1);
+  assert.equal(stored[0].generation, await generation(SHOP));
+  assert.match(er.logs(), /"event":"vector_snapshot_prepared"[^\n]*"state":"Written"/);
+
+  await answers(); // the first round builds this isolate's copies
+  const warm = await answers();
+  assert.ok(warm.every((m) => m.length > 0), 'every query finds something');
+  assert.deepEqual(await answers(), warm, 'warm answers are stable');
+
+  // A new isolate on the same state.
+  const dir = er.persistDir;
+  const keep = process.env.EDGERAG_E2E_KEEP;
+  process.env.EDGERAG_E2E_KEEP = '1';
+  await er.stop();
+  if (keep === undefined) delete process.env.EDGERAG_E2E_KEEP;
+  else process.env.EDGERAG_E2E_KEEP = keep;
+  cleanup.push(dir);
+  er = await startEdgerag({ persistDir: dir, vars: { OPENAI_BASE_URL: embed.url } });
+  const cold = await answers();
+  assert.deepEqual(cold, warm, 'a cold isolate answers exactly what a warm one does');
+  const logs = er.logs();
+  assert.match(logs, /"event":"vector_snapshot_loaded"[^\n]*repo:acme\/shop/);
+  assert.doesNotMatch(logs, /"event":"vector_snapshot_written"/, 'the copy was read, not built');
+});
+
+async function vectors(path, body) {
+  const r = await er.request('POST', `/__test/vectors/${path}`, { body });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+test('older, unreadable and deleted snapshots', async () => {
+  const ns = 'e2e-snapshot';
+  const dims = 32;
+  await vectors('load', { namespace: ns, count: 300, dims, seed: 5 });
+  const query = (body = {}) => vectors('query', { namespace: ns, dims, topK: 10, seed: 3, queries: 2, ...body });
+  const scan = async (body = {}) => (await query({ ...body, cacheBytes: 0 })).lastMatches;
+  const sql = (statement) => vectors('sql', { namespace: ns, sql: statement, params: [ns] });
+
+  // A job's end writes the snapshot; a second one finds it current (idempotent).
+  assert.deepEqual(await vectors('prepare', { namespace: ns, dims }), { state: 'written' });
+  assert.deepEqual(await vectors('prepare', { namespace: ns, dims }), { state: 'current' });
+  const first = await snapshot(ns);
+  assert.equal(first.length, 1);
+  assert.equal(first[0].generation, await generation(ns));
+
+  // A new isolate (the copies forgotten) loads it, and answers as the scan.
+  await vectors('forget', {});
+  for (const filter of [{}, { languages: ['go'] }, { tag: 'ten' }]) {
+    const loaded = await query({ filter });
+    assert.deepEqual(loaded.cache, Object.keys(filter).length ? ['hit', 'hit'] : ['loaded', 'hit']);
+    assert.deepEqual(loaded.lastMatches, await scan({ filter }), JSON.stringify(filter));
+  }
+
+  // Vectors written since: the older snapshot is loaded and brought up to date.
+  await vectors('load', { namespace: ns, count: 20, dims, seed: 6, start: 290 });
+  await sql("DELETE FROM local_vectors WHERE namespace = ?1 AND id = 'vec-00000007'");
+  assert.ok((await generation(ns)) > first[0].generation);
+  await vectors('forget', {});
+  const refreshed = await query();
+  assert.deepEqual(refreshed.cache, ['loaded', 'hit']);
+  assert.deepEqual(refreshed.lastMatches, await scan());
+  assert.ok(!refreshed.lastMatches.some((m) => m.id === 'vec-00000007'));
+  // The job's end stores the newer copy.
+  assert.deepEqual(await vectors('prepare', { namespace: ns, dims }), { state: 'written' });
+  assert.equal((await snapshot(ns))[0].generation, await generation(ns));
+
+  // An unreadable snapshot is ignored: the copy is built from the rows and the snapshot rewritten.
+  await sql("UPDATE local_vector_snapshots SET data = 'not base64!' WHERE namespace = ?1");
+  await vectors('forget', {});
+  const rebuilt = await query();
+  assert.deepEqual(rebuilt.cache, ['built', 'hit']);
+  assert.deepEqual(rebuilt.lastMatches, await scan());
+  assert.match(er.logs(), /"event":"vector_snapshot_unreadable"/);
+  assert.notEqual((await snapshot(ns))[0].chars, 'not base64!'.length);
+  await vectors('forget', {});
+  assert.deepEqual((await query()).cache, ['loaded', 'hit']);
+
+  // A snapshot missing a part is not used.
+  await sql('UPDATE local_vector_snapshots SET parts = 2 WHERE namespace = ?1');
+  await vectors('forget', {});
+  assert.deepEqual((await query()).cache, ['built', 'hit']);
+
+  // Deleting every vector of the namespace deletes its snapshot.
+  await vectors('clear', { namespace: ns });
+  assert.deepEqual(await snapshot(ns), []);
+});
