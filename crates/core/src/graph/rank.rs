@@ -109,11 +109,13 @@ pub fn personalized(n: usize, links: &[(usize, usize, f64)], teleport: &[(usize,
     if n == 0 {
         return Vec::new();
     }
+    // Summed in a fixed order (a node given twice), so the ranks do not depend on the input order.
+    let mut seeds: Vec<(usize, f64)> =
+        teleport.iter().copied().filter(|&(i, w)| i < n && w > 0.0 && w.is_finite()).collect();
+    seeds.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut jump = vec![0.0; n];
-    for &(i, w) in teleport {
-        if i < n && w > 0.0 && w.is_finite() {
-            jump[i] += w;
-        }
+    for (i, w) in seeds {
+        jump[i] += w;
     }
     let mass: f64 = jump.iter().sum();
     if mass > 0.0 {
@@ -279,19 +281,19 @@ mod tests {
 
             #[test]
             fn the_teleport_nodes_hold_at_least_their_teleport_share((n, links, teleport) in input()) {
-                prop_assume!(!teleport.is_empty());
+                let mut teleport = teleport;
+                if teleport.is_empty() {
+                    teleport.push((n - 1, 1.0));
+                }
                 let ranks = personalized(n, &links, &teleport);
-                let plain = personalized(n, &links, &[]);
                 let mut seeds: Vec<usize> = teleport.iter().map(|t| t.0).collect();
                 seeds.sort_unstable();
                 seeds.dedup();
                 let held: f64 = seeds.iter().map(|&i| ranks[i]).sum();
-                // Every jump lands on a seed: at least (1 - damping) of the mass stays there, and
-                // the seeds hold more than they would without personalization (unless they are
-                // every node).
+                // Every jump lands on a seed: at least (1 - damping) of the mass stays there. (That
+                // the seeds hold more than without personalization is not true of every graph: a
+                // seed may pass its mass on to nodes the uniform jump would not favour.)
                 prop_assert!(held >= 0.15 - 1e-9, "{held}");
-                let before: f64 = seeds.iter().map(|&i| plain[i]).sum();
-                prop_assert!(held + 1e-9 >= before, "{held} < {before}");
             }
         }
     }
