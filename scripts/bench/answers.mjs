@@ -20,7 +20,8 @@
 //        [--profile balanced] [--body '{"json": "merged into every search request"}'] [--fresh]
 //        [--profiles '{"profiles": {"balanced": {...}}}'  (the worker's SEARCH_PROFILES)]
 //        [--no-baselines] [--label NAME] [--out DIR (default target/bench-answers: trees, the worker's
-//        state, embeddings of the baselines, results)]
+//        state, embeddings of the baselines, results)] [--dump FILE (every answer, one JSON line each,
+//        to study a ranking change offline)]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,8 @@ const label = opt('--label', profile);
 // where a miss sits with a profile that returns more matches).
 const depth = Number(opt('--depth', '10'));
 const baselines = !flag('--no-baselines');
+const dumpFile = opt('--dump', null);
+if (dumpFile) writeFileSync(dumpFile, '');
 const embedUrl = opt('--embed-url', process.env.EMBED_URL ?? 'http://127.0.0.1:8788/v1');
 const OUT = opt('--out', join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'bench-answers'));
 const STATE = join(OUT, 'state');
@@ -319,6 +322,11 @@ try {
           ? rankOf(matches.slice(0, depth), (m) => m.path === q.path && m.startLine <= q.endLine && m.endLine >= q.startLine)
           : rankOf(files, (p) => p === q.path);
       rows.push({ rank, tokens, files: files.length, language: q.language });
+      if (dumpFile) {
+        const target = { path: q.path, startLine: q.startLine, endLine: q.endLine };
+        const answer = matches.map((m) => ({ path: m.path, startLine: m.startLine, endLine: m.endLine, symbol: m.symbol, chunkType: m.metadata?.chunkType, neighborOf: m.metadata?.neighborOfSpanHash ?? null, score: m.score, chars: m.snippet.length }));
+        appendFileSync(dumpFile, `${JSON.stringify({ kind: set.kind, split: set.split, repo: set.repo, tree: set.dir, language: q.language, question: q.question, target, rank, answer })}\n`);
+      }
       if (set.split === 'dev' && rank !== 1) {
         appendFileSync(
           missesFile,

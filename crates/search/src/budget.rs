@@ -4,7 +4,13 @@ use crate::candidate::Candidate;
 
 /// Trim to the budget. Returns the kept matches and how many were dropped.
 pub fn apply(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidate>, usize) {
-    fit(candidates, max_tokens, true)
+    let (kept, dropped) = split(candidates, max_tokens);
+    (kept, dropped.len())
+}
+
+/// Trim to the budget like [`apply`], returning what did not fit, in order.
+pub fn split(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidate>, Vec<Candidate>) {
+    cut(candidates, max_tokens, true)
 }
 
 /// Keep matches in order while they fit `max_tokens`, none required (matches that follow an
@@ -14,19 +20,27 @@ pub fn apply_after(candidates: Vec<Candidate>, max_tokens: u32) -> (Vec<Candidat
 }
 
 fn fit(candidates: Vec<Candidate>, max_tokens: u32, keep_first: bool) -> (Vec<Candidate>, usize) {
-    let total = candidates.len();
+    let (kept, dropped) = cut(candidates, max_tokens, keep_first);
+    (kept, dropped.len())
+}
+
+fn cut(
+    mut candidates: Vec<Candidate>,
+    max_tokens: u32,
+    keep_first: bool,
+) -> (Vec<Candidate>, Vec<Candidate>) {
     let mut used: u64 = 0;
-    let mut kept = Vec::with_capacity(total);
-    for c in candidates {
+    let mut fits = 0;
+    for c in &candidates {
         let t = u64::from(c.tokens());
-        if (!keep_first || !kept.is_empty()) && used + t > u64::from(max_tokens) {
+        if (!keep_first || fits > 0) && used + t > u64::from(max_tokens) {
             break;
         }
         used += t;
-        kept.push(c);
+        fits += 1;
     }
-    let dropped = total - kept.len();
-    (kept, dropped)
+    let dropped = candidates.split_off(fits);
+    (candidates, dropped)
 }
 
 #[cfg(test)]
@@ -55,6 +69,13 @@ mod tests {
         assert_eq!((kept.len(), dropped), (0, 2));
         let (kept, _) = apply_after(vec![sized(100), sized(100)], 256);
         assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn split_returns_what_did_not_fit_in_order() {
+        let (kept, dropped) = split(vec![sized(100), sized(200), sized(10)], 256);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(dropped.iter().map(|c| c.tokens()).collect::<Vec<_>>(), [200, 10]);
     }
 
     #[test]

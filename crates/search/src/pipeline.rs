@@ -965,11 +965,25 @@ impl<'a> SearchPipeline<'a> {
         // The further files' tokens are set aside first (at most half the budget), so the matches
         // cannot crowd them all out.
         let reserve = further.iter().map(|c| c.tokens()).sum::<u32>().min(post.max_context_tokens / 2);
-        let (mut kept, _dropped) =
-            budget::apply(std::mem::take(candidates), post.max_context_tokens.saturating_sub(reserve));
+        let (mut kept, dropped) =
+            budget::split(std::mem::take(candidates), post.max_context_tokens.saturating_sub(reserve));
         // A neighbour the budget kept that touches its match is read with it, as one span at the
         // match's place (after the budget: neighbours are still the first to go when it is short).
         spans::merge(&mut kept, spans::Reach::Consecutive);
+        // A match the budget had no room for still names its file: it leads the further files, in
+        // its place in the ranking, as a few lines.
+        let mut dropped: Vec<Candidate> = dropped.into_iter().filter(|c| c.neighbor_of.is_none()).collect();
+        let further = if dropped.is_empty() {
+            further
+        } else {
+            dropped.extend(rest);
+            coverage::further_files(
+                &kept,
+                &dropped,
+                post.further_files.files as usize,
+                post.further_files.lines,
+            )
+        };
         if !further.is_empty() {
             let used: u32 = kept.iter().map(|c| c.tokens()).sum();
             let (more, _) = budget::apply_after(further, post.max_context_tokens.saturating_sub(used));

@@ -963,3 +963,59 @@ fn vector_hits_are_checked_against_a_path_glob_before_ranking() {
     assert!(answers[0] >= answers[1], "{answers:?}");
     assert_eq!(asked_for[1], 2 * asked_for[0], "twice as many asked of an index that only takes the prefix");
 }
+
+#[test]
+fn a_match_the_budget_has_no_room_for_still_names_its_file() {
+    let ns = "repo:acme/calls";
+    let w = calls_world();
+    // Five files of one long function each, all about the question: two become matches (topK 2),
+    // three are left for the further files.
+    for (i, path) in (1..=5).map(|i| format!("ledger_{i}.py")).enumerate() {
+        let body: String = (0..40)
+            .map(|l| format!("    rotation_{i}_{l} = rotate_ledger_key(ledger, step={l})\n"))
+            .collect();
+        let text = format!("def rotate_ledger_{i}(ledger):\n{body}    return ledger\n");
+        let chunks = chunk_text(&path, &text, &ChunkConfig::default());
+        block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
+    }
+    let budget = 700;
+    let (profiles, warnings) = ProfileRegistry::from_config(Some(&format!(
+        r#"{{"profiles":{{"balanced":{{"retrieval":{{"topK":2}},"postProcessing":{{"maxContextTokens":{budget},"neighbor":{{"limit":0}}}}}}}}}}"#
+    )));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let events = Events::default();
+    let ask = |profiles: &ProfileRegistry| {
+        search_with(
+            services(&w, &events),
+            profiles,
+            SearchMode::Repo,
+            json!({"owner": "acme", "name": "calls", "rawQuery": "rotate the ledger key"}),
+        )
+    };
+    let r = ask(&profiles);
+    let tokens: u32 = r.matches.iter().map(|m| m.snippet.len() as u32 / 4).sum();
+    assert!(tokens <= budget, "{tokens} tokens");
+    // The first match is cut to half the budget; the second no longer fits beside it and the
+    // further files' reserve, so it comes back as a few lines, right after the first, and the
+    // answer still names every file.
+    let full = r.matches.iter().filter(|m| m.end_line - m.start_line + 1 > 3).count();
+    assert_eq!(full, 1, "{:?}", paths_and_lines(&r));
+    let files: std::collections::BTreeSet<&str> = paths(&r).into_iter().collect();
+    assert_eq!(files.len(), 5, "{:?}", paths_and_lines(&r));
+
+    // With a budget both matches fit, the second is whole.
+    let (roomy, _) = ProfileRegistry::from_config(Some(
+        r#"{"profiles":{"balanced":{"retrieval":{"topK":2},"postProcessing":{"maxContextTokens":4000,"neighbor":{"limit":0}}}}}"#,
+    ));
+    let r = ask(&roomy);
+    assert_eq!(
+        r.matches.iter().filter(|m| m.end_line - m.start_line + 1 > 3).count(),
+        2,
+        "{:?}",
+        paths_and_lines(&r)
+    );
+}
+
+fn paths_and_lines(r: &SearchResponse) -> Vec<String> {
+    r.matches.iter().map(|m| format!("{}:{}-{}", m.path, m.start_line, m.end_line)).collect()
+}
