@@ -994,6 +994,12 @@ impl<'a> SearchPipeline<'a> {
             let at = kept.iter().position(|c| c.neighbor_of.is_some()).unwrap_or(kept.len());
             kept.splice(at..at, more);
         }
+        if post.code_aware.enabled && post.code_aware.code_first {
+            let direct = kept.iter().position(|c| c.neighbor_of.is_some()).unwrap_or(kept.len());
+            if rerank::code_first(&mut kept, direct, analysis) {
+                out.applied_modules.push("post.code-first".into());
+            }
+        }
         *candidates = kept;
         out.applied_modules.push("post.context-budget".into());
         timer.lap("post.context-budget");

@@ -157,6 +157,10 @@ pub struct CodeAwareSettings {
     /// vector"); 1 = off.
     #[serde(default = "one")]
     pub named_parts_bonus: f32,
+    /// In the answer, code comes before tests and prose (tests unless the question asks for
+    /// them, prose unless it asks for docs), each in its own order and with its own score.
+    #[serde(default)]
+    pub code_first: bool,
 }
 
 fn one() -> f32 {
@@ -359,6 +363,7 @@ impl Profile {
                     named_symbol_bonus: 1.5,
                     named_word_bonus: 1.25,
                     named_parts_bonus: 1.2,
+                    code_first: true,
                 },
                 heuristic: HeuristicSettings {
                     enabled: true,

@@ -143,6 +143,30 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
     m
 }
 
+/// Whether a candidate is secondary to code for this question: a test the question does not ask
+/// for, or prose (Markdown, text, plans' descriptions) when it does not ask for docs.
+pub fn is_secondary(c: &Candidate, query: &QueryAnalysis) -> bool {
+    (!query.wants_tests && is_test_path(&c.record.chunk.path))
+        || (!query.wants_docs && matches!(symbol_kind(c), "doc" | "text"))
+}
+
+/// Code first: the first `n` candidates reordered so every one that is not
+/// [secondary](is_secondary) comes before those that are, each group in its own order. Returns
+/// whether anything moved.
+pub fn code_first(candidates: &mut [Candidate], n: usize, query: &QueryAnalysis) -> bool {
+    let n = n.min(candidates.len());
+    let head = &mut candidates[..n];
+    let secondary: Vec<bool> = head.iter().map(|c| is_secondary(c, query)).collect();
+    if secondary.windows(2).all(|w| w[0] <= w[1]) {
+        return false;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| secondary[i]);
+    let reordered: Vec<Candidate> = order.iter().map(|&i| head[i].clone()).collect();
+    head.clone_from_slice(&reordered);
+    true
+}
+
 /// Whether the question holds every word of a definition's name (function words aside; at least
 /// one word of three letters or more), a word matching in any form: `remove` for "Removes",
 /// `vec` for "vector", `parse` for "parsing".
@@ -365,6 +389,40 @@ mod tests {
             is_test_path("pkg/foo_test.go") && is_test_path("src/a.spec.ts") && is_test_path("test_x.py")
         );
         assert!(!is_test_path("src/contest.rs") && !is_test_path("src/attestation.rs"));
+    }
+
+    #[test]
+    fn code_first_moves_tests_and_prose_after_code_unless_asked() {
+        let list = || {
+            vec![
+                candidate("tests/test_a.py", ChunkType::CodeFunction, "def test_a(): pass", 0.9),
+                candidate("CHANGES.md", ChunkType::MarkdownSection, "# Changes", 0.8),
+                candidate("src/a.py", ChunkType::CodeFunction, "def a(): pass", 0.7),
+                candidate("src/b.py", ChunkType::CodeFunction, "def b(): pass", 0.6),
+                candidate("tests/test_b.py", ChunkType::CodeFunction, "def test_b(): pass", 0.5),
+            ]
+        };
+        let paths = |l: &[Candidate]| l.iter().map(|c| c.record.chunk.path.clone()).collect::<Vec<_>>();
+        let mut l = list();
+        assert!(code_first(&mut l, 5, &QueryAnalysis::default()));
+        assert_eq!(paths(&l), ["src/a.py", "src/b.py", "tests/test_a.py", "CHANGES.md", "tests/test_b.py"]);
+        // Scores are the candidates' own.
+        assert_eq!(l[2].score, 0.9);
+        // Only the first n move.
+        let mut l = list();
+        code_first(&mut l, 3, &QueryAnalysis::default());
+        assert_eq!(paths(&l), ["src/a.py", "tests/test_a.py", "CHANGES.md", "src/b.py", "tests/test_b.py"]);
+        // A question about tests keeps them in place; one about docs keeps prose.
+        let mut l = list();
+        code_first(&mut l, 5, &QueryAnalysis { wants_tests: true, ..Default::default() });
+        assert_eq!(paths(&l), ["tests/test_a.py", "src/a.py", "src/b.py", "tests/test_b.py", "CHANGES.md"]);
+        let mut l = list();
+        code_first(&mut l, 5, &QueryAnalysis { wants_docs: true, ..Default::default() });
+        assert_eq!(paths(&l), ["CHANGES.md", "src/a.py", "src/b.py", "tests/test_a.py", "tests/test_b.py"]);
+        // Already in order: nothing moves.
+        let mut l = list();
+        l.retain(|c| c.record.chunk.path.starts_with("src/"));
+        assert!(!code_first(&mut l, 5, &QueryAnalysis::default()));
     }
 
     #[test]
