@@ -451,7 +451,10 @@ impl<'a> SearchPipeline<'a> {
         // first hits are read, and more of them only while a list is short (the stores push the
         // filters down, so it seldom is). One lookup per round, usually one round.
         let matcher = input.filters.matcher();
-        let wanted = settings.retrieval.top_k_per_query as usize;
+        let per_query = settings.retrieval.top_k_per_query as usize;
+        let further = &settings.post_processing.further_files;
+        let depth = if further.files > 0 { further.depth as usize } else { 0 };
+        let wanted = per_query + depth;
         let mut by_key: HashMap<ChunkKey, ChunkRecord> = HashMap::new();
         let mut read: HashSet<ChunkKey> = HashSet::new();
         loop {
@@ -507,18 +510,32 @@ impl<'a> SearchPipeline<'a> {
                         };
                         Some(c)
                     })
-                    .take(settings.retrieval.top_k_per_query as usize)
+                    .take(wanted)
                     .collect()
             })
             .collect();
         timer.lap("retrieval.fetch");
 
-        let mut candidates = multi_query::merge(lists);
+        // Each list's first `topKPerQuery` hits are the candidates; the hits after them only
+        // look for further files.
+        let (heads, tails): (Vec<Vec<Candidate>>, Vec<Vec<Candidate>>) = lists
+            .into_iter()
+            .map(|mut list| {
+                let tail = list.split_off(list.len().min(per_query));
+                (list, tail)
+            })
+            .unzip();
+        let mut candidates = multi_query::merge(heads);
         out.retrieved = candidates.len();
+        let found: HashSet<&str> = candidates.iter().map(|c| c.record.chunk.text_hash.as_str()).collect();
+        let deeper: Vec<Candidate> = multi_query::merge(tails)
+            .into_iter()
+            .filter(|c| !found.contains(c.record.chunk.text_hash.as_str()))
+            .collect();
         timer.lap("retrieval.merge");
 
         let question = Question { text: &query, analysis: &analysis, matcher: &matcher };
-        self.post_process(&mut candidates, &question, input.plan, &mut out, &mut timer).await;
+        self.post_process(&mut candidates, deeper, &question, input.plan, &mut out, &mut timer).await;
         out.sub_queries = sub_queries;
         out.candidates = candidates;
         out.timings = timer.timings;
@@ -705,9 +722,11 @@ impl<'a> SearchPipeline<'a> {
         }
     }
 
+    /// `deeper`: hits past each sub-query's candidates, read only to find further files.
     async fn post_process(
         &self,
         candidates: &mut Vec<Candidate>,
+        deeper: Vec<Candidate>,
         question: &Question<'_>,
         plan: &ResolvedPlan,
         out: &mut Outcome,
@@ -820,11 +839,14 @@ impl<'a> SearchPipeline<'a> {
         }
         timer.lap("post.merge-spans");
         let top_k = plan.settings.retrieval.top_k as usize;
-        let rest = if post.further_files.files > 0 && candidates.len() > top_k {
+        let mut rest = if post.further_files.files > 0 && candidates.len() > top_k {
             candidates.split_off(top_k)
         } else {
             Vec::new()
         };
+        if post.further_files.files > 0 {
+            rest.extend(deeper);
+        }
         candidates.truncate(top_k);
 
         // The code graph of the matches: their callees and callers name `uses` / `usedBy`, and

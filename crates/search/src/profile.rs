@@ -103,6 +103,10 @@ pub struct FurtherFilesSettings {
     pub files: u32,
     /// Lines of each further file's match.
     pub lines: u32,
+    /// Hits of each sub-query read beyond `topKPerQuery` only to find further files: they never
+    /// rank among the candidates (0 = none).
+    #[serde(default)]
+    pub depth: u32,
 }
 
 /// Before the topK cut, the callees and callers (depth 1, resolved calls) of the first `seeds`
@@ -386,7 +390,7 @@ impl Profile {
                     context_window_chars: 1000,
                     max_children: 50,
                 },
-                further_files: FurtherFilesSettings { files: 12, lines: 3 },
+                further_files: FurtherFilesSettings { files: 12, lines: 3, depth: 30 },
                 graph_candidates: GraphCandidatesSettings {
                     seeds: 8,
                     per_seed: 2,

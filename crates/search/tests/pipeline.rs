@@ -856,7 +856,8 @@ impl KeywordIndex for UnfilteredKeywords<'_> {
 fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
     let w = world();
     let (profiles, warnings) = ProfileRegistry::from_config(Some(
-        r#"{"profiles": {"narrow": {"extends": "balanced", "retrieval": {"topKPerQuery": 2}, "multiQuery": {"enabled": false}}}}"#,
+        r#"{"profiles": {"narrow": {"extends": "balanced", "retrieval": {"topKPerQuery": 2}, "multiQuery": {"enabled": false},
+            "postProcessing": {"furtherFiles": {"files": 12, "lines": 3, "depth": 1}}}}}"#,
     ));
     assert!(warnings.is_empty(), "{warnings:?}");
     let events = Events::default();
@@ -867,12 +868,12 @@ fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
     let r = search_with(s, &profiles, SearchMode::Repo, body);
     assert!(!r.matches.is_empty());
     let lookups = recording.1.borrow().clone();
-    // One list, two hits kept: the first lookup reads two rows, not every fused hit (the two
-    // retrievers bring up to 2 × 2 × 2 of them).
-    assert_eq!(lookups[0].len(), 2, "{lookups:?}");
+    // One list, two hits kept as candidates and one more for further files: the first lookup
+    // reads three rows, not every fused hit (the two retrievers bring up to 2 × 2 × 2 of them).
+    assert_eq!(lookups[0].len(), 3, "{lookups:?}");
 
     // Python only, from a keyword index that ignores the filter and a vector index that honours
-    // it: rows of other languages are read, dropped, and the next hits read until two are kept.
+    // it: rows of other languages are read, dropped, and the next hits read until three are kept.
     let recording = RecordingChunks(&w.store, RefCell::new(Vec::new()));
     let unfiltered = UnfilteredKeywords(&w.store);
     let mut s = services(&w, &events);
@@ -883,8 +884,8 @@ fn chunk_rows_are_read_for_the_hits_a_list_keeps() {
         "filters": {"languages": ["python"]}});
     let r = search_with(s, &profiles, SearchMode::Repo, body);
     let lookups = recording.1.borrow().clone();
-    assert_eq!(lookups[0].len(), 2, "{lookups:?}");
-    assert!(lookups.len() >= 2, "the first two rows are not both python, so more are read: {lookups:?}");
+    assert_eq!(lookups[0].len(), 3, "{lookups:?}");
+    assert!(lookups.len() >= 2, "the first three rows are not both python, so more are read: {lookups:?}");
     let direct = direct(&r);
     assert!(!direct.is_empty() && direct.iter().all(|m| m.path.ends_with(".py")), "{:?}", paths(&r));
 }
@@ -1018,4 +1019,38 @@ fn a_match_the_budget_has_no_room_for_still_names_its_file() {
 
 fn paths_and_lines(r: &SearchResponse) -> Vec<String> {
     r.matches.iter().map(|m| format!("{}:{}-{}", m.path, m.start_line, m.end_line)).collect()
+}
+
+#[test]
+fn further_files_are_looked_for_past_each_lists_candidates() {
+    let ns = "repo:acme/calls";
+    let w = calls_world();
+    for i in 1..=6 {
+        let text = format!("def settle_invoice_{i}(invoice):\n    return settle(invoice, {i})\n");
+        let chunks = chunk_text(&format!("billing_{i}.py"), &text, &ChunkConfig::default());
+        block_on(index_chunks(&w.store, Some((&w.embedder, &w.vectors)), ns, chunks, &[])).unwrap();
+    }
+    let ask = |depth: u32| {
+        let (profiles, warnings) = ProfileRegistry::from_config(Some(&format!(
+            r#"{{"profiles": {{"balanced": {{"retrieval": {{"topK": 2, "topKPerQuery": 2, "candidateMultiplier": 4}}, "multiQuery": {{"enabled": false}},
+                "postProcessing": {{"furtherFiles": {{"files": 12, "lines": 3, "depth": {depth}}}}}}}}}}}"#
+        )));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let events = Events::default();
+        let r = search_with(
+            services(&w, &events),
+            &profiles,
+            SearchMode::Repo,
+            json!({"owner": "acme", "name": "calls", "rawQuery": "settle the invoice"}),
+        );
+        paths(&r).into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    // Two hits per list are the candidates either way (the same two matches lead); past them,
+    // four more files are found.
+    let shallow = ask(0);
+    assert_eq!(shallow.len(), 2, "{shallow:?}");
+    let deep = ask(4);
+    assert_eq!(deep.len(), 6, "{deep:?}");
+    assert_eq!(deep[..2], shallow[..], "{deep:?}");
+    assert_eq!(deep.iter().collect::<std::collections::BTreeSet<_>>().len(), 6, "{deep:?}");
 }
