@@ -4,6 +4,7 @@
 //! (`cargo test -p edgerag-core --release --test resolve_memory -- --nocapture`;
 //! `EDGERAG_MEMORY_FILES` sets the namespace's size, 2,000 files by default).
 #![cfg(feature = "lang-python")]
+#![allow(unsafe_code)] // a GlobalAlloc is unsafe by definition; it only counts and forwards to System
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
