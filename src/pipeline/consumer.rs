@@ -43,7 +43,7 @@ pub async fn queue(
         }
     };
     let all: Vec<MessageSys> =
-        messages.iter().map(|raw| wasm_bindgen::JsCast::unchecked_into::<MessageSys>(raw)).collect();
+        messages.iter().map(wasm_bindgen::JsCast::unchecked_into::<MessageSys>).collect();
     let mut guard = StatementGuard::new(ctx.cfg.batch_d1_statements);
     for (i, message) in all.iter().enumerate() {
         let used = scope.d1_statements();
