@@ -58,7 +58,7 @@ impl Default for Config {
             max_archive_bytes: 512 * 1024 * 1024,
             max_file_bytes: 1024 * 1024,
             files_per_message: 50,
-            graph_page_bytes: crate::store::graph::DEFAULT_PAGE_BYTES,
+            graph_page_bytes: 4_000_000,
             batch_d1_statements: crate::ledger::budget("d1Statements").unwrap_or(500.0),
             job_stall_seconds: 1800,
             job_resume_seconds: 120,

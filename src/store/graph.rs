@@ -232,10 +232,6 @@ pub fn replace_files_statements(
 /// Stored file graphs listed per query by [`resolve_namespace`] (path, size and hash only).
 const LIST_PAGE_FILES: usize = 5_000;
 
-/// The JSON of stored file graphs [`resolve_namespace`] reads and parses at once, by default
-/// (`GRAPH_PAGE_BYTES`); a larger graph is read alone.
-pub const DEFAULT_PAGE_BYTES: usize = 4_000_000;
-
 #[derive(Deserialize)]
 struct Listed {
     path: String,

@@ -406,7 +406,7 @@ mod tests {
         let (head, tail) = split_content(&big, CONTENT_PART_BYTES);
         assert!(head.len() <= CONTENT_PART_BYTES && tail.is_some_and(|t| t.len() <= CONTENT_PART_BYTES));
         assert_eq!(format!("{head}{}", tail.unwrap_or_default()), big);
-        let budget = crate::ledger::budget("d1ValueBytes").expect("d1ValueBytes");
+        let budget = crate::ledger::budget("d1MaxValueBytes").expect("d1MaxValueBytes");
         assert_eq!(CONTENT_PART_BYTES as f64, budget);
     }
 
