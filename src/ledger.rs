@@ -259,8 +259,8 @@ pub fn embed_request(inputs: usize) {
     });
 }
 
-/// The wasm memory's size now (0 off wasm).
-fn memory_bytes() -> f64 {
+/// The wasm memory's size now (0 off wasm): the isolate's peak so far (it never shrinks).
+pub fn memory_bytes() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::JsCast;
