@@ -212,7 +212,17 @@ pub fn replace_files_statements(
             continue;
         }
         graphs.push((path, graph));
-        stored.push(serde_json::json!([path, json]));
+        let row = serde_json::json!([path, json]);
+        // A graph escaped inside a row array grows (every quote is escaped): one that would make
+        // a row over the batch size goes as its own value, so no bound value passes the budget.
+        if serde_json::to_string(&row).map_or(usize::MAX, |r| r.len()) > JSON_BATCH_BYTES {
+            out.push(db.stmt(
+                "INSERT INTO graph_files (namespace, path, graph, edges_hash) VALUES (?1, ?2, ?3, '')",
+                &args![namespace, path, json.as_str()],
+            )?);
+        } else {
+            stored.push(row);
+        }
     }
     for rows in json_batches(stored, JSON_BATCH_BYTES) {
         out.push(db.stmt(
@@ -503,6 +513,18 @@ mod tests {
             next += count;
         }
         assert_eq!(next, sizes.len());
+    }
+
+    #[test]
+    fn an_escaped_graph_row_over_the_batch_size_is_the_reason_it_goes_as_its_own_value() {
+        // A graph just under the value budget grows past it once escaped inside a row array:
+        // `replace_files_statements` binds such a graph alone (needs D1; checked here in bytes).
+        let graph = huge_file(780);
+        let json = serde_json::to_string(&graph).expect("json");
+        assert!(json.len() <= MAX_FILE_GRAPH_BYTES, "{}", json.len());
+        let row = serde_json::to_string(&serde_json::json!(["src/generated/huge.py", json])).expect("json");
+        assert!(row.len() > JSON_BATCH_BYTES, "{}", row.len());
+        assert!(row.len() > json.len() + json.len() / 20, "escaping grows it: {} → {}", json.len(), row.len());
     }
 
     #[test]

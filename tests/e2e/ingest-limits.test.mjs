@@ -44,8 +44,19 @@ function module(p, i) {
   ].join('\n');
 }
 
+/** A Rust file of `n` small functions, each calling the previous one: its code graph is ≈ 1 KB a
+ *  function, so 930 make a graph just under the 1 MB value budget (stored), whose JSON escaped in a
+ *  row array would be over it. */
+function manyFunctions(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    out.push(`/// Step ${i} of the pipeline.\npub fn step_${i}(x: u64) -> u64 {\n    ${i ? `step_${i - 1}(x) + ${i}` : 'x'}\n}\n`);
+  }
+  return out.join('\n');
+}
+
 function repository() {
-  const files = [];
+  const files = [{ path: 'steps/src/lib.rs', content: manyFunctions(930) }];
   for (let p = 0; p < PACKAGES; p++) {
     files.push({ path: `pkg${p}/__init__.py`, content: '' });
     for (let i = 0; i < MODULES; i++) files.push({ path: `pkg${p}/mod${i}.py`, content: module(p, i) });
@@ -92,7 +103,9 @@ describe('ingestion split to stay within budget', () => {
     const check = await er.request('POST', '/__test/graph/unsplit', { body: { namespace: 'repo:acme/bulk' } });
     assert.equal(check.status, 200, check.text);
     const g = check.body;
-    assert.equal(g.files, PACKAGES * (MODULES + 1), JSON.stringify(g));
+    assert.equal(g.files, PACKAGES * (MODULES + 1) + 1, JSON.stringify(g));
+    const [steps] = await er.d1("SELECT length(graph) AS n FROM graph_files WHERE namespace = 'repo:acme/bulk' AND path = 'steps/src/lib.rs'");
+    assert.ok(steps?.n > 900_000 && steps.n <= 1_000_000, `the large file graph is stored whole: ${JSON.stringify(steps)}`);
     assert.ok(g.pages >= 10, JSON.stringify(g));
     assert.ok(g.crossFileResolved >= 3 * PACKAGES * MODULES, `cross-file edges resolved: ${JSON.stringify(g)}`);
     assert.equal(g.edgeDifference, null);
