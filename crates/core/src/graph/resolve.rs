@@ -109,6 +109,7 @@ impl SymbolTable {
         if self.sealed {
             return;
         }
+        self.index.seal();
         let mut typed = std::mem::take(&mut self.typed);
         // The `EXTENDS` / `IMPLEMENTS` edges as [`resolve`]'s first pass leaves them (no bases).
         for (fi, file) in &mut typed {
@@ -278,19 +279,65 @@ const COMMON: &[&str] = &[
     "Read",
 ];
 
+/// FNV-1a, 64 bits: the key of a string in [`Positions`] (collisions are told apart by the
+/// string itself).
+fn fnv(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Node positions by a string of theirs, compactly (16 bytes a node instead of a map entry with
+/// an owned string and a vector): `(hash, file, node)` sorted once every node is in, each match
+/// checked against the string itself. A string's positions come out in the order they were
+/// added (file, then node), as a map of vectors gave them.
+#[derive(Default)]
+struct Positions {
+    entries: Vec<(u64, u32, u32)>,
+}
+
+impl Positions {
+    fn push(&mut self, hash: u64, at: At) {
+        self.entries.push((hash, at.0 as u32, at.1 as u32));
+    }
+
+    fn seal(&mut self) {
+        self.entries.sort_unstable();
+        self.entries.shrink_to_fit();
+    }
+
+    /// The positions under `hash` that `is` accepts (the string check), in order.
+    fn get<'a>(&'a self, hash: u64, is: impl Fn(At) -> bool + 'a) -> impl Iterator<Item = At> + 'a {
+        let start = self.entries.partition_point(|e| e.0 < hash);
+        self.entries[start..]
+            .iter()
+            .take_while(move |e| e.0 == hash)
+            .map(|e| (e.1 as usize, e.2 as usize))
+            .filter(move |&at| is(at))
+    }
+}
+
 struct Index {
     by_key: HashMap<String, Vec<usize>>,
     by_package: HashMap<String, Vec<usize>>,
     /// (file, name) → its top-level nodes (children of the file's module node).
-    top: HashMap<(usize, String), Vec<usize>>,
-    by_fqn: HashMap<String, Vec<At>>,
-    by_name: HashMap<String, Vec<At>>,
+    top: Positions,
+    by_fqn: Positions,
+    by_name: Positions,
     kinds: Vec<Vec<NodeKind>>,
     ids: Vec<Vec<Arc<str>>>,
-    fqns: Vec<Vec<String>>,
+    names: Vec<Vec<Box<str>>>,
+    fqns: Vec<Vec<Box<str>>>,
     packages: Vec<Option<String>>,
     bases: HashMap<At, Vec<At>>,
-    declared: Vec<Vec<Option<String>>>,
+    declared: Vec<Vec<Option<Box<str>>>>,
     /// Every part of every file's package / module path (`api`, `handlers` of `api.handlers`).
     modules: HashSet<String>,
 }
@@ -301,6 +348,7 @@ impl Index {
         for file in files {
             index.add(file);
         }
+        index.seal();
         index
     }
 
@@ -308,11 +356,12 @@ impl Index {
         Index {
             by_key: HashMap::new(),
             by_package: HashMap::new(),
-            top: HashMap::new(),
-            by_fqn: HashMap::new(),
-            by_name: HashMap::new(),
+            top: Positions::default(),
+            by_fqn: Positions::default(),
+            by_name: Positions::default(),
             kinds: Vec::with_capacity(files),
             ids: Vec::with_capacity(files),
+            names: Vec::with_capacity(files),
             fqns: Vec::with_capacity(files),
             packages: Vec::with_capacity(files),
             bases: HashMap::new(),
@@ -341,15 +390,37 @@ impl Index {
         let module_id = file.nodes.first().map(|n| &*n.id);
         for (ni, node) in file.nodes.iter().enumerate().skip(1) {
             if node.parent.as_deref() == module_id {
-                index.top.entry((fi, node.name.clone())).or_default().push(ni);
+                index.top.push(Index::top_hash(fi, &node.name), (fi, ni));
             }
-            index.by_fqn.entry(node.fqn.clone()).or_default().push((fi, ni));
-            index.by_name.entry(node.name.clone()).or_default().push((fi, ni));
+            index.by_fqn.push(fnv(&[node.fqn.as_bytes()]), (fi, ni));
+            index.by_name.push(fnv(&[node.name.as_bytes()]), (fi, ni));
         }
         index.kinds.push(file.nodes.iter().map(|n| n.kind).collect());
         index.ids.push(file.nodes.iter().map(|n| n.id.clone()).collect());
-        index.fqns.push(file.nodes.iter().map(|n| n.fqn.clone()).collect());
-        index.declared.push(file.nodes.iter().map(|n| n.declared_type.clone()).collect());
+        index.names.push(file.nodes.iter().map(|n| n.name.as_str().into()).collect());
+        index.fqns.push(file.nodes.iter().map(|n| n.fqn.as_str().into()).collect());
+        index.declared.push(file.nodes.iter().map(|n| n.declared_type.as_deref().map(Box::from)).collect());
+    }
+
+    /// Sorts the positions: after the last [`Index::add`], before any lookup.
+    fn seal(&mut self) {
+        self.top.seal();
+        self.by_fqn.seal();
+        self.by_name.seal();
+    }
+
+    fn top_hash(fi: usize, name: &str) -> u64 {
+        fnv(&[&(fi as u64).to_le_bytes(), name.as_bytes()])
+    }
+
+    /// Nodes whose fqn is `fqn`, in order.
+    fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
+        self.by_fqn.get(fnv(&[fqn.as_bytes()]), move |(f, n)| &*self.fqns[f][n] == fqn)
+    }
+
+    /// Nodes named `name`, in order.
+    fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
+        self.by_name.get(fnv(&[name.as_bytes()]), move |(f, n)| &*self.names[f][n] == name)
     }
 
     fn id(&self, at: At) -> Arc<str> {
@@ -358,8 +429,9 @@ impl Index {
 
     /// A top-level node named `name` in file `fi` that `want` accepts.
     fn top_in(&self, fi: usize, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let nodes = self.top.get(&(fi, name.to_string()))?;
-        nodes.iter().find(|&&ni| want(self.kinds[fi][ni])).map(|&ni| (fi, ni))
+        let mut nodes =
+            self.top.get(Index::top_hash(fi, name), |(f, n)| f == fi && &*self.names[f][n] == name);
+        nodes.find(|&(f, n)| want(self.kinds[f][n]))
     }
 
     /// The member `name` of the type at `ty`, or of its base types (nearest first).
@@ -369,8 +441,7 @@ impl Index {
 
     fn member_of(&self, ty: At, name: &str, want: &dyn Fn(NodeKind) -> bool, depth: usize) -> Option<At> {
         let fqn = format!("{}.{}", self.fqns[ty.0][ty.1], name);
-        let own =
-            self.by_fqn.get(&fqn).and_then(|all| all.iter().copied().find(|&(f, n)| want(self.kinds[f][n])));
+        let own = self.fqn_is(&fqn).find(|&(f, n)| want(self.kinds[f][n]));
         if own.is_some() || depth > 8 {
             return own;
         }
@@ -384,8 +455,7 @@ impl Index {
 
     /// Types whose fqn is `fqn` (a `self` call's owner).
     fn types_named_fqn(&self, fqn: &str) -> Vec<At> {
-        let all = self.by_fqn.get(fqn).map(Vec::as_slice).unwrap_or(&[]);
-        all.iter().copied().filter(|&(f, n)| self.kinds[f][n].is_type()).collect()
+        self.fqn_is(fqn).filter(|&(f, n)| self.kinds[f][n].is_type()).collect()
     }
 
     /// The only method called `name` in the project, unless the name is too common to guess.
@@ -398,14 +468,13 @@ impl Index {
     }
 
     fn by_fqn_unique(&self, fqn: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<(At, Resolution)> {
-        let mut found = self.by_fqn.get(fqn)?.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.fqn_is(fqn).filter(|&(f, n)| want(self.kinds[f][n]));
         let first = found.next()?;
         found.next().is_none().then_some((first, Resolution::UniqueName))
     }
 
     fn unique(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let all = self.by_name.get(name)?;
-        let mut found = all.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.name_is(name).filter(|&(f, n)| want(self.kinds[f][n]));
         let first = found.next()?;
         found.next().is_none().then_some(first)
     }
@@ -453,12 +522,9 @@ impl Index {
             Some("self") => {
                 let owned = hint.owner.as_ref().and_then(|owner| {
                     let fqn = format!("{owner}.{name}");
-                    let all = self.by_fqn.get(&fqn);
                     // Prefer the same package (Go methods of one type across its files).
-                    let pick = all
-                        .into_iter()
-                        .flatten()
-                        .copied()
+                    let pick = self
+                        .fqn_is(&fqn)
                         .filter(|&(f, n)| want(self.kinds[f][n]))
                         .min_by_key(|&(f, _)| self.packages[f] != self.packages[fi]);
                     pick.map(|at| (at, Resolution::Scope)).or_else(|| {
@@ -677,8 +743,7 @@ impl Index {
 
     /// Whether some node called `name` is of a kind `want` accepts.
     fn names(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> bool {
-        let all = self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
-        all.iter().any(|&(f, n)| want(self.kinds[f][n]))
+        self.name_is(name).any(|(f, n)| want(self.kinds[f][n]))
     }
 
     /// `name` on the declared type of `owner`'s field `field` (own or inherited).
