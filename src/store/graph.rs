@@ -524,7 +524,12 @@ mod tests {
         assert!(json.len() <= MAX_FILE_GRAPH_BYTES, "{}", json.len());
         let row = serde_json::to_string(&serde_json::json!(["src/generated/huge.py", json])).expect("json");
         assert!(row.len() > JSON_BATCH_BYTES, "{}", row.len());
-        assert!(row.len() > json.len() + json.len() / 20, "escaping grows it: {} → {}", json.len(), row.len());
+        assert!(
+            row.len() > json.len() + json.len() / 20,
+            "escaping grows it: {} → {}",
+            json.len(),
+            row.len()
+        );
     }
 
     #[test]
