@@ -16,6 +16,8 @@
 //! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
 //! | `JOB_RESUME_SECONDS` | `120` | an active job quiet for this long gets its unfinished work re-sent (by a joining request or the scheduled run) |
 //! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
+//! | `GRAPH_PAGE_BYTES` | 4 MB | stored file graphs (JSON) read and parsed at once by a job's cross-file resolution (the memory it holds beside the namespace's definitions) |
+//! | `BATCH_D1_STATEMENTS` | the D1 query budget (500) | a queue batch hands its remaining messages to new ones before its own statements would pass this |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
 use std::ops::RangeInclusive;
 
@@ -34,6 +36,8 @@ pub struct Config {
     pub max_archive_bytes: u64,
     pub max_file_bytes: usize,
     pub files_per_message: usize,
+    pub graph_page_bytes: usize,
+    pub batch_d1_statements: f64,
     pub job_stall_seconds: u64,
     pub job_resume_seconds: u64,
     pub deliver_twice: bool,
@@ -54,6 +58,8 @@ impl Default for Config {
             max_archive_bytes: 512 * 1024 * 1024,
             max_file_bytes: 1024 * 1024,
             files_per_message: 50,
+            graph_page_bytes: 4_000_000,
+            batch_d1_statements: crate::ledger::budget("d1Statements").unwrap_or(500.0),
             job_stall_seconds: 1800,
             job_resume_seconds: 120,
             deliver_twice: false,
@@ -96,6 +102,8 @@ impl Config {
             max_archive_bytes: num("MAX_ARCHIVE_BYTES", d.max_archive_bytes),
             max_file_bytes: num("MAX_FILE_BYTES", d.max_file_bytes as u64) as usize,
             files_per_message: num("FILES_PER_MESSAGE", d.files_per_message as u64).clamp(1, 500) as usize,
+            graph_page_bytes: num("GRAPH_PAGE_BYTES", d.graph_page_bytes as u64).max(1) as usize,
+            batch_d1_statements: num("BATCH_D1_STATEMENTS", d.batch_d1_statements as u64) as f64,
             job_stall_seconds: num("JOB_STALL_SECONDS", d.job_stall_seconds).max(1),
             job_resume_seconds: num("JOB_RESUME_SECONDS", d.job_resume_seconds).max(1),
             deliver_twice: flag("DELIVER_TWICE", d.deliver_twice),

@@ -14,9 +14,12 @@
 //! | `embedMaxInputs` | the embedders' requests |
 //! | `wallMs`, `memoryBytes` | the invocation's end: its wall time (an upper bound of its CPU time) and the wasm memory's size (the isolate's peak: it never shrinks) |
 //!
-//! An isolate runs invocations concurrently, and nothing tells a seam which one it works for: a
-//! figure is charged to every invocation open at the time, so each invocation's figures are an
-//! upper bound of its own use. An invocation ends when its handler returned and the background
+//! An isolate runs invocations concurrently, and a seam does not always know which one it works
+//! for: such a figure is charged to every invocation open at the time, so each invocation's
+//! figures are an upper bound of its own use. A queue batch's databases carry its [`Scope`]
+//! (`pipeline::Ctx::scoped`), so the statements of its stages are charged to it alone (and
+//! those of other invocations not to it): the consumer reads that count to hand the rest of a
+//! batch to a new message before the batch's statements reach their budget. An invocation ends when its handler returned and the background
 //! work it started (`waitUntil`) finished.
 //!
 //! In production an invocation over any budget logs one `limits_budget_crossed` line. The test
@@ -139,6 +142,31 @@ thread_local! {
 #[derive(Clone)]
 pub struct Invocation(#[allow(dead_code)] Rc<Open>);
 
+impl Invocation {
+    /// A handle seams can charge this invocation alone through ([`Scope`]).
+    pub fn scope(&self) -> Scope {
+        Scope(Rc::downgrade(&self.0))
+    }
+}
+
+/// One invocation, weakly: a seam that knows which invocation it works for (a queue stage's
+/// databases carry their batch's scope, `store::Db::scoped`) charges it alone instead of every
+/// open one. Once the invocation ended, charges go to every open invocation again.
+#[derive(Clone)]
+pub struct Scope(Weak<Open>);
+
+impl Scope {
+    /// D1 statements charged to the invocation so far (0 once it ended).
+    pub fn d1_statements(&self) -> f64 {
+        self.0.upgrade().map_or(0.0, |o| o.usage.borrow().d1_statements)
+    }
+}
+
+/// The budget of `figure` in `limits.json` (`None` for a figure no limit names).
+pub fn budget(figure: &str) -> Option<f64> {
+    LIMITS.with(|l| l.iter().find(|l| l.figure.as_deref() == Some(figure)).map(|l| l.budget))
+}
+
 /// Open an invocation of `kind` (`http`, `queue`, `scheduled`; `test` for the test build's own
 /// routes); `label` names its stage.
 pub fn begin(kind: &'static str, label: String) -> Invocation {
@@ -161,14 +189,19 @@ fn charge(f: impl Fn(&mut Usage)) {
     });
 }
 
-/// A D1 statement was prepared: its SQL length, bound parameters and largest bound value.
-pub fn d1_statement(sql_bytes: usize, params: usize, max_value_bytes: usize) {
-    charge(|u| {
+/// A D1 statement was prepared: its SQL length, bound parameters and largest bound value;
+/// charged to `scope`'s invocation alone while it is open, else to every open invocation.
+pub fn d1_statement(scope: Option<&Scope>, sql_bytes: usize, params: usize, max_value_bytes: usize) {
+    let f = |u: &mut Usage| {
         u.d1_statements += 1.0;
         u.d1_max_statement_bytes = u.d1_max_statement_bytes.max(sql_bytes as f64);
         u.d1_max_params = u.d1_max_params.max(params as f64);
         u.d1_max_value_bytes = u.d1_max_value_bytes.max(max_value_bytes as f64);
-    });
+    };
+    match scope.and_then(|s| s.0.upgrade()) {
+        Some(open) => f(&mut open.usage.borrow_mut()),
+        None => charge(f),
+    }
 }
 
 /// A `fetch` (or another call that counts as a subrequest).
@@ -226,8 +259,8 @@ pub fn embed_request(inputs: usize) {
     });
 }
 
-/// The wasm memory's size now (0 off wasm).
-fn memory_bytes() -> f64 {
+/// The wasm memory's size now (0 off wasm): the isolate's peak so far (it never shrinks).
+pub fn memory_bytes() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::JsCast;
@@ -409,9 +442,9 @@ mod tests {
     #[test]
     fn charges_reach_every_open_invocation_and_none_after_it_ended() {
         let a = begin("http", "GET /a".into());
-        d1_statement(10, 2, 5);
+        d1_statement(None, 10, 2, 5);
         let b = begin("queue", "q".into());
-        d1_statement(30, 1, 0);
+        d1_statement(None, 30, 1, 0);
         queue_send(&[100, 300]);
         embed_request(64);
         let (ua, ub) = (*a.0.usage.borrow(), *b.0.usage.borrow());
@@ -421,11 +454,29 @@ mod tests {
         assert_eq!(ub.embed_max_inputs, 64.0);
         let kept = a.clone();
         drop(a);
-        d1_statement(1, 0, 0);
+        d1_statement(None, 1, 0, 0);
         assert_eq!(kept.0.usage.borrow().d1_statements, 3.0, "a clone keeps the invocation open");
         drop(kept);
         drop(b);
         assert_eq!(OPEN.with(|o| o.borrow().iter().filter(|w| w.strong_count() > 0).count()), 0);
+    }
+
+    #[test]
+    fn a_scoped_statement_is_charged_to_its_invocation_alone_while_it_is_open() {
+        let a = begin("queue", "a".into());
+        let b = begin("http", "b".into());
+        let scope = a.scope();
+        d1_statement(Some(&scope), 10, 1, 0);
+        d1_statement(Some(&scope), 10, 1, 0);
+        d1_statement(None, 10, 1, 0);
+        assert_eq!(scope.d1_statements(), 3.0);
+        assert_eq!(b.0.usage.borrow().d1_statements, 1.0, "b is not charged a's statements");
+        drop(a);
+        assert_eq!(scope.d1_statements(), 0.0);
+        d1_statement(Some(&scope), 10, 1, 0);
+        assert_eq!(b.0.usage.borrow().d1_statements, 2.0, "an ended scope charges every open invocation");
+        assert_eq!(budget("d1Statements"), Some(500.0));
+        assert_eq!(budget("nothing"), None);
     }
 
     #[test]

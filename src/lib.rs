@@ -66,6 +66,10 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
         return response;
     }
     #[cfg(feature = "test-hooks")]
+    if let Some(response) = pipeline::graph_check::handle(&mut req, &env).await {
+        return response;
+    }
+    #[cfg(feature = "test-hooks")]
     if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
         return response;
     }

@@ -29,11 +29,12 @@ pub async fn queue(
     _ctx: worker::worker_sys::Context,
 ) -> Result<JsValue, JsValue> {
     let queue_name: String = batch.queue().map(String::from).unwrap_or_default();
-    let _invocation = crate::ledger::begin("queue", queue_name.clone());
+    let invocation = crate::ledger::begin("queue", queue_name.clone());
+    let scope = invocation.scope();
     let messages = batch.messages()?;
     crate::ledger::queue_batch(messages.length() as usize);
     let ctx = match Ctx::new(&env) {
-        Ok(ctx) => ctx,
+        Ok(ctx) => ctx.scoped(&scope),
         Err(e) => {
             // No database: nothing can be processed; let the platform redeliver.
             crate::log::error("queue_no_database", &[("error", &e.to_string())]);
@@ -41,15 +42,79 @@ pub async fn queue(
             return Ok(JsValue::UNDEFINED);
         }
     };
-    for raw in messages.iter() {
-        let message: MessageSys = wasm_bindgen::JsCast::unchecked_into(raw);
+    let all: Vec<MessageSys> =
+        messages.iter().map(wasm_bindgen::JsCast::unchecked_into::<MessageSys>).collect();
+    let mut guard = StatementGuard::new(ctx.cfg.batch_d1_statements);
+    for (i, message) in all.iter().enumerate() {
+        let used = scope.d1_statements();
+        if !guard.take_next(i, used) {
+            hand_over(&ctx, &queue_name, &all[i..], used).await;
+            break;
+        }
         if queue_name.ends_with(DLQ_SUFFIX) {
-            handle_dead_letter(&ctx, &queue_name, &message).await;
+            handle_dead_letter(&ctx, &queue_name, message).await;
         } else {
-            handle(&ctx, &queue_name, &message).await;
+            handle(&ctx, &queue_name, message).await;
+        }
+        guard.done(scope.d1_statements() - used);
+    }
+    drop(invocation);
+    Ok(JsValue::UNDEFINED)
+}
+
+/// Whether a queue batch takes its next message: not when the statements its messages used so
+/// far, plus as many as the most its messages took, would pass the batch's statement budget
+/// (`limits.json`'s `d1Statements`, or `BATCH_D1_STATEMENTS`). The first message is always
+/// taken (a message's own statements are bounded by its stage: a few per message, pages of work
+/// between its time checks).
+#[derive(Debug, Clone, Copy)]
+pub struct StatementGuard {
+    budget: f64,
+    largest: f64,
+}
+
+impl StatementGuard {
+    pub fn new(budget: f64) -> StatementGuard {
+        StatementGuard { budget, largest: 0.0 }
+    }
+
+    /// Before message `index`, with `used` statements charged to the batch so far.
+    pub fn take_next(&self, index: usize, used: f64) -> bool {
+        index == 0 || used + self.largest <= self.budget
+    }
+
+    /// A message took `statements`.
+    pub fn done(&mut self, statements: f64) {
+        self.largest = self.largest.max(statements);
+    }
+}
+
+/// Hands `rest` of a batch to new messages (the same bodies, sent again) and acks them, so a
+/// message is never retried (and its attempts counted) for the batch's budget. A body that does
+/// not parse, or a send that fails, is retried at once instead.
+async fn hand_over(ctx: &Ctx, queue_name: &str, rest: &[MessageSys], used: f64) {
+    crate::log::info(
+        "batch_handed_over",
+        &[
+            ("queue", queue_name),
+            ("messages", &rest.len().to_string()),
+            ("statements", &format!("{used:.0}")),
+        ],
+    );
+    if queue_name.ends_with(DLQ_SUFFIX) {
+        rest.iter().for_each(|m| retry(m, 0));
+        return;
+    }
+    let parsed: Vec<Option<StageMessage>> =
+        rest.iter().map(|m| serde_json::from_value(body_json(m)).ok()).collect();
+    let again: Vec<StageMessage> = parsed.iter().flatten().cloned().collect();
+    let sent = super::producer::send(&ctx.env, &again, false).await;
+    for (message, parsed) in rest.iter().zip(&parsed) {
+        match (parsed, &sent) {
+            (Some(_), Ok(())) => ack(message),
+            _ => retry(message, 0),
         }
     }
-    Ok(JsValue::UNDEFINED)
 }
 
 fn attempts(message: &MessageSys) -> u32 {
@@ -255,5 +320,24 @@ async fn handle_dead_letter(batch: &Ctx, queue_name: &str, message: &MessageSys)
             crate::log::error("dead_letter_record_failed", &[("error", &e.to_string())]);
             retry(message, 5);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StatementGuard;
+
+    #[test]
+    fn a_batch_takes_messages_while_the_largest_one_so_far_still_fits_its_budget() {
+        let mut guard = StatementGuard::new(100.0);
+        assert!(guard.take_next(0, 0.0));
+        guard.done(30.0);
+        assert!(guard.take_next(1, 30.0));
+        guard.done(40.0);
+        assert!(guard.take_next(2, 60.0), "60 used + 40 at most = 100");
+        guard.done(10.0);
+        assert!(!guard.take_next(3, 70.0), "70 + 40 > 100");
+        // The first message is always taken, whatever it may cost.
+        assert!(StatementGuard::new(0.0).take_next(0, 0.0));
     }
 }

@@ -174,6 +174,7 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
         &job.id,
         &job.namespace,
         crate::embed::embedder_view(&ctx.env).as_ref(),
+        ctx.cfg.graph_page_bytes,
     )
     .await?
     {

@@ -30,6 +30,7 @@ pub async fn try_complete(
     job_id: &str,
     namespace: &str,
     embedder: Option<&crate::api::EmbedderView>,
+    graph_page_bytes: usize,
 ) -> StoreResult<bool> {
     let now = crate::time::now_iso();
     let token = super::new_id("fin", job_id);
@@ -73,7 +74,8 @@ pub async fn try_complete(
         let job = jobs::get(db, job_id).await?;
         if job.as_ref().is_none_or(changed_files) {
             let started = crate::time::now_ms();
-            match graph::resolve_namespace(db, namespace).await {
+            let memory_before = crate::ledger::memory_bytes();
+            match graph::resolve_namespace(db, namespace, graph_page_bytes).await {
                 Ok(r) => crate::log::info(
                     "graph_resolved",
                     &[
@@ -84,6 +86,10 @@ pub async fn try_complete(
                         ("rewrittenFiles", &r.rewritten_files.to_string()),
                         ("rewrittenEdges", &r.rewritten_edges.to_string()),
                         ("ranksWritten", &r.ranks_written.to_string()),
+                        ("pages", &r.pages.to_string()),
+                        // The wasm memory before and after: what the resolution grew it by.
+                        ("memoryBefore", &format!("{memory_before:.0}")),
+                        ("memoryAfter", &format!("{:.0}", crate::ledger::memory_bytes())),
                         ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
                     ],
                 ),

@@ -140,9 +140,14 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     // 3: also when the range was already indexed (a redelivery after the batch committed).
     delete_staged_vectors(ctx, ns).await?;
     // `try_complete` refreshes the job's counters in the same batch that may complete it.
-    let completed =
-        super::finish::try_complete(&ctx.db, &job.id, ns, crate::embed::embedder_view(&ctx.env).as_ref())
-            .await?;
+    let completed = super::finish::try_complete(
+        &ctx.db,
+        &job.id,
+        ns,
+        crate::embed::embedder_view(&ctx.env).as_ref(),
+        ctx.cfg.graph_page_bytes,
+    )
+    .await?;
     ctx.lap("finish");
     if completed {
         super::sync::after_job(ctx, ns).await;

@@ -196,9 +196,14 @@ pub async fn dispatch(
         return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
     }
     jobs::refresh_counters(&ctx.db, job_id).await?;
-    let completed =
-        finish::try_complete(&ctx.db, job_id, namespace, crate::embed::embedder_view(&ctx.env).as_ref())
-            .await?;
+    let completed = finish::try_complete(
+        &ctx.db,
+        job_id,
+        namespace,
+        crate::embed::embedder_view(&ctx.env).as_ref(),
+        ctx.cfg.graph_page_bytes,
+    )
+    .await?;
     let job = jobs::get(&ctx.db, job_id)
         .await?
         .ok_or_else(|| ApiError::internal("reading the job", "job vanished"))?;

@@ -20,6 +20,8 @@ pub mod embed;
 pub mod faults;
 pub mod fetch;
 pub mod finish;
+#[cfg(feature = "test-hooks")]
+pub mod graph_check;
 pub mod index;
 pub mod lifecycle;
 pub mod messages;
@@ -63,6 +65,12 @@ impl Ctx {
             timings: Default::default(),
             lap_at: std::cell::Cell::new(crate::time::now_ms()),
         })
+    }
+
+    /// The same context with its databases charged to `scope`'s invocation alone in the limits
+    /// ledger (a queue batch's: its stages' statements are its own).
+    pub fn scoped(self, scope: &crate::ledger::Scope) -> Ctx {
+        Ctx { stores: self.stores.scoped(scope), db: self.db.scoped(scope), ..self }
     }
 
     /// The same context on another database.

@@ -212,7 +212,17 @@ pub fn replace_files_statements(
             continue;
         }
         graphs.push((path, graph));
-        stored.push(serde_json::json!([path, json]));
+        let row = serde_json::json!([path, json]);
+        // A graph escaped inside a row array grows (every quote is escaped): one that would make
+        // a row over the batch size goes as its own value, so no bound value passes the budget.
+        if serde_json::to_string(&row).map_or(usize::MAX, |r| r.len()) > JSON_BATCH_BYTES {
+            out.push(db.stmt(
+                "INSERT INTO graph_files (namespace, path, graph, edges_hash) VALUES (?1, ?2, ?3, '')",
+                &args![namespace, path, json.as_str()],
+            )?);
+        } else {
+            stored.push(row);
+        }
     }
     for rows in json_batches(stored, JSON_BATCH_BYTES) {
         out.push(db.stmt(
@@ -229,14 +239,20 @@ pub fn replace_files_statements(
     Ok((out, refused))
 }
 
-/// Stored file graphs read per query by [`resolve_namespace`].
-const READ_PAGE_FILES: usize = 200;
+/// Stored file graphs listed per query by [`resolve_namespace`] (path, size and hash only).
+const LIST_PAGE_FILES: usize = 5_000;
+
+#[derive(Deserialize)]
+struct Listed {
+    path: String,
+    bytes: f64,
+    edges_hash: Option<String>,
+}
 
 #[derive(Deserialize)]
 struct StoredGraph {
     path: String,
     graph: String,
-    edges_hash: Option<String>,
 }
 
 /// What a namespace's cross-file resolution did.
@@ -252,15 +268,72 @@ pub struct Resolved {
     pub rewritten_edges: usize,
     /// Symbol and file ranks written (those that changed).
     pub ranks_written: usize,
+    /// Pages the stored graphs were read in (each read twice).
+    pub pages: usize,
+}
+
+/// Consecutive runs of `sizes` (in order) of at most `max_bytes` in total, as `(first, count)`; an
+/// item over `max_bytes` is a page of its own.
+pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut bytes = 0;
+    for (i, &size) in sizes.iter().enumerate() {
+        match out.last_mut() {
+            Some((_, count)) if *count > 0 && bytes + size <= max_bytes => {
+                *count += 1;
+                bytes += size;
+            }
+            _ => {
+                out.push((i, 1));
+                bytes = size;
+            }
+        }
+    }
+    out
+}
+
+/// One page of stored graphs, parsed: the files `listed[first..first + count]`, checked to be
+/// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
+async fn read_page(
+    db: &Db,
+    namespace: &str,
+    listed: &[Listed],
+    (first, count): (usize, usize),
+) -> StoreResult<Vec<FileGraph>> {
+    let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
+    let rows: Vec<StoredGraph> = db
+        .all(
+            "SELECT path, graph FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
+            &args![namespace, after, count],
+        )
+        .await?;
+    let expected = &listed[first..first + count];
+    if rows.len() != count || rows.iter().zip(expected).any(|(r, l)| r.path != l.path) {
+        return Err(StoreError("the stored file graphs changed during resolution".into()));
+    }
+    rows.into_iter()
+        .map(|row| {
+            serde_json::from_str::<FileGraph>(&row.graph)
+                .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
+        })
+        .collect()
 }
 
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
 /// every stored file graph together (a changed file can change where any other file's calls and
-/// type names go), then rewrites, in one transaction, the cross-file edges (those their own file
-/// could not resolve; the chunk stage writes the rest) of only the files whose resolved edges
-/// differ from the stored ones. Deterministic and idempotent (a rerun finds nothing to rewrite),
-/// so it is safe to repeat.
-pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved> {
+/// type names go), then rewrites the cross-file edges (those their own file could not resolve;
+/// the chunk stage writes the rest) of only the files whose resolved edges differ from the stored
+/// ones, and the ranks that changed. Deterministic and idempotent (a rerun finds nothing to
+/// rewrite), so it is safe to repeat.
+///
+/// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
+/// pages of at most `page_bytes` of JSON (listed first by size), twice — the first time only
+/// their definitions are kept ([`edgerag_core::graph::SymbolTable`]), the second time each page
+/// is resolved against them, its changed files written in one transaction (edges and hash
+/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
+/// the ranks ([`edgerag_core::graph::rank::Votes`]). The edges and ranks are those of one
+/// resolution over every file at once (the core's tests check this at any page split).
+pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> StoreResult<Resolved> {
     let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
     db.batch(
         ["graph_files", "graph_nodes", "graph_edges"]
@@ -269,50 +342,69 @@ pub async fn resolve_namespace(db: &Db, namespace: &str) -> StoreResult<Resolved
             .collect::<StoreResult<Vec<_>>>()?,
     )
     .await?;
-    // Read in pages by path and parse page by page: a large repository's stored graphs are tens
-    // of MB of JSON, which would otherwise be held three times over (the query result, the
-    // strings, the parsed graphs) within the isolate's memory.
-    let (mut files, mut stored_hashes) = (Vec::<FileGraph>::new(), Vec::<Option<String>>::new());
-    let mut after = String::new();
+    let mut listed: Vec<Listed> = Vec::new();
     loop {
-        let page: Vec<StoredGraph> = db
+        let after = listed.last().map_or("", |l| l.path.as_str()).to_string();
+        let page: Vec<Listed> = db
             .all(
-                "SELECT path, graph, edges_hash FROM graph_files WHERE namespace = ?1 AND path > ?2 \
-                 ORDER BY path LIMIT ?3",
-                &args![namespace, after.as_str(), READ_PAGE_FILES],
+                "SELECT path, length(CAST(graph AS BLOB)) AS bytes, edges_hash FROM graph_files                  WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
+                &args![namespace, after.as_str(), LIST_PAGE_FILES],
             )
             .await?;
-        let full = page.len() == READ_PAGE_FILES;
-        for row in page {
-            let graph = serde_json::from_str::<FileGraph>(&row.graph)
-                .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))?;
-            files.push(graph);
-            stored_hashes.push(row.edges_hash);
-            after = row.path;
-        }
+        let full = page.len() == LIST_PAGE_FILES;
+        listed.extend(page);
         if !full {
             break;
         }
     }
-    edgerag_core::graph::resolve(&mut files);
-    let hashes: Vec<Option<&str>> = stored_hashes.iter().map(Option::as_deref).collect();
-    let changed = changed_edges(&hashes, &files);
-    let resolved = Resolved {
-        files: files.len(),
-        edges: files.iter().map(|f| f.edges.len()).sum(),
-        rewritten_files: changed.len(),
-        rewritten_edges: changed
+    let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
+    let pages = pages_of(&sizes, page_bytes.max(1));
+    // 1: the definitions.
+    let mut table = edgerag_core::graph::SymbolTable::new();
+    for &page in &pages {
+        for graph in read_page(db, namespace, &listed, page).await? {
+            table.add(&graph);
+        }
+    }
+    table.seal();
+    // 2: each page resolved, written where it changed, its votes kept.
+    let mut votes = edgerag_core::graph::rank::Votes::new(table.all_node_ids());
+    let mut resolved = Resolved {
+        files: listed.len(),
+        edges: 0,
+        rewritten_files: 0,
+        rewritten_edges: 0,
+        ranks_written: 0,
+        pages: pages.len(),
+    };
+    for &(first, count) in &pages {
+        let mut files = read_page(db, namespace, &listed, (first, count)).await?;
+        table.resolve_page(first, &mut files);
+        let hashes: Vec<Option<&str>> =
+            listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
+        let changed = changed_edges(&hashes, &files);
+        resolved.edges += files.iter().map(|f| f.edges.len()).sum::<usize>();
+        resolved.rewritten_files += changed.len();
+        resolved.rewritten_edges += changed
             .iter()
             .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
-            .sum(),
-        ranks_written: 0,
-    };
-    if !changed.is_empty() {
-        db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
+            .sum::<usize>();
+        if !changed.is_empty() {
+            db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
+        }
+        for file in &files {
+            votes.add(file);
+        }
     }
-    // The repository map's importance: PageRank over the graph just resolved.
-    let ranks_written = super::ranks::write(db, namespace, &files).await?;
-    Ok(Resolved { ranks_written, ..resolved })
+    drop(listed);
+    // 3: the repository map's importance: PageRank over the graph just resolved.
+    let (nodes, by_file) = edgerag_core::graph::rank::stored_ranks_of(
+        votes.ranks(),
+        (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))),
+    );
+    drop(table);
+    resolved.ranks_written = super::ranks::write_ranks(db, namespace, &nodes, &by_file).await?;
+    Ok(resolved)
 }
 
 /// Statements replacing the cross-file edges of `changed` files (every edge of a legacy one) and
@@ -403,6 +495,42 @@ mod tests {
     use super::*;
     use edgerag_core::graph::{node_id, EdgeKind, Hint, NodeKind, Resolution};
     use edgerag_core::Language;
+
+    #[test]
+    fn pages_hold_consecutive_files_up_to_the_byte_budget_and_a_larger_file_alone() {
+        assert!(pages_of(&[], 10).is_empty());
+        assert_eq!(pages_of(&[4, 4, 4, 4], 10), [(0, 2), (2, 2)]);
+        assert_eq!(pages_of(&[3, 30, 3, 3, 3, 3], 10), [(0, 1), (1, 1), (2, 3), (5, 1)]);
+        assert_eq!(pages_of(&[0, 0, 0], 1), [(0, 3)]);
+        // Every file in exactly one page, in order.
+        let sizes: Vec<usize> = (0..500).map(|i| (i * 7919) % 1_000).collect();
+        let pages = pages_of(&sizes, 2_500);
+        let mut next = 0;
+        for &(first, count) in &pages {
+            assert_eq!(first, next);
+            let bytes: usize = sizes[first..first + count].iter().sum();
+            assert!(count == 1 || bytes <= 2_500, "{bytes}");
+            next += count;
+        }
+        assert_eq!(next, sizes.len());
+    }
+
+    #[test]
+    fn an_escaped_graph_row_over_the_batch_size_is_the_reason_it_goes_as_its_own_value() {
+        // A graph just under the value budget grows past it once escaped inside a row array:
+        // `replace_files_statements` binds such a graph alone (needs D1; checked here in bytes).
+        let graph = huge_file(780);
+        let json = serde_json::to_string(&graph).expect("json");
+        assert!(json.len() <= MAX_FILE_GRAPH_BYTES, "{}", json.len());
+        let row = serde_json::to_string(&serde_json::json!(["src/generated/huge.py", json])).expect("json");
+        assert!(row.len() > JSON_BATCH_BYTES, "{}", row.len());
+        assert!(
+            row.len() > json.len() + json.len() / 20,
+            "escaping grows it: {} → {}",
+            json.len(),
+            row.len()
+        );
+    }
 
     #[test]
     fn a_stored_file_graph_is_within_the_d1_value_budget() {

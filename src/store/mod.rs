@@ -190,13 +190,19 @@ pub fn numbered_placeholders(from: usize, count: usize) -> String {
     (from..from + count).map(|i| format!("?{i}")).collect::<Vec<_>>().join(",")
 }
 
-/// One D1 database (cheap to clone). Get it from [`Stores`].
+/// One D1 database (cheap to clone). Get it from [`Stores`]. A scoped one charges its
+/// statements to one invocation of the limits ledger ([`Db::scoped`]).
 #[derive(Clone)]
-pub struct Db(std::rc::Rc<D1Database>);
+pub struct Db(std::rc::Rc<D1Database>, Option<crate::ledger::Scope>);
 
 impl Db {
     pub fn new(db: D1Database) -> Db {
-        Db(std::rc::Rc::new(db))
+        Db(std::rc::Rc::new(db), None)
+    }
+
+    /// The same database, its statements charged to `scope`'s invocation alone.
+    pub fn scoped(&self, scope: &crate::ledger::Scope) -> Db {
+        Db(self.0.clone(), Some(scope.clone()))
     }
 
     /// The workers-rs handle, for statements [`Db`] has no helper for.
@@ -206,7 +212,12 @@ impl Db {
 
     pub fn stmt(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<D1PreparedStatement> {
         debug_assert!(args.len() <= MAX_PARAMS, "{} params: {sql}", args.len());
-        crate::ledger::d1_statement(sql.len(), args.len(), args.iter().map(Arg::bytes).max().unwrap_or(0));
+        crate::ledger::d1_statement(
+            self.1.as_ref(),
+            sql.len(),
+            args.len(),
+            args.iter().map(Arg::bytes).max().unwrap_or(0),
+        );
         let values: Vec<JsValue> = args.iter().map(Arg::js).collect();
         Ok(self.0.prepare(sql).bind(&values)?)
     }

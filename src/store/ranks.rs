@@ -34,13 +34,68 @@ fn changed<'a>(fresh: &'a BTreeMap<String, f64>, stored: &HashMap<String, f64>) 
 /// Writes the ranks of resolved `files` that changed; returns how many rows were written.
 pub async fn write(db: &Db, namespace: &str, files: &[FileGraph]) -> StoreResult<usize> {
     let (nodes, by_file) = compute(files);
-    let stored_nodes: Vec<Stored> =
-        db.all("SELECT id, rank FROM graph_nodes WHERE namespace = ?1", &args![namespace]).await?;
-    let stored_files: Vec<Stored> =
-        db.all("SELECT path AS id, rank FROM graph_files WHERE namespace = ?1", &args![namespace]).await?;
-    let as_map = |rows: Vec<Stored>| rows.into_iter().map(|r| (r.id, r.rank)).collect::<HashMap<_, _>>();
-    let node_rows = changed(&nodes, &as_map(stored_nodes));
-    let file_rows = changed(&by_file, &as_map(stored_files));
+    write_ranks(db, namespace, &nodes, &by_file).await
+}
+
+/// Stored ranks read per query (in key order, beside the fresh ones).
+const READ_PAGE_ROWS: usize = 20_000;
+
+/// The entries of `fresh` whose stored value (in `table`'s `key` column) differs, read in pages
+/// in key order so a namespace's ranks are never all held twice.
+async fn changed_in<'a>(
+    db: &Db,
+    namespace: &str,
+    table: &str,
+    key: &str,
+    fresh: &'a BTreeMap<String, f64>,
+) -> StoreResult<Vec<(&'a str, f64)>> {
+    let mut out = Vec::new();
+    let mut after = String::new();
+    let mut rest = fresh.range::<String, _>(..);
+    let mut pending = rest.next();
+    loop {
+        let page: Vec<Stored> = db
+            .all(
+                &format!(
+                    "SELECT {key} AS id, rank FROM {table} WHERE namespace = ?1 AND {key} > ?2 ORDER BY {key} LIMIT ?3"
+                ),
+                &args![namespace, after.as_str(), READ_PAGE_ROWS],
+            )
+            .await?;
+        let full = page.len() == READ_PAGE_ROWS;
+        let last = page.last().map(|r| r.id.clone());
+        let stored: HashMap<String, f64> = page.into_iter().map(|r| (r.id, r.rank)).collect();
+        // The fresh entries up to this page's last key are compared with it.
+        let mut in_page = BTreeMap::new();
+        while let Some((k, v)) = pending {
+            if full && last.as_deref().is_some_and(|l| k.as_str() > l) {
+                break;
+            }
+            in_page.insert(k.clone(), *v);
+            pending = rest.next();
+        }
+        out.extend(changed(&in_page, &stored).into_iter().map(|(k, v)| {
+            let (k, _) = fresh.get_key_value(k).expect("a key of fresh");
+            (k.as_str(), v)
+        }));
+        match (full, last) {
+            (true, Some(last)) => after = last,
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
+/// Writes the symbol ranks `nodes` and file ranks `by_file` that differ from the stored ones;
+/// returns how many rows were written.
+pub async fn write_ranks(
+    db: &Db,
+    namespace: &str,
+    nodes: &BTreeMap<String, f64>,
+    by_file: &BTreeMap<String, f64>,
+) -> StoreResult<usize> {
+    let node_rows = changed_in(db, namespace, "graph_nodes", "id", nodes).await?;
+    let file_rows = changed_in(db, namespace, "graph_files", "path", by_file).await?;
     let written = node_rows.len() + file_rows.len();
     let mut statements: Vec<D1PreparedStatement> = Vec::new();
     // Upserts that only ever update (the rows exist): the JSON drives and each row is found by its

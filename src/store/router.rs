@@ -55,6 +55,15 @@ impl Stores {
         Stores(Rc::new(Inner { databases, resolved: RefCell::new(HashMap::new()) }))
     }
 
+    /// The same databases (and namespaces resolved so far), their statements charged to `scope`'s
+    /// invocation alone (see [`Db::scoped`]).
+    pub fn scoped(&self, scope: &crate::ledger::Scope) -> Stores {
+        Stores(Rc::new(Inner {
+            databases: self.0.databases.iter().map(|(n, db)| (n.clone(), db.scoped(scope))).collect(),
+            resolved: RefCell::new(self.0.resolved.borrow().clone()),
+        }))
+    }
+
     /// The catalog database (the first binding): namespace assignments, the embedding cache,
     /// dead letters.
     pub fn catalog(&self) -> &Db {

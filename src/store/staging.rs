@@ -34,7 +34,25 @@ pub struct StagedRef {
     pub size: i64,
 }
 
-const ROW_PARAMS: usize = 9;
+/// The largest value a staged file's content is bound as: the D1 value budget of
+/// `src/limits.json` (`d1ValueBytes`). Longer content goes in two values ([`split_content`]).
+pub const CONTENT_PART_BYTES: usize = 1_000_000;
+
+/// `content` as the two values it is stored in (`job_files.content`, `content_tail`): all of it
+/// and no tail when it fits [`CONTENT_PART_BYTES`], else its first part (cut at the last
+/// character boundary within the budget) and the rest.
+pub fn split_content(content: &str, max: usize) -> (&str, Option<&str>) {
+    if content.len() <= max {
+        return (content, None);
+    }
+    let mut cut = max;
+    while cut > 0 && !content.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    (&content[..cut], Some(&content[cut..]))
+}
+
+const ROW_PARAMS: usize = 10;
 const FIXED_PARAMS: usize = 3;
 /// Rows per INSERT statement under the 100-parameter limit.
 pub const ROWS_PER_INSERT: usize = (MAX_PARAMS - FIXED_PARAMS) / ROW_PARAMS;
@@ -54,6 +72,13 @@ pub fn insert_statements(
         let mut values = Vec::with_capacity(group.len());
         let mut params: Vec<Arg> = args![job_id, namespace, now].into();
         for row in group {
+            let (head, tail) = match row.content.as_deref() {
+                Some(c) => {
+                    let (head, tail) = split_content(c, CONTENT_PART_BYTES);
+                    (Some(head), tail)
+                }
+                None => (None, None),
+            };
             let base = params.len();
             let slots: Vec<String> = (1..=ROW_PARAMS).map(|i| format!("?{}", base + i)).collect();
             values.push(format!("({})", slots.join(", ")));
@@ -62,7 +87,8 @@ pub fn insert_statements(
                 row.change,
                 &row.reason,
                 row.status,
-                &row.content,
+                head,
+                tail,
                 &row.content_hash,
                 row.size,
                 &row.language,
@@ -70,14 +96,15 @@ pub fn insert_statements(
             ]);
         }
         let sql = format!(
-            "INSERT INTO job_files (job_id, namespace, path, change, reason, status, content, content_hash, \
-               size, language, tags, updated_at) \
+            "INSERT INTO job_files (job_id, namespace, path, change, reason, status, content, content_tail, \
+               content_hash, size, language, tags, updated_at) \
              SELECT ?1, ?2, v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, \
-               v.column8, v.column9, ?3 \
+               v.column8, v.column9, v.column10, ?3 \
              FROM (VALUES {}) AS v \
              WHERE EXISTS (SELECT 1 FROM repo_rag_index_job WHERE id = ?1 AND status IN ('QUEUED', 'RUNNING')) \
              ON CONFLICT(job_id, path) DO UPDATE SET change = excluded.change, reason = excluded.reason, \
-               status = excluded.status, content = excluded.content, content_hash = excluded.content_hash, \
+               status = excluded.status, content = excluded.content, content_tail = excluded.content_tail, \
+               content_hash = excluded.content_hash, \
                size = excluded.size, language = excluded.language, tags = excluded.tags, chunk_count = 0, \
                updated_at = excluded.updated_at \
              WHERE job_files.content_hash IS NOT excluded.content_hash OR job_files.tags IS NOT excluded.tags \
@@ -115,7 +142,7 @@ pub struct PendingFile {
 /// Files of `[from, to]` waiting for the chunk stage.
 pub async fn pending_files(db: &Db, job_id: &str, from: i64, to: i64) -> StoreResult<Vec<PendingFile>> {
     db.all(
-        "SELECT seq, path, content FROM job_files \
+        "SELECT seq, path, content || COALESCE(content_tail, '') AS content FROM job_files \
          WHERE job_id = ? AND seq BETWEEN ? AND ? AND status = 'pending' ORDER BY seq",
         &args![job_id, from, to],
     )
@@ -170,7 +197,7 @@ pub fn chunked_statements(
         &files.iter().map(|(seq, chunks)| [*seq, chunks.len() as i64]).collect::<Vec<_>>(),
     )?;
     out.push(db.stmt(
-        "UPDATE job_files SET status = 'chunked', chunk_count = v.n, content = NULL \
+        "UPDATE job_files SET status = 'chunked', chunk_count = v.n, content = NULL, content_tail = NULL \
          FROM (SELECT json_extract(value, '$[0]') AS seq, json_extract(value, '$[1]') AS n FROM json_each(?2)) AS v \
          WHERE job_files.job_id = ?1 AND job_files.seq = v.seq AND job_files.status = 'pending'",
         &args![job_id, counts.as_str()],
@@ -350,7 +377,7 @@ pub fn cleanup_statements(
         )?,
         db.stmt(
             &format!(
-                "UPDATE job_files SET content = NULL WHERE job_id = ?1 AND content IS NOT NULL AND {GUARD}"
+                "UPDATE job_files SET content = NULL, content_tail = NULL WHERE job_id = ?1 AND content IS NOT NULL AND {GUARD}"
             ),
             &args![job_id, finish_token],
         )?,
@@ -368,6 +395,20 @@ pub fn cleanup_statements(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    #[test]
+    fn content_over_the_value_budget_is_stored_in_two_values_cut_at_a_character_boundary() {
+        assert_eq!(split_content("short", 10), ("short", None));
+        assert_eq!(split_content("exactly10!", 10), ("exactly10!", None));
+        // 'é' is two bytes: a cut at byte 5 would split it.
+        let (head, tail) = split_content("abcdéfgh", 5);
+        assert_eq!((head, tail), ("abcd", Some("éfgh")));
+        let big = "ü".repeat(520_000); // 1,040,000 bytes, as a file just under 1 MiB.
+        let (head, tail) = split_content(&big, CONTENT_PART_BYTES);
+        assert!(head.len() <= CONTENT_PART_BYTES && tail.is_some_and(|t| t.len() <= CONTENT_PART_BYTES));
+        assert_eq!(format!("{head}{}", tail.unwrap_or_default()), big);
+        let budget = crate::ledger::budget("d1MaxValueBytes").expect("d1MaxValueBytes");
+        assert_eq!(CONTENT_PART_BYTES as f64, budget);
+    }
 
     fn row(hex: Option<&str>, json: Option<&str>) -> ChunkWithVector {
         ChunkWithVector {

@@ -40,7 +40,7 @@ mod stats;
 mod text;
 mod types;
 
-pub use resolve::resolve;
+pub use resolve::{resolve, SymbolTable};
 pub use stats::GraphStats;
 pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
 

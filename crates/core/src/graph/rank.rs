@@ -12,6 +12,7 @@
 //! about something (a question, paths, symbols) is ranked by [`personalized`] PageRank instead,
 //! computed per request over the files' graph with the teleport mass on the files it is about.
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use super::{EdgeKind, FileGraph};
 
@@ -29,42 +30,75 @@ pub fn votes(kind: EdgeKind) -> bool {
 
 /// `(symbol id, rank)` of every node of `files`, in id order; the ranks sum to 1.
 pub fn pagerank(files: &[FileGraph]) -> Vec<(String, f64)> {
-    let mut ids: Vec<&str> = files.iter().flat_map(|f| f.nodes.iter().map(|n| &*n.id)).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let n = ids.len();
-    if n == 0 {
-        return Vec::new();
+    let mut votes = Votes::new(files.iter().flat_map(|f| f.nodes.iter().map(|n| &n.id)));
+    for f in files {
+        votes.add(f);
     }
-    let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    // Votes as (source, target) pairs, sorted so the sums below run in a fixed order.
-    let mut links: Vec<(usize, usize)> = files
-        .iter()
-        .flat_map(|f| f.edges.iter())
-        .filter(|e| votes(e.kind))
-        .filter_map(|e| Some((*index.get(&*e.src)?, *index.get(e.dst.as_deref()?)?)))
-        .filter(|(s, d)| s != d)
-        .collect();
-    links.sort_unstable();
-    let mut out_degree = vec![0u32; n];
-    for &(s, _) in &links {
-        out_degree[s] += 1;
+    votes.ranks()
+}
+
+/// [`pagerank`] fed file by file: the symbols first (every node id), then each resolved file's
+/// votes, so a namespace's graphs need not be held at once. The same ranks, bit for bit.
+pub struct Votes {
+    ids: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, u32>,
+    /// (source, target) positions in `ids`.
+    links: Vec<(u32, u32)>,
+}
+
+impl Votes {
+    /// Over the symbols `ids` (repeats are one symbol).
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a Arc<str>>) -> Votes {
+        let mut ids: Vec<Arc<str>> = ids.into_iter().cloned().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let index = ids.iter().enumerate().map(|(i, id)| (id.clone(), i as u32)).collect();
+        Votes { ids, index, links: Vec::new() }
     }
-    let mut rank = vec![1.0 / n as f64; n];
-    for _ in 0..MAX_ROUNDS {
-        let dangling: f64 = (0..n).filter(|&i| out_degree[i] == 0).map(|i| rank[i]).sum();
-        let base = (1.0 - DAMPING) / n as f64 + DAMPING * dangling / n as f64;
-        let mut next = vec![base; n];
-        for &(s, d) in &links {
-            next[d] += DAMPING * rank[s] / f64::from(out_degree[s]);
+
+    /// The votes of one resolved file's edges.
+    pub fn add(&mut self, file: &FileGraph) {
+        let index = &self.index;
+        self.links.extend(
+            file.edges
+                .iter()
+                .filter(|e| votes(e.kind))
+                .filter_map(|e| Some((*index.get(&*e.src)?, *index.get(e.dst.as_deref()?)?)))
+                .filter(|(s, d)| s != d),
+        );
+    }
+
+    /// `(symbol id, rank)` of every symbol, in id order; the ranks sum to 1.
+    pub fn ranks(self) -> Vec<(String, f64)> {
+        let Votes { ids, index, mut links } = self;
+        drop(index);
+        let n = ids.len();
+        if n == 0 {
+            return Vec::new();
         }
-        let moved: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
-        rank = next;
-        if moved < TOLERANCE {
-            break;
+        // Sorted so the sums below run in a fixed order.
+        links.sort_unstable();
+        let mut out_degree = vec![0u32; n];
+        for &(s, _) in &links {
+            out_degree[s as usize] += 1;
         }
+        let mut rank = vec![1.0 / n as f64; n];
+        for _ in 0..MAX_ROUNDS {
+            let dangling: f64 = (0..n).filter(|&i| out_degree[i] == 0).map(|i| rank[i]).sum();
+            let base = (1.0 - DAMPING) / n as f64 + DAMPING * dangling / n as f64;
+            let mut next = vec![base; n];
+            for &(s, d) in &links {
+                let s = s as usize;
+                next[d as usize] += DAMPING * rank[s] / f64::from(out_degree[s]);
+            }
+            let moved: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+            rank = next;
+            if moved < TOLERANCE {
+                break;
+            }
+        }
+        ids.into_iter().map(|id| id.to_string()).zip(rank).collect()
     }
-    ids.into_iter().map(str::to_string).zip(rank).collect()
 }
 
 /// Ranks are kept to this many significant digits (a stored rank whose rounded value did not
@@ -83,17 +117,28 @@ pub fn rounded(x: f64) -> f64 {
 /// The ranks a repository keeps: every symbol's [`pagerank`] and every file's (the sum of its
 /// symbols'), rounded; keyed by symbol id and by path.
 pub fn stored_ranks(files: &[FileGraph]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
-    let ranks: HashMap<String, f64> = pagerank(files).into_iter().collect();
+    let ids: Vec<Vec<Arc<str>>> =
+        files.iter().map(|f| f.nodes.iter().map(|n| n.id.clone()).collect()).collect();
+    stored_ranks_of(pagerank(files), files.iter().zip(&ids).map(|(f, ids)| (f.path.as_str(), ids.as_slice())))
+}
+
+/// [`stored_ranks`] from the symbols' ranks ([`Votes::ranks`]) and each file's path and node ids
+/// (in the file's order).
+pub fn stored_ranks_of<'a>(
+    ranks: Vec<(String, f64)>,
+    files: impl Iterator<Item = (&'a str, &'a [Arc<str>])>,
+) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
+    let ranks: HashMap<String, f64> = ranks.into_iter().collect();
     let mut nodes = BTreeMap::new();
     let mut by_file = BTreeMap::new();
-    for f in files {
+    for (path, ids) in files {
         let mut total = 0.0;
-        for n in &f.nodes {
-            let r = ranks.get(&*n.id).copied().unwrap_or(0.0);
+        for id in ids {
+            let r = ranks.get(&**id).copied().unwrap_or(0.0);
             total += r;
-            nodes.insert(n.id.to_string(), rounded(r));
+            nodes.insert(id.to_string(), rounded(r));
         }
-        by_file.insert(f.path.clone(), rounded(total));
+        by_file.insert(path.to_string(), rounded(total));
     }
     (nodes, by_file)
 }

@@ -16,17 +16,136 @@ use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, NodeKind, Resolution
 pub fn resolve(files: &mut [FileGraph]) {
     let mut index = Index::build(files);
     // Types first, so that calls can find members through base types.
-    pass(files, &index, |k| k != EdgeKind::Calls);
+    pass(files, 0, &index, |k| k != EdgeKind::Calls);
     index.bases = bases(files, &index);
-    pass(files, &index, |k| k == EdgeKind::Calls);
+    pass(files, 0, &index, |k| k == EdgeKind::Calls);
 }
 
-fn pass(files: &mut [FileGraph], index: &Index, kinds: impl Fn(EdgeKind) -> bool) {
+/// [`resolve`] in pieces, for a namespace too large to hold every file's graph at once: the
+/// same edges, bit for bit, whatever the pieces.
+///
+/// 1. [`SymbolTable::add`] every file, in a fixed order (each page of files is read, added and
+///    dropped): the table keeps what resolution looks up — each node's id, name, fqn, kind,
+///    parent link and declared type, each file's module keys and package — and, of the few files
+///    with `EXTENDS` / `IMPLEMENTS` edges, those edges and the file's imports. No other edge.
+/// 2. [`SymbolTable::seal`]: the base types, resolved from the kept edges.
+/// 3. [`SymbolTable::resolve_page`] the files again, page by page in the same order (a page's
+///    edges depend only on the table and its own files).
+///
+/// Memory: the table grows with the definitions of the namespace (not with its edges, which are
+/// most of a graph); a page's graphs come and go.
+pub struct SymbolTable {
+    index: Index,
+    paths: Vec<String>,
+    /// Files with `EXTENDS` / `IMPLEMENTS` edges: (file, the file with only those edges).
+    typed: Vec<(usize, FileGraph)>,
+    sealed: bool,
+}
+
+impl Default for SymbolTable {
+    fn default() -> Self {
+        SymbolTable::new()
+    }
+}
+
+impl SymbolTable {
+    pub fn new() -> SymbolTable {
+        SymbolTable { index: Index::empty(0), paths: Vec::new(), typed: Vec::new(), sealed: false }
+    }
+
+    /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
+    pub fn add(&mut self, file: &FileGraph) {
+        debug_assert!(!self.sealed, "a file added after seal");
+        let fi = self.paths.len();
+        self.index.add(file);
+        self.paths.push(file.path.clone());
+        let typed: Vec<Edge> = file
+            .edges
+            .iter()
+            .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
+            .cloned()
+            .collect();
+        if !typed.is_empty() {
+            let imports =
+                if typed.iter().any(|e| e.hint.is_some()) { file.imports.clone() } else { Vec::new() };
+            let kept = FileGraph {
+                path: file.path.clone(),
+                language: file.language,
+                package: file.package.clone(),
+                nodes: Vec::new(),
+                edges: typed,
+                imports,
+            };
+            self.typed.push((fi, kept));
+        }
+    }
+
+    /// Files added.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The path of file `fi`.
+    pub fn path(&self, fi: usize) -> &str {
+        &self.paths[fi]
+    }
+
+    /// The node ids of file `fi`, in its order.
+    pub fn node_ids(&self, fi: usize) -> &[Arc<str>] {
+        &self.index.ids[fi]
+    }
+
+    /// Every node id, file by file.
+    pub fn all_node_ids(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.index.ids.iter().flatten()
+    }
+
+    /// Resolves the base types (after the last [`SymbolTable::add`]).
+    pub fn seal(&mut self) {
+        if self.sealed {
+            return;
+        }
+        self.index.seal();
+        let mut typed = std::mem::take(&mut self.typed);
+        // The `EXTENDS` / `IMPLEMENTS` edges as [`resolve`]'s first pass leaves them (no bases).
+        for (fi, file) in &mut typed {
+            pass(std::slice::from_mut(file), *fi, &self.index, |k| k != EdgeKind::Calls);
+        }
+        self.index.bases = bases_of(
+            self.index
+                .ids
+                .iter()
+                .enumerate()
+                .flat_map(|(fi, ids)| ids.iter().enumerate().map(move |(ni, id)| (&**id, (fi, ni)))),
+            typed.iter().map(|(_, f)| f),
+        );
+        self.sealed = true;
+    }
+
+    /// Resolves `page`: the files added as `first`, `first + 1`, … (the same graphs, in the same
+    /// order). Their edges come out as [`resolve`] over every file makes them.
+    pub fn resolve_page(&mut self, first: usize, page: &mut [FileGraph]) {
+        self.seal();
+        debug_assert!(page.iter().enumerate().all(|(i, f)| self.paths.get(first + i) == Some(&f.path)));
+        // The first pass runs without base types, as in [`resolve`].
+        let bases = std::mem::take(&mut self.index.bases);
+        pass(page, first, &self.index, |k| k != EdgeKind::Calls);
+        self.index.bases = bases;
+        pass(page, first, &self.index, |k| k == EdgeKind::Calls);
+    }
+}
+
+/// Resolves the edges of `kinds` of `files`, the files numbered from `first` in the index.
+fn pass(files: &mut [FileGraph], first: usize, index: &Index, kinds: impl Fn(EdgeKind) -> bool) {
     let mut updates: Vec<(usize, usize, Found)> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for (ei, edge) in file.edges.iter().enumerate() {
             if let Some(hint) = edge.hint.as_ref().filter(|_| kinds(edge.kind)) {
-                updates.push((fi, ei, index.resolve_edge(fi, file, edge, hint)));
+                updates.push((fi, ei, index.resolve_edge(first + fi, file, edge, hint)));
             }
         }
     }
@@ -50,11 +169,22 @@ type At = (usize, usize);
 
 /// Each type's resolved `EXTENDS` / `IMPLEMENTS` targets.
 fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
+    let _ = index;
+    let nodes = files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, file)| file.nodes.iter().enumerate().map(move |(ni, node)| (&*node.id, (fi, ni))));
+    bases_of(nodes, files.iter())
+}
+
+/// [`bases`] from every node's id and position and the files' resolved edges.
+fn bases_of<'a>(
+    nodes: impl Iterator<Item = (&'a str, At)>,
+    files: impl Iterator<Item = &'a FileGraph>,
+) -> HashMap<At, Vec<At>> {
     let mut by_id: HashMap<&str, At> = HashMap::new();
-    for (fi, file) in files.iter().enumerate() {
-        for (ni, node) in file.nodes.iter().enumerate() {
-            by_id.insert(&*node.id, (fi, ni));
-        }
+    for (id, at) in nodes {
+        by_id.insert(id, at);
     }
     let mut out: HashMap<At, Vec<At>> = HashMap::new();
     for file in files {
@@ -70,7 +200,6 @@ fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
             }
         }
     }
-    let _ = index;
     out
 }
 
@@ -150,67 +279,148 @@ const COMMON: &[&str] = &[
     "Read",
 ];
 
+/// FNV-1a, 64 bits: the key of a string in [`Positions`] (collisions are told apart by the
+/// string itself).
+fn fnv(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Node positions by a string of theirs, compactly (16 bytes a node instead of a map entry with
+/// an owned string and a vector): `(hash, file, node)` sorted once every node is in, each match
+/// checked against the string itself. A string's positions come out in the order they were
+/// added (file, then node), as a map of vectors gave them.
+#[derive(Default)]
+struct Positions {
+    entries: Vec<(u64, u32, u32)>,
+}
+
+impl Positions {
+    fn push(&mut self, hash: u64, at: At) {
+        self.entries.push((hash, at.0 as u32, at.1 as u32));
+    }
+
+    fn seal(&mut self) {
+        self.entries.sort_unstable();
+        self.entries.shrink_to_fit();
+    }
+
+    /// The positions under `hash` that `is` accepts (the string check), in order.
+    fn get<'a>(&'a self, hash: u64, is: impl Fn(At) -> bool + 'a) -> impl Iterator<Item = At> + 'a {
+        let start = self.entries.partition_point(|e| e.0 < hash);
+        self.entries[start..]
+            .iter()
+            .take_while(move |e| e.0 == hash)
+            .map(|e| (e.1 as usize, e.2 as usize))
+            .filter(move |&at| is(at))
+    }
+}
+
 struct Index {
     by_key: HashMap<String, Vec<usize>>,
     by_package: HashMap<String, Vec<usize>>,
     /// (file, name) → its top-level nodes (children of the file's module node).
-    top: HashMap<(usize, String), Vec<usize>>,
-    by_fqn: HashMap<String, Vec<At>>,
-    by_name: HashMap<String, Vec<At>>,
+    top: Positions,
+    by_fqn: Positions,
+    by_name: Positions,
     kinds: Vec<Vec<NodeKind>>,
     ids: Vec<Vec<Arc<str>>>,
-    fqns: Vec<Vec<String>>,
+    names: Vec<Vec<Box<str>>>,
+    fqns: Vec<Vec<Box<str>>>,
     packages: Vec<Option<String>>,
     bases: HashMap<At, Vec<At>>,
-    declared: Vec<Vec<Option<String>>>,
+    declared: Vec<Vec<Option<Box<str>>>>,
     /// Every part of every file's package / module path (`api`, `handlers` of `api.handlers`).
     modules: HashSet<String>,
 }
 
 impl Index {
     fn build(files: &[FileGraph]) -> Index {
-        let mut index = Index {
+        let mut index = Index::empty(files.len());
+        for file in files {
+            index.add(file);
+        }
+        index.seal();
+        index
+    }
+
+    fn empty(files: usize) -> Index {
+        Index {
             by_key: HashMap::new(),
             by_package: HashMap::new(),
-            top: HashMap::new(),
-            by_fqn: HashMap::new(),
-            by_name: HashMap::new(),
-            kinds: Vec::with_capacity(files.len()),
-            ids: Vec::with_capacity(files.len()),
-            fqns: Vec::with_capacity(files.len()),
-            packages: Vec::with_capacity(files.len()),
+            top: Positions::default(),
+            by_fqn: Positions::default(),
+            by_name: Positions::default(),
+            kinds: Vec::with_capacity(files),
+            ids: Vec::with_capacity(files),
+            names: Vec::with_capacity(files),
+            fqns: Vec::with_capacity(files),
+            packages: Vec::with_capacity(files),
             bases: HashMap::new(),
-            declared: Vec::with_capacity(files.len()),
+            declared: Vec::with_capacity(files),
             modules: HashSet::new(),
-        };
-        for (fi, file) in files.iter().enumerate() {
-            for key in keys(file) {
-                index.by_key.entry(key).or_default().push(fi);
-            }
-            for part in file.package.iter().flat_map(|p| p.split('.')) {
-                if !index.modules.contains(part) {
-                    index.modules.insert(part.to_string());
-                }
-            }
-            let package = package_key(file);
-            if let Some(p) = &package {
-                index.by_package.entry(p.clone()).or_default().push(fi);
-            }
-            index.packages.push(package);
-            let module_id = file.nodes.first().map(|n| &*n.id);
-            for (ni, node) in file.nodes.iter().enumerate().skip(1) {
-                if node.parent.as_deref() == module_id {
-                    index.top.entry((fi, node.name.clone())).or_default().push(ni);
-                }
-                index.by_fqn.entry(node.fqn.clone()).or_default().push((fi, ni));
-                index.by_name.entry(node.name.clone()).or_default().push((fi, ni));
-            }
-            index.kinds.push(file.nodes.iter().map(|n| n.kind).collect());
-            index.ids.push(file.nodes.iter().map(|n| n.id.clone()).collect());
-            index.fqns.push(file.nodes.iter().map(|n| n.fqn.clone()).collect());
-            index.declared.push(file.nodes.iter().map(|n| n.declared_type.clone()).collect());
         }
-        index
+    }
+
+    /// Adds the next file's definitions (file `self.ids.len()`).
+    fn add(&mut self, file: &FileGraph) {
+        let index = self;
+        let fi = index.ids.len();
+        for key in keys(file) {
+            index.by_key.entry(key).or_default().push(fi);
+        }
+        for part in file.package.iter().flat_map(|p| p.split('.')) {
+            if !index.modules.contains(part) {
+                index.modules.insert(part.to_string());
+            }
+        }
+        let package = package_key(file);
+        if let Some(p) = &package {
+            index.by_package.entry(p.clone()).or_default().push(fi);
+        }
+        index.packages.push(package);
+        let module_id = file.nodes.first().map(|n| &*n.id);
+        for (ni, node) in file.nodes.iter().enumerate().skip(1) {
+            if node.parent.as_deref() == module_id {
+                index.top.push(Index::top_hash(fi, &node.name), (fi, ni));
+            }
+            index.by_fqn.push(fnv(&[node.fqn.as_bytes()]), (fi, ni));
+            index.by_name.push(fnv(&[node.name.as_bytes()]), (fi, ni));
+        }
+        index.kinds.push(file.nodes.iter().map(|n| n.kind).collect());
+        index.ids.push(file.nodes.iter().map(|n| n.id.clone()).collect());
+        index.names.push(file.nodes.iter().map(|n| n.name.as_str().into()).collect());
+        index.fqns.push(file.nodes.iter().map(|n| n.fqn.as_str().into()).collect());
+        index.declared.push(file.nodes.iter().map(|n| n.declared_type.as_deref().map(Box::from)).collect());
+    }
+
+    /// Sorts the positions: after the last [`Index::add`], before any lookup.
+    fn seal(&mut self) {
+        self.top.seal();
+        self.by_fqn.seal();
+        self.by_name.seal();
+    }
+
+    fn top_hash(fi: usize, name: &str) -> u64 {
+        fnv(&[&(fi as u64).to_le_bytes(), name.as_bytes()])
+    }
+
+    /// Nodes whose fqn is `fqn`, in order.
+    fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
+        self.by_fqn.get(fnv(&[fqn.as_bytes()]), move |(f, n)| &*self.fqns[f][n] == fqn)
+    }
+
+    /// Nodes named `name`, in order.
+    fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
+        self.by_name.get(fnv(&[name.as_bytes()]), move |(f, n)| &*self.names[f][n] == name)
     }
 
     fn id(&self, at: At) -> Arc<str> {
@@ -219,8 +429,9 @@ impl Index {
 
     /// A top-level node named `name` in file `fi` that `want` accepts.
     fn top_in(&self, fi: usize, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let nodes = self.top.get(&(fi, name.to_string()))?;
-        nodes.iter().find(|&&ni| want(self.kinds[fi][ni])).map(|&ni| (fi, ni))
+        let mut nodes =
+            self.top.get(Index::top_hash(fi, name), |(f, n)| f == fi && &*self.names[f][n] == name);
+        nodes.find(|&(f, n)| want(self.kinds[f][n]))
     }
 
     /// The member `name` of the type at `ty`, or of its base types (nearest first).
@@ -230,8 +441,7 @@ impl Index {
 
     fn member_of(&self, ty: At, name: &str, want: &dyn Fn(NodeKind) -> bool, depth: usize) -> Option<At> {
         let fqn = format!("{}.{}", self.fqns[ty.0][ty.1], name);
-        let own =
-            self.by_fqn.get(&fqn).and_then(|all| all.iter().copied().find(|&(f, n)| want(self.kinds[f][n])));
+        let own = self.fqn_is(&fqn).find(|&(f, n)| want(self.kinds[f][n]));
         if own.is_some() || depth > 8 {
             return own;
         }
@@ -245,8 +455,7 @@ impl Index {
 
     /// Types whose fqn is `fqn` (a `self` call's owner).
     fn types_named_fqn(&self, fqn: &str) -> Vec<At> {
-        let all = self.by_fqn.get(fqn).map(Vec::as_slice).unwrap_or(&[]);
-        all.iter().copied().filter(|&(f, n)| self.kinds[f][n].is_type()).collect()
+        self.fqn_is(fqn).filter(|&(f, n)| self.kinds[f][n].is_type()).collect()
     }
 
     /// The only method called `name` in the project, unless the name is too common to guess.
@@ -259,14 +468,13 @@ impl Index {
     }
 
     fn by_fqn_unique(&self, fqn: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<(At, Resolution)> {
-        let mut found = self.by_fqn.get(fqn)?.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.fqn_is(fqn).filter(|&(f, n)| want(self.kinds[f][n]));
         let first = found.next()?;
         found.next().is_none().then_some((first, Resolution::UniqueName))
     }
 
     fn unique(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let all = self.by_name.get(name)?;
-        let mut found = all.iter().copied().filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.name_is(name).filter(|&(f, n)| want(self.kinds[f][n]));
         let first = found.next()?;
         found.next().is_none().then_some(first)
     }
@@ -314,12 +522,9 @@ impl Index {
             Some("self") => {
                 let owned = hint.owner.as_ref().and_then(|owner| {
                     let fqn = format!("{owner}.{name}");
-                    let all = self.by_fqn.get(&fqn);
                     // Prefer the same package (Go methods of one type across its files).
-                    let pick = all
-                        .into_iter()
-                        .flatten()
-                        .copied()
+                    let pick = self
+                        .fqn_is(&fqn)
                         .filter(|&(f, n)| want(self.kinds[f][n]))
                         .min_by_key(|&(f, _)| self.packages[f] != self.packages[fi]);
                     pick.map(|at| (at, Resolution::Scope)).or_else(|| {
@@ -538,8 +743,7 @@ impl Index {
 
     /// Whether some node called `name` is of a kind `want` accepts.
     fn names(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> bool {
-        let all = self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
-        all.iter().any(|&(f, n)| want(self.kinds[f][n]))
+        self.name_is(name).any(|(f, n)| want(self.kinds[f][n]))
     }
 
     /// `name` on the declared type of `owner`'s field `field` (own or inherited).
@@ -1173,5 +1377,122 @@ int main() {
         assert_eq!(target(&edges, "shop.Util.run", "Util::make"), Some("shop.Util.make"));
         assert_eq!(target(&edges, "main", "shop::Util::make"), Some("shop.Util.make"));
         assert_eq!(target(&edges, "main", "u.max"), Some("shop.Util.max"));
+    }
+}
+
+/// [`SymbolTable`] against [`resolve`]: the same edges and ranks whatever the pages.
+#[cfg(all(test, feature = "all-languages"))]
+mod paged_tests {
+    use super::*;
+    use crate::graph::extract_graph;
+    use crate::graph::rank::{stored_ranks, stored_ranks_of, Votes};
+    use crate::lang::Language;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Real inputs: the graph fixtures (projects in six languages, each under its own folder)
+    /// and this crate's own Rust sources, in path order as the worker reads them.
+    fn project() -> Vec<FileGraph> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths = Vec::new();
+        walk(&root.join("../../tests/fixtures/graph"), &mut paths);
+        walk(&root.join("src"), &mut paths);
+        let mut files: Vec<FileGraph> = paths
+            .iter()
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(p).ok()?;
+                let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace("../", "");
+                extract_graph(&rel, &text, Language::detect(&rel))
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        assert!(files.len() > 60, "{} files", files.len());
+        files
+    }
+
+    fn whole(files: &[FileGraph]) -> Vec<FileGraph> {
+        let mut out = files.to_vec();
+        resolve(&mut out);
+        out
+    }
+
+    /// Resolved in pages cut at `cuts` (file counts, cycled), as the worker does: every file
+    /// added, then each page resolved alone.
+    fn paged(files: &[FileGraph], cuts: &[usize]) -> (Vec<FileGraph>, SymbolTable) {
+        let mut table = SymbolTable::new();
+        for f in files {
+            table.add(f);
+        }
+        table.seal();
+        let mut out = Vec::with_capacity(files.len());
+        let (mut first, mut cut) = (0, 0);
+        while first < files.len() {
+            let size = cuts[cut % cuts.len()].max(1);
+            cut += 1;
+            let mut page = files[first..(first + size).min(files.len())].to_vec();
+            table.resolve_page(first, &mut page);
+            first += page.len();
+            out.extend(page);
+        }
+        (out, table)
+    }
+
+    #[test]
+    fn a_project_resolved_page_by_page_has_the_edges_of_one_resolution() {
+        let files = project();
+        let expected = whole(&files);
+        let cross: usize =
+            expected.iter().flat_map(|f| &f.edges).filter(|e| e.hint.is_some() && e.dst.is_some()).count();
+        assert!(cross > 200, "only {cross} edges resolved across files: the input proves little");
+        for size in [1, 2, 3, 7, 50, files.len()] {
+            let (got, _) = paged(&files, &[size]);
+            assert_eq!(got, expected, "pages of {size}");
+        }
+    }
+
+    #[test]
+    fn ranks_from_votes_fed_page_by_page_equal_the_whole_graph_s() {
+        let files = project();
+        let expected = stored_ranks(&whole(&files));
+        let (resolved, table) = paged(&files, &[5]);
+        let mut votes = Votes::new(table.all_node_ids());
+        for f in &resolved {
+            votes.add(f);
+        }
+        let got =
+            stored_ranks_of(votes.ranks(), (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))));
+        assert_eq!(got, expected);
+        assert!(expected.0.len() > 1_000, "{} symbols", expected.0.len());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn any_split_into_pages_gives_the_same_edges(cuts in proptest::collection::vec(1usize..40, 1..8)) {
+            thread_local! {
+                static CASE: (Vec<FileGraph>, Vec<FileGraph>) = {
+                    let files = project();
+                    let expected = whole(&files);
+                    (files, expected)
+                };
+            }
+            CASE.with(|(files, expected)| {
+                let (got, _) = paged(files, &cuts);
+                prop_assert_eq!(&got, expected);
+                Ok(())
+            })?;
+        }
     }
 }

@@ -1,0 +1,155 @@
+// Ingestion within its budgets when the work is split: a generated repository of 240 Python files
+// that import, subclass and call each other across packages, and a text file just under 1 MiB,
+// indexed by a worker whose knobs make a small repository take the split paths —
+// `GRAPH_PAGE_BYTES` (the job's cross-file resolution reads and resolves the stored file graphs
+// a few KB at a time instead of 4 MB) and `BATCH_D1_STATEMENTS` (a queue batch hands its
+// remaining messages to new ones once its own statements near 40 instead of 500). Then: every
+// invocation within the budgets of src/limits.json, both splits taken (their log lines), the
+// stored edges and ranks equal to one resolution over every stored graph at once
+// (`/__test/graph/unsplit`), the chunks those of `/v1/chunk` over the same files, and searches
+// answered from them.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { ledgerOverBudget, sleep, startEdgerag, startHashEmbedder } from './harness.mjs';
+
+const PACKAGES = 8;
+const MODULES = 30;
+let er;
+let embed;
+
+/** Module `i` of package `p`: a base class, a helper, and a model that subclasses another
+ *  package's base, calls its helper and an inherited method. */
+function module(p, i) {
+  const q = (p + 1) % PACKAGES;
+  const j = (i * 7 + 3) % MODULES;
+  return [
+    `"""Module ${i} of package ${p}: models over pkg${q}.mod${j}."""`,
+    `from pkg${q}.mod${j} import Base${q}x${j}, helper_${q}_${j}`,
+    '',
+    '',
+    `class Base${p}x${i}:`,
+    `    def scale_${p}_${i}(self, x):`,
+    `        return x * ${i + 2}`,
+    '',
+    '',
+    `def helper_${p}_${i}(x):`,
+    `    return x + ${i}`,
+    '',
+    '',
+    `class Model${p}x${i}(Base${q}x${j}):`,
+    `    def run_${p}_${i}(self, x):`,
+    `        return helper_${q}_${j}(x) + self.scale_${q}_${j}(x) + helper_${p}_${i}(x)`,
+    '',
+  ].join('\n');
+}
+
+/** A Rust file of `n` small functions, each calling the previous one: its code graph is ≈ 0.9 KB a
+ *  function, so 1,070 make a graph just under the 1 MB value budget (stored), whose JSON escaped in a
+ *  row array would be over it. */
+function manyFunctions(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    out.push(`/// Step ${i} of the pipeline.\npub fn step_${i}(x: u64) -> u64 {\n    ${i ? `step_${i - 1}(x) + ${i}` : 'x'}\n}\n`);
+  }
+  return out.join('\n');
+}
+
+function repository() {
+  const files = [{ path: 'steps/src/lib.rs', content: manyFunctions(1070) }];
+  for (let p = 0; p < PACKAGES; p++) {
+    files.push({ path: `pkg${p}/__init__.py`, content: '' });
+    for (let i = 0; i < MODULES; i++) files.push({ path: `pkg${p}/mod${i}.py`, content: module(p, i) });
+  }
+  // Just under 1 MiB: one staged value of it would be over the 1 MB value budget.
+  const line = 'The ledger keeps every invocation within half of the platform limit.\n';
+  files.push({ path: 'notes/large.txt', content: line.repeat(Math.floor(1_040_000 / line.length)) });
+  return files;
+}
+
+before(async () => {
+  embed = await startHashEmbedder();
+  er = await startEdgerag({
+    vars: { OPENAI_BASE_URL: embed.url, GRAPH_PAGE_BYTES: '20000', BATCH_D1_STATEMENTS: '40', FILES_PER_MESSAGE: '20' },
+  });
+});
+
+after(async () => {
+  await er?.stop();
+  await embed?.stop();
+});
+
+describe('ingestion split to stay within budget', () => {
+  test('a repository indexed in pieces: within budget, and the outcome of the unsplit work', async () => {
+    const files = repository();
+    await er.request('DELETE', '/__test/ledger');
+    const job = await er.indexFiles('acme/bulk', files, { timeoutMs: 240_000 });
+    assert.equal(job.status, 'SUCCEEDED');
+
+    // Both splits were taken. The job reads SUCCEEDED before its end's resolution has run: wait
+    // for its log line.
+    let logs = er.logs();
+    for (let i = 0; i < 300 && !logs.includes('"graph_resolved"'); i++) {
+      await sleep(200);
+      logs = er.logs();
+    }
+    const resolved = logs.split('\n').filter((l) => l.includes('"graph_resolved"'));
+    assert.equal(resolved.length, 1, resolved.join('\n'));
+    const pages = Number(/"pages":"(\d+)"/.exec(resolved[0])?.[1]);
+    assert.ok(pages >= 10, `resolution read the stored graphs in ${pages} pages: ${resolved[0]}`);
+    assert.match(logs, /"batch_handed_over"/, 'a queue batch handed messages on at its statement budget');
+
+    // The code graph: the edges and ranks of one resolution over every stored graph at once.
+    const check = await er.request('POST', '/__test/graph/unsplit', { body: { namespace: 'repo:acme/bulk' } });
+    assert.equal(check.status, 200, check.text);
+    const g = check.body;
+    assert.equal(g.files, PACKAGES * (MODULES + 1) + 1, JSON.stringify(g));
+    const [steps] = await er.d1("SELECT length(graph) AS n FROM graph_files WHERE namespace = 'repo:acme/bulk' AND path = 'steps/src/lib.rs'");
+    assert.ok(steps?.n > 900_000 && steps.n <= 1_000_000, `the large file graph is stored whole: ${JSON.stringify(steps)}`);
+    assert.ok(g.pages >= 10, JSON.stringify(g));
+    assert.ok(g.crossFileResolved >= 3 * PACKAGES * MODULES, `cross-file edges resolved: ${JSON.stringify(g)}`);
+    assert.equal(g.edgeDifference, null);
+    assert.equal(g.edgesEqual, true);
+    assert.equal(g.storedEdges, g.edges);
+    assert.equal(g.rankDifference, null);
+    assert.equal(g.ranksEqual, true);
+    // The ledger, once the invocation that resolved the graph ended (it reads at least two
+    // statements per page).
+    let stages = [];
+    for (let i = 0; i < 300; i++) {
+      ({ stages } = await er.ledger());
+      if (stages.some((st) => st.kind !== 'test' && st.max.d1Statements >= 2 * pages)) break;
+      await sleep(200);
+    }
+    assert.ok(stages.some((st) => st.kind !== 'test' && st.max.d1Statements >= 2 * pages), 'the resolving invocation is in the ledger');
+    assert.deepEqual(ledgerOverBudget(stages), [], 'every invocation within its budget');
+    const valueMax = Math.max(...stages.filter((st) => st.kind !== 'test').map((st) => st.max.d1MaxValueBytes));
+    assert.ok(valueMax > 500_000 && valueMax <= 1_000_000, `largest bound value ${valueMax}`);
+    const handedOver = logs.split('\n').filter((l) => l.includes('"batch_handed_over"')).length;
+    const queues = stages.filter((s) => s.kind === 'queue' || s.max.d1Statements > 100).map((s) => `${s.stage} ${s.invocations}× max ${s.max.d1Statements} statements`);
+    process.stderr.write(`[ingest-limits] graph ${JSON.stringify({ ...g, edgeDifference: undefined, rankDifference: undefined })}; ${pages} pages; ${handedOver} batches handed over; ${queues.join('; ')}; largest value ${valueMax} B\n`);
+    // An inherited method reached through another file's base class: resolved, not external.
+    const [inherited] = await er.d1(
+      "SELECT dst, resolution FROM graph_edges WHERE namespace = 'repo:acme/bulk' AND path = 'pkg0/mod0.py' AND dst_name LIKE '%scale_1_3'",
+    );
+    assert.ok(inherited?.dst, JSON.stringify(inherited));
+
+    // The chunks: those the core makes of the same files (the large file's too).
+    const chunked = await er.request('POST', '/v1/chunk', { body: { files } });
+    assert.equal(chunked.status, 200, chunked.text);
+    const expected = chunked.body.files.flatMap((f) => f.chunks.map((c) => c.id)).sort();
+    const stored = (await er.d1("SELECT id FROM chunks WHERE namespace = 'repo:acme/bulk'")).map((r) => r.id).sort();
+    assert.deepEqual(stored, expected);
+    assert.ok(chunked.body.files.find((f) => f.path === 'notes/large.txt').chunks.length > 100);
+    const [staged] = await er.d1("SELECT COUNT(*) AS n FROM job_files WHERE content IS NOT NULL OR content_tail IS NOT NULL");
+    assert.equal(staged.n, 0, 'staged content is cleared, both parts');
+
+    // Searches answered from them.
+    for (const [rawQuery, path] of [['helper_5_17', 'pkg5/mod17.py'], ['ledger keeps every invocation', 'notes/large.txt']]) {
+      const r = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'bulk', rawQuery } });
+      assert.equal(r.status, 200, r.text);
+      const paths = JSON.stringify(r.body);
+      assert.ok(paths.includes(path), `${rawQuery}: ${paths.slice(0, 500)}`);
+    }
+  });
+});
