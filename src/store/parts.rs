@@ -137,7 +137,8 @@ pub enum Read {
 /// Reads a value stored in parts, `per_read` parts a statement; `select(from, to)` is the
 /// statement of parts `from..to` in order (with `part`, `parts`, `generation`, `data`).
 /// `accept(&header)` sees part 0's header first and may refuse the value (too old, too large)
-/// before more is read. A part that is not base64 is an error.
+/// before more is read. A part that is not base64 is an error. Pauses before the first statement
+/// and every [`crate::background::SLICE_MS`] of work after it ([`crate::background::Slices`]).
 pub async fn read(
     db: &Db,
     per_read: usize,
@@ -147,7 +148,11 @@ pub async fn read(
     let mut bytes: Vec<u8> = Vec::new();
     let (mut parts, mut at) = (1usize, None::<f64>);
     let (mut next, mut statements, mut wait_ms) = (0usize, 0usize, 0.0);
+    // Responses go out between statements: a read started right after a response (the keyword
+    // copy's, in the background) would otherwise hold that response back until it ends.
+    let mut slices = crate::background::Slices::new();
     while next < parts {
+        slices.pause_if_due().await;
         let end = next + per_read.max(1);
         let asked = crate::time::now_ms();
         let rows = db.part_rows(select(next, end)?).await?;
