@@ -49,9 +49,11 @@ pub const DEFAULT_BYTES: usize = 32 << 20;
 pub const DEFAULT_BYTES_BESIDE_LOCAL_VECTORS: usize = 16 << 20;
 /// Default time a namespace must go unchanged before its copy is built.
 pub const DEFAULT_QUIET_MS: f64 = 2_000.0;
-/// Rows per build page (≈ 1–4 MB of text): a 242,000-chunk namespace is built in 122 statements,
-/// well within the 500 an invocation may use beside the search's own.
-const PAGE_ROWS: usize = 2_000;
+/// Rows per build page (≈ 0.5–2 MB of text, tens of milliseconds of work: one slice). A
+/// 242,000-chunk namespace is built in 243 statements, once per generation (new isolates read the
+/// snapshot); pages of 2,000 rows halved that but made the searches answered during a build wait
+/// twice as long between slices.
+const PAGE_ROWS: usize = 1_000;
 
 /// How the copies are used.
 #[derive(Debug, Clone, Copy, PartialEq)]
