@@ -196,6 +196,12 @@ test('older, unreadable and deleted snapshots', async () => {
     assert.deepEqual(loaded.lastMatches, await scan({ filter }), JSON.stringify(filter));
   }
 
+  // A budget the copy does not fit: nothing is held, the namespace is scanned, the same answers.
+  await vectors('forget', {});
+  const small = await query({ cacheBytes: 1 });
+  assert.deepEqual(small.cache, ['scan', 'scan']);
+  assert.deepEqual(small.lastMatches, await scan());
+
   // Vectors written since: the older snapshot is loaded and brought up to date.
   await vectors('load', { namespace: ns, count: 20, dims, seed: 6, start: 290 });
   await sql("DELETE FROM local_vectors WHERE namespace = ?1 AND id = 'vec-00000007'");
