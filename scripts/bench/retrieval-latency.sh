@@ -6,7 +6,8 @@
 # namespaces of the same size: the cost of a query must follow its namespace, not the database.
 # Reports the first query after start (a new isolate: its vector copy read from the namespace's
 # stored snapshot, and beside it the same with the snapshot deleted, the copy built from every
-# row) and client-side p50/p95 for `balanced` with and without
+# row; its keyword copy read from its snapshot after that first answer, which the first worker's
+# build stored) and client-side p50/p95 for `balanced` with and without
 # multi-query and with a language / path-glob filter, and each module's share of the time from the
 # pipeline's own per-module timings (`debug: true`). Also checks that the in-memory BM25 and SQLite
 # FTS5's bm25() rank the same data the same way.

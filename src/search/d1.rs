@@ -22,7 +22,7 @@ mod prose;
 
 pub use copies::CopyConfig;
 #[cfg(feature = "test-hooks")]
-pub use copies::{copy_state, test_hooks as copy_hooks};
+pub use copies::{copy_state, forget_copies, test_hooks as copy_hooks};
 
 use crate::auth::Access;
 use crate::background::Background;

@@ -197,15 +197,18 @@ struct CopiesBody {
     limit: usize,
 }
 
-/// `POST /__test/search/keyword-copies/state` `{namespace, buildDelayMs?}`: whether this isolate
-/// holds a keyword copy of the namespace and whether one is being built in the background
-/// (`{held, building}`); `buildDelayMs` sets the pause before every later background build.
+/// `POST /__test/search/keyword-copies/state` `{namespace, buildDelayMs?, forget?}`: whether this
+/// isolate holds a keyword copy of the namespace and whether one is being built in the background
+/// (`{held, building}`); `buildDelayMs` sets the pause before every later background build;
+/// `forget: true` first drops every keyword copy of the isolate (what a new isolate starts with).
 async fn copy_state(req: &mut Request) -> worker::Result<Response> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct StateBody {
         namespace: String,
         build_delay_ms: Option<u64>,
+        #[serde(default)]
+        forget: bool,
     }
     let body: StateBody = match req.json().await {
         Ok(b) => b,
@@ -215,6 +218,9 @@ async fn copy_state(req: &mut Request) -> worker::Result<Response> {
     };
     if let Some(ms) = body.build_delay_ms {
         super::d1::copy_hooks::set_build_delay(ms);
+    }
+    if body.forget {
+        super::d1::forget_copies();
     }
     let (held, building) = super::d1::copy_state(&body.namespace);
     Response::from_json(&serde_json::json!({ "held": held, "building": building }))

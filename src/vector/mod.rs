@@ -113,7 +113,7 @@ pub async fn prepare_snapshot(env: &Env, namespace: &str) {
     }
 }
 
-/// `LOCAL_INDEX_CACHE_MB`: memory for the local index's in-memory copies (default 64; 0 turns
+/// `LOCAL_INDEX_CACHE_MB`: memory for the local index's in-memory copies (default 16; 0 turns
 /// them off and every query scans D1).
 pub fn local_cache_bytes(env: &Env) -> Result<usize, VectorError> {
     let name = "LOCAL_INDEX_CACHE_MB";

@@ -1,9 +1,12 @@
-// A new isolate reads a namespace's in-memory vector copy ready-made and answers exactly what a
-// warm one does. The job's end stores the copy as a snapshot (`local_vector_snapshots`, versioned
+// A new isolate reads a namespace's in-memory vector and keyword copies ready-made and answers
+// exactly what a warm one does. The job's end stores the copy as a snapshot (`local_vector_snapshots`, versioned
 // by the namespace's vector generation); the first search of a restarted worker loads it instead
 // of building the copy from every row. Through the test routes: a snapshot of an older generation
 // is brought up to date from the logged changes, an unreadable one is ignored and rewritten by the
-// build, a job's end is idempotent, deleting every vector deletes the snapshot.
+// build, a job's end is idempotent, deleting every vector deletes the snapshot. The keyword copy
+// the same way (`keyword_snapshots`, versioned by the namespace's keyword generation): written by
+// the build after the first search, read by a new isolate, refused when unreadable or of another
+// generation (then built from the rows and rewritten), deleted with the namespace's last chunk.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +16,8 @@ import { ROOT, readTree, sleep, startEdgerag, startHashEmbedder } from './harnes
 
 const FIXTURES = join(ROOT, 'tests', 'e2e', 'fixtures');
 const SHOP = 'repo:acme/shop';
+// Keyword copies are built as soon as a search finds one missing (not only 2 s after the last write).
+const VARS = () => ({ OPENAI_BASE_URL: embed.url, KEYWORD_INDEX_QUIET_MS: '0' });
 const QUERIES = ['refresh the access token', 'retry with backoff', 'hash the session key', 'invoice total', 'cache'];
 
 let embed;
@@ -21,7 +26,7 @@ const cleanup = [];
 
 before(async () => {
   embed = await startHashEmbedder();
-  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url } });
+  er = await startEdgerag({ vars: VARS() });
 });
 
 after(async () => {
@@ -34,6 +39,27 @@ const generation = async (ns) =>
   (await er.d1('SELECT generation FROM local_vector_generations WHERE namespace = ?', ns))[0]?.generation;
 const snapshot = async (ns) =>
   er.d1('SELECT part, parts, generation, length(data) AS chars FROM local_vector_snapshots WHERE namespace = ? ORDER BY part', ns);
+
+const keywordGeneration = async (ns) =>
+  (await er.d1('SELECT generation FROM keyword_generations WHERE namespace = ?', ns))[0]?.generation ?? 0;
+const keywordSnapshot = async (ns) =>
+  er.d1('SELECT part, parts, generation, length(data) AS chars FROM keyword_snapshots WHERE namespace = ? ORDER BY part', ns);
+
+async function keywordState(namespace, body = {}) {
+  const r = await er.request('POST', '/__test/search/keyword-copies/state', { body: { namespace, ...body } });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+async function waitFor(check, what = 'condition') {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+const waitForLog = (pattern) => waitFor(async () => pattern.test(er.logs()), String(pattern));
 
 async function search(rawQuery, filters) {
   const r = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'shop', rawQuery, filters, profile: 'balanced' } });
@@ -63,6 +89,11 @@ test('a restarted worker loads the snapshot the job stored and answers exactly a
   assert.match(er.logs(), /"event":"vector_snapshot_prepared"[^\n]*"state":"Written"/);
 
   await answers(); // the first round builds this isolate's copies
+  // The keyword copy is built after the first response and stored as the namespace's snapshot.
+  await waitForLog(/"event":"keyword_snapshot_written"[^\n]*repo:acme\/shop[^\n]*"written":"true"|"event":"keyword_snapshot_written"[^\n]*"written":"true"[^\n]*repo:acme\/shop/);
+  const keywordStored = await keywordSnapshot(SHOP);
+  assert.ok(keywordStored.length >= 1, JSON.stringify(keywordStored));
+  assert.equal(keywordStored[0].generation, await keywordGeneration(SHOP));
   const warm = await answers();
   assert.ok(warm.every((m) => m.length > 0), 'every query finds something');
   assert.deepEqual(await answers(), warm, 'warm answers are stable');
@@ -75,12 +106,65 @@ test('a restarted worker loads the snapshot the job stored and answers exactly a
   if (keep === undefined) delete process.env.EDGERAG_E2E_KEEP;
   else process.env.EDGERAG_E2E_KEEP = keep;
   cleanup.push(dir);
-  er = await startEdgerag({ persistDir: dir, vars: { OPENAI_BASE_URL: embed.url } });
+  er = await startEdgerag({ persistDir: dir, vars: VARS() });
   const cold = await answers();
   assert.deepEqual(cold, warm, 'a cold isolate answers exactly what a warm one does');
+  // Its keyword copy was read from the snapshot after the first response, not built.
+  await waitForLog(/"event":"keyword_copy_loaded"[^\n]*repo:acme\/shop/);
+  assert.deepEqual(await keywordState(SHOP), { held: true, building: false });
+  assert.deepEqual(await answers(), warm, 'answered from the keyword copy read back: the same');
   const logs = er.logs();
   assert.match(logs, /"event":"vector_snapshot_loaded"[^\n]*repo:acme\/shop/);
   assert.doesNotMatch(logs, /"event":"vector_snapshot_written"/, 'the copy was read, not built');
+  assert.doesNotMatch(logs, /"event":"keyword_copy_built"/, 'the keyword copy was read, not built');
+});
+
+test('keyword snapshots: unreadable or of another generation are rebuilt, deleted with the chunks', async () => {
+  // (After the first test: the shop repository is indexed and its keyword snapshot current.)
+  const warm = await answers();
+  const write = (sql) => vectors('sql', { namespace: SHOP, sql, params: [SHOP] });
+  const built = () => er.logs().split('\n').filter((l) => l.includes('"keyword_copy_built"') && l.includes(SHOP)).length;
+  const loaded = () => er.logs().split('\n').filter((l) => l.includes('"keyword_copy_loaded"') && l.includes(SHOP)).length;
+  // A new isolate's keyword copies: forgotten, then the next search reads or builds them.
+  const coldRound = async () => {
+    await keywordState(SHOP, { forget: true });
+    assert.deepEqual(await keywordState(SHOP), { held: false, building: false });
+    const first = await answers(); // FTS5 answers; the copy comes after the response
+    for (let i = 0; i < 200 && !(await keywordState(SHOP)).held; i++) await sleep(50);
+    assert.deepEqual(await keywordState(SHOP), { held: true, building: false });
+    assert.deepEqual(first, warm, 'answered by FTS5: the same');
+    assert.deepEqual(await answers(), warm, 'answered by the copy: the same');
+  };
+  const [b0, l0] = [built(), loaded()];
+  await coldRound();
+  assert.deepEqual([built(), loaded()], [b0, l0 + 1], 'read from the snapshot');
+
+  // Unreadable: logged, built from the rows, and the snapshot rewritten.
+  await write("UPDATE keyword_snapshots SET data = 'not base64!' WHERE namespace = ?1");
+  await coldRound();
+  assert.deepEqual([built(), loaded()], [b0 + 1, l0 + 1]);
+  assert.match(er.logs(), /"event":"keyword_snapshot_unreadable"/);
+  await waitFor(async () => (await keywordSnapshot(SHOP))[0]?.chars > 'not base64!'.length);
+  await coldRound();
+  assert.deepEqual([built(), loaded()], [b0 + 1, l0 + 2], 'the rewritten snapshot is read');
+
+  // Bytes that decode but are not a copy: refused the same way.
+  await write("UPDATE keyword_snapshots SET data = 'RUJNMQAAAAA=' WHERE namespace = ?1 AND part = 0");
+  await coldRound();
+  assert.deepEqual([built(), loaded()], [b0 + 2, l0 + 2]);
+
+  // Of another generation (the namespace changed since): not used; the build stores the current one.
+  await waitFor(async () => (await keywordSnapshot(SHOP))[0]?.generation === (await keywordGeneration(SHOP)));
+  await write('UPDATE keyword_snapshots SET generation = generation - 1 WHERE namespace = ?1');
+  await coldRound();
+  assert.deepEqual([built(), loaded()], [b0 + 3, l0 + 2]);
+  await waitFor(async () => (await keywordSnapshot(SHOP))[0]?.generation === (await keywordGeneration(SHOP)));
+
+  // The namespace's last chunk deleted: its keyword snapshot goes too.
+  const r = await er.request('DELETE', '/v1/repos/acme/shop');
+  assert.ok(r.status < 300, r.text);
+  await waitFor(async () => (await er.d1('SELECT count(*) AS n FROM chunks WHERE namespace = ?', SHOP))[0].n === 0);
+  assert.deepEqual(await keywordSnapshot(SHOP), []);
 });
 
 async function vectors(path, body) {
@@ -111,6 +195,12 @@ test('older, unreadable and deleted snapshots', async () => {
     assert.deepEqual(loaded.cache, Object.keys(filter).length ? ['hit', 'hit'] : ['loaded', 'hit']);
     assert.deepEqual(loaded.lastMatches, await scan({ filter }), JSON.stringify(filter));
   }
+
+  // A budget the copy does not fit: nothing is held, the namespace is scanned, the same answers.
+  await vectors('forget', {});
+  const small = await query({ cacheBytes: 1 });
+  assert.deepEqual(small.cache, ['scan', 'scan']);
+  assert.deepEqual(small.lastMatches, await scan());
 
   // Vectors written since: the older snapshot is loaded and brought up to date.
   await vectors('load', { namespace: ns, count: 20, dims, seed: 6, start: 290 });

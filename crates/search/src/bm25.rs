@@ -32,6 +32,7 @@ use crate::filters::FilterMatcher;
 use crate::query::{QueryTerm, BM25_B, BM25_K1, BM25_WEIGHTS};
 
 mod fts5_chars;
+mod snapshot;
 
 /// The weights as whole numbers: a document's weighted frequency is then an exact integer.
 const WEIGHTS: [u32; 3] = {

@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use edgerag_core::vector::cache::Change;
 use edgerag_core::vector::codec::{decode_f32_hex, decode_f32_hex_into, encode_f32_hex};
 use edgerag_core::vector::quantized::{
-    append_snapshot_part, rescore, snapshot_part_text, CandidateQuery, FilterFields, QuantizedRow,
-    QuantizedVectors,
+    rescore, CandidateQuery, FilterFields, QuantizedRow, QuantizedVectors,
 };
 use edgerag_core::vector::topk::{cosine_with_norm, norm, TopK};
 use edgerag_core::vector::{
@@ -22,21 +21,10 @@ use super::{
     d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT, LOGGED_GENERATIONS, MAX_REFRESH_ROWS,
 };
 use crate::args;
-use crate::store::{json_batches, numbered_placeholders, Arg, Db, JSON_BATCH_BYTES};
+use crate::store::{json_batches, numbered_placeholders, parts, Arg, Db, JSON_BATCH_BYTES};
 
-/// Raw bytes per stored snapshot part: its base64 text (933,336 characters) stays under the
-/// 1 MB value budget of `src/limits.json`.
-const SNAPSHOT_PART_BYTES: usize = 700_000;
-/// Snapshot parts read per statement (≈ 7.5 MB of text).
+/// Snapshot parts read per statement (≈ 7.5 MB of text; parts of `store::parts::PART_BYTES`).
 const SNAPSHOT_PARTS_PER_READ: usize = 8;
-
-#[derive(Deserialize)]
-struct SnapshotRow {
-    part: f64,
-    parts: f64,
-    generation: f64,
-    data: String,
-}
 
 /// What [`D1Vectors::prepare_snapshot`] found or did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,47 +339,20 @@ impl D1Vectors {
         let started = crate::time::now_ms();
         let sql = "SELECT part, parts, generation, data FROM local_vector_snapshots \
              WHERE namespace = ?1 AND dims = ?2 AND part >= ?3 AND part < ?4 ORDER BY part";
-        let mut bytes: Vec<u8> = Vec::new();
-        let (mut parts, mut at) = (1usize, None::<f64>);
-        let mut next = 0usize;
-        let mut sql_ms = 0.0;
-        while next < parts {
-            let end = next + SNAPSHOT_PARTS_PER_READ;
-            let asked = crate::time::now_ms();
-            let rows: Vec<SnapshotRow> = self
-                .db
-                .all(sql, &args![namespace, self.dims, next, end])
-                .await
-                .map_err(|e| d1("snapshot", e))?;
-            sql_ms += crate::time::now_ms() - asked;
-            for row in rows {
-                if next == 0 {
-                    parts = row.parts as usize;
-                    at = Some(row.generation);
-                    // Older than the logged changes, newer than the namespace (cannot be), or
-                    // more than the budget: not worth reading.
-                    if row.generation < logged_from
-                        || row.generation > generation
-                        || parts.saturating_sub(1).saturating_mul(SNAPSHOT_PART_BYTES) > self.cache_bytes
-                    {
-                        return Ok(None);
-                    }
-                    bytes.reserve_exact(parts * SNAPSHOT_PART_BYTES);
-                }
-                if row.part as usize != next || row.parts as usize != parts || Some(row.generation) != at {
-                    // Rewritten between two reads (or a part missing): build instead.
-                    return Ok(None);
-                }
-                if !append_snapshot_part(&row.data, &mut bytes) {
-                    return Err(d1("snapshot", format!("part {next} is not base64")));
-                }
-                next += 1;
-            }
-            if next < end.min(parts) {
-                return Ok(None); // a part missing
-            }
-        }
-        let Some(at) = at else { return Ok(None) };
+        let select = |from: usize, to: usize| self.db.stmt(sql, &args![namespace, self.dims, from, to]);
+        // Older than the logged changes, newer than the namespace (cannot be), or more than the
+        // budget: not worth reading.
+        let accept = |h: &parts::PartHeader| {
+            h.generation >= logged_from
+                && h.generation <= generation
+                && h.parts.saturating_sub(1).saturating_mul(parts::PART_BYTES) <= self.cache_bytes
+        };
+        let found = parts::read(&self.db, SNAPSHOT_PARTS_PER_READ, select, accept)
+            .await
+            .map_err(|e| d1("snapshot", e))?;
+        let parts::Read::Found { generation: at, bytes, parts, statements, wait_ms } = found else {
+            return Ok(None);
+        };
         let read_ms = crate::time::now_ms() - started;
         let len = bytes.len();
         let set = QuantizedVectors::from_snapshot_vec(bytes)
@@ -406,8 +367,9 @@ impl D1Vectors {
                 ("vectors", &set.len().to_string()),
                 ("bytes", &len.to_string()),
                 ("parts", &parts.to_string()),
+                ("statements", &statements.to_string()),
                 ("readMs", &format!("{read_ms:.0}")),
-                ("sqlMs", &format!("{sql_ms:.0}")),
+                ("sqlMs", &format!("{wait_ms:.0}")),
                 ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
             ],
         );
@@ -428,7 +390,8 @@ impl D1Vectors {
             return Ok(false);
         };
         let guard = "(SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?3";
-        let parts = bytes.len().div_ceil(SNAPSHOT_PART_BYTES).max(1);
+        let pieces = parts::cut(&bytes);
+        let parts = pieces.len();
         let mut statements = vec![self
             .db
             .stmt(
@@ -440,18 +403,11 @@ impl D1Vectors {
             "INSERT INTO local_vector_snapshots (namespace, dims, part, parts, generation, data) \
              SELECT ?1, ?2, ?4, ?5, ?3, ?6 WHERE {guard}"
         );
-        for (part, chunk) in bytes.chunks(SNAPSHOT_PART_BYTES).enumerate() {
-            let data = snapshot_part_text(chunk);
+        for (part, piece) in pieces {
+            let data = parts::part_text(piece);
             statements.push(
                 self.db
                     .stmt(&insert, &args![namespace, self.dims, generation, part, parts, data.as_str()])
-                    .map_err(|e| d1("bind", e))?,
-            );
-        }
-        if bytes.is_empty() {
-            statements.push(
-                self.db
-                    .stmt(&insert, &args![namespace, self.dims, generation, 0usize, 1usize, ""])
                     .map_err(|e| d1("bind", e))?,
             );
         }

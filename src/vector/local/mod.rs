@@ -9,8 +9,8 @@
 //!
 //! Scanning D1 costs far more than scoring, so the isolate also keeps a compact copy of each
 //! namespace ([`QuantizedVectors`]: 8-bit codes, a quarter of the size of f32, keyed by `rowid`,
-//! ≈ 430 bytes a vector of 384 dims) within a memory budget (`LOCAL_INDEX_CACHE_MB`, default 64 MB
-//! for all namespaces together — about 150,000 such vectors — least recently used evicted first).
+//! ≈ 430 bytes a vector of 384 dims) within a memory budget (`LOCAL_INDEX_CACHE_MB`, default 16 MB
+//! for all namespaces together — about 39,000 such vectors — least recently used evicted first).
 //! The copy is trusted only at the namespace's generation it was built at — a counter in
 //! `local_vector_generations` that triggers bump on every write to `local_vectors` — so a query
 //! costs one small read, an in-memory pass, and an exact re-scoring of the few vectors that could
@@ -57,8 +57,11 @@ pub(super) const MAX_REFRESH_ROWS: usize = 2000;
 /// by the index's writes after that.
 pub(super) const LOGGED_GENERATIONS: usize = 2 * MAX_REFRESH_ROWS;
 
-/// Default memory for the in-memory copies of all namespaces together.
-pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+/// Default memory for the in-memory copies of all namespaces together: 16 MB (≈ 39,000 vectors of
+/// 384 dims). With the keyword copies' 16 MB beside it, the copies take at most half of the
+/// isolate's 64 MB memory budget (`src/limits.json`), leaving the rest to the module and to a
+/// request's own work; a namespace over it is answered by the paged D1 scan.
+pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 
 /// The local index over every database of the deployment: each call goes to the namespace's
 /// database ([`Stores::for_namespace`]).
