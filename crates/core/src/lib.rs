@@ -10,6 +10,7 @@
 //! assert_eq!(chunks[0].start_line, 1);
 //! ```
 
+pub mod bytes;
 pub mod chunk;
 pub mod embed;
 pub mod graph;

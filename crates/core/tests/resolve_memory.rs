@@ -4,44 +4,21 @@
 //! (`cargo test -p edgerag-core --release --test resolve_memory -- --nocapture`;
 //! `EDGERAG_MEMORY_FILES` sets the namespace's size, 2,000 files by default).
 #![cfg(feature = "lang-python")]
-#![allow(unsafe_code)] // a GlobalAlloc is unsafe by definition; it only counts and forwards to System
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "../benches/support/peak_alloc.rs"]
+mod peak_alloc;
 
 use edgerag_core::graph::{extract_graph, resolve, FileGraph, SymbolTable};
 use edgerag_core::Language;
 
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 /// Peak heap above what was in use when `f` started.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = peak_alloc::start();
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed) - base)
+    (out, peak_alloc::peak_since(base))
 }
 
 /// Module `i` of `packages` packages: classes, helpers and calls across packages, many calls

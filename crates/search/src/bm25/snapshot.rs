@@ -14,6 +14,7 @@
 //! than answered from: every index in range, the list starts ascending within the bytes, every
 //! posting of every list a document in range with a non-zero frequency (document numbers
 //! ascending), the term order a permutation, the counts equal to what the documents add up to.
+use edgerag_core::bytes::{put_str, put_strings, put_u32, Reader};
 use edgerag_core::Language;
 use indexmap::{IndexMap, IndexSet};
 
@@ -87,7 +88,7 @@ impl Bm25Index {
     /// An index from [`Bm25Index::to_snapshot`]'s bytes; `None` for bytes that are not one (see
     /// the module docs for what is checked).
     pub fn from_snapshot(bytes: &[u8]) -> Option<Self> {
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader::new(bytes);
         if r.take(4)? != MAGIC {
             return None;
         }
@@ -104,8 +105,8 @@ impl Bm25Index {
                 return None;
             }
         }
-        let terms: IndexSet<Box<str>> = r.string_set()?;
-        let paths: IndexSet<Box<str>> = r.string_set()?;
+        let terms: IndexSet<Box<str>> = string_set(&mut r)?;
+        let paths: IndexSet<Box<str>> = string_set(&mut r)?;
         let n_sets = r.count(4)?;
         let mut tag_sets: IndexSet<Vec<String>> = IndexSet::with_capacity(n_sets);
         for _ in 0..n_sets {
@@ -237,71 +238,12 @@ fn list_is_sound(list: &[u8], docs: usize) -> bool {
     true
 }
 
-fn put_u32(out: &mut Vec<u8>, v: usize) {
-    out.extend_from_slice(&u32::try_from(v).expect("a count above u32").to_le_bytes());
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_u32(out, s.len());
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn put_strings<'a>(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = &'a str>) {
-    put_u32(out, values.len());
-    for s in values {
-        put_str(out, s);
-    }
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(len)?;
-        let out = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(out)
-    }
-
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-
-    /// A count of items of at least `min_bytes` each: refused when the bytes left cannot hold
-    /// them (before anything is allocated for them).
-    fn count(&mut self, min_bytes: usize) -> Option<usize> {
-        let n = self.u32()? as usize;
-        (n.checked_mul(min_bytes)? <= self.remaining()).then_some(n)
-    }
-
-    fn str(&mut self) -> Option<&'a str> {
-        let len = self.u32()? as usize;
-        std::str::from_utf8(self.take(len)?).ok()
-    }
-
-    fn strings(&mut self) -> Option<Vec<&'a str>> {
-        let n = self.count(4)?;
-        (0..n).map(|_| self.str()).collect()
-    }
-
-    /// Distinct strings in their order (a repeated one is refused).
-    fn string_set(&mut self) -> Option<IndexSet<Box<str>>> {
-        let values = self.strings()?;
-        let n = values.len();
-        let set: IndexSet<Box<str>> = values.into_iter().map(Box::from).collect();
-        (set.len() == n).then_some(set)
-    }
+/// Distinct strings in their order (a repeated one is refused).
+fn string_set(r: &mut Reader<'_>) -> Option<IndexSet<Box<str>>> {
+    let values = r.strings()?;
+    let n = values.len();
+    let set: IndexSet<Box<str>> = values.into_iter().map(Box::from).collect();
+    (set.len() == n).then_some(set)
 }
 
 #[cfg(test)]

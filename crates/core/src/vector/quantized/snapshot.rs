@@ -9,6 +9,7 @@
 //! candidates, so the copy read back answers exactly as the one written. The interned values are
 //! written in their order, so the indexes stay valid.
 use super::{Interned, QuantizedVectors};
+use crate::bytes::{put_strings, put_u32, Reader};
 
 const MAGIC: &[u8; 4] = b"EQV1";
 
@@ -42,11 +43,11 @@ impl QuantizedVectors {
                 out.extend_from_slice(&column[i].to_le_bytes());
             }
         }
-        put_strings(&mut out, &self.paths.values);
-        put_strings(&mut out, &self.languages.values);
+        put_strings(&mut out, self.paths.values.iter().map(String::as_str));
+        put_strings(&mut out, self.languages.values.iter().map(String::as_str));
         put_u32(&mut out, self.tag_sets.values.len());
         for set in &self.tag_sets.values {
-            put_strings(&mut out, set);
+            put_strings(&mut out, set.iter().map(String::as_str));
         }
         if n == self.len() {
             out.extend(self.codes.iter().map(|&c| c as u8));
@@ -68,7 +69,7 @@ impl QuantizedVectors {
     /// [`QuantizedVectors::from_snapshot`] taking the bytes: their allocation becomes the codes
     /// (the codes come last), so reading a copy back holds it about once, not twice.
     pub fn from_snapshot_vec(mut bytes: Vec<u8>) -> Option<Self> {
-        let mut r = Reader { bytes: &bytes, at: 0 };
+        let mut r = Reader::new(&bytes);
         if r.take(4)? != MAGIC {
             return None;
         }
@@ -93,14 +94,14 @@ impl QuantizedVectors {
         let path_of = u32s(&mut r)?;
         let language_of = u32s(&mut r)?;
         let tags_of = u32s(&mut r)?;
-        let paths = r.strings()?;
-        let languages = r.strings()?;
+        let paths = r.strings()?.into_iter().map(String::from).collect::<Vec<String>>();
+        let languages = r.strings()?.into_iter().map(String::from).collect::<Vec<String>>();
         let sets = r.u32()? as usize;
         let mut tag_sets = Vec::with_capacity(sets.min(bytes.len() / 4));
         for _ in 0..sets {
-            tag_sets.push(r.strings()?);
+            tag_sets.push(r.strings()?.into_iter().map(String::from).collect::<Vec<String>>());
         }
-        let codes_at = r.at;
+        let codes_at = r.position();
         if bytes.len() - codes_at != n.checked_mul(dims)? || bytes[codes_at..].contains(&(i8::MIN as u8)) {
             return None;
         }
@@ -166,52 +167,6 @@ pub fn part_text(part: &[u8]) -> String {
 pub fn append_part(text: &str, out: &mut Vec<u8>) -> bool {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.decode_vec(text.as_bytes(), out).is_ok()
-}
-
-fn put_u32(out: &mut Vec<u8>, v: usize) {
-    out.extend_from_slice(&u32::try_from(v).expect("a count above u32").to_le_bytes());
-}
-
-fn put_strings(out: &mut Vec<u8>, values: &[String]) {
-    put_u32(out, values.len());
-    for s in values {
-        put_u32(out, s.len());
-        out.extend_from_slice(s.as_bytes());
-    }
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(len)?;
-        let out = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(out)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    /// `n` values of `width` bytes each.
-    fn column<T>(&mut self, n: usize, width: usize, read: impl Fn(&[u8]) -> T) -> Option<Vec<T>> {
-        let raw = self.take(n.checked_mul(width)?)?;
-        Some(raw.chunks_exact(width).map(read).collect())
-    }
-
-    fn strings(&mut self) -> Option<Vec<String>> {
-        let count = self.u32()? as usize;
-        let mut out = Vec::with_capacity(count.min(self.bytes.len() / 4));
-        for _ in 0..count {
-            let len = self.u32()? as usize;
-            out.push(std::str::from_utf8(self.take(len)?).ok()?.to_string());
-        }
-        Some(out)
-    }
 }
 
 #[cfg(test)]
