@@ -86,7 +86,8 @@ test('a restarted worker loads the snapshot the job stored and answers exactly a
   assert.equal(stored.length, 1, JSON.stringify(stored));
   assert.equal(stored[0].parts, 1);
   assert.equal(stored[0].generation, await generation(SHOP));
-  assert.match(er.logs(), /"event":"vector_snapshot_prepared"[^\n]*"state":"Written"/);
+  // The row is committed before the worker's log line reaches its output: wait for the line.
+  await waitForLog(/"event":"vector_snapshot_prepared"[^\n]*"state":"Written"/);
 
   await answers(); // the first round builds this isolate's copies
   // The keyword copy is built after the first response and stored as the namespace's snapshot.
@@ -221,7 +222,7 @@ test('older, unreadable and deleted snapshots', async () => {
   const rebuilt = await query();
   assert.deepEqual(rebuilt.cache, ['built', 'hit']);
   assert.deepEqual(rebuilt.lastMatches, await scan());
-  assert.match(er.logs(), /"event":"vector_snapshot_unreadable"/);
+  await waitForLog(/"event":"vector_snapshot_unreadable"/);
   assert.notEqual((await snapshot(ns))[0].chars, 'not base64!'.length);
   await vectors('forget', {});
   assert.deepEqual((await query()).cache, ['loaded', 'hit']);
