@@ -156,14 +156,11 @@ pub fn is_secondary(c: &Candidate, query: &QueryAnalysis) -> bool {
 pub fn code_first(candidates: &mut [Candidate], n: usize, query: &QueryAnalysis) -> bool {
     let n = n.min(candidates.len());
     let head = &mut candidates[..n];
-    let secondary: Vec<bool> = head.iter().map(|c| is_secondary(c, query)).collect();
-    if secondary.windows(2).all(|w| w[0] <= w[1]) {
+    if head.windows(2).all(|w| is_secondary(&w[0], query) <= is_secondary(&w[1], query)) {
         return false;
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| secondary[i]);
-    let reordered: Vec<Candidate> = order.iter().map(|&i| head[i].clone()).collect();
-    head.clone_from_slice(&reordered);
+    // Stable: each group keeps its order.
+    head.sort_by_cached_key(|c| is_secondary(c, query));
     true
 }
 
