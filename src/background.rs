@@ -17,6 +17,7 @@ impl Background {
     /// ledger until it is done.
     pub fn spawn(&self, work: impl Future<Output = ()> + 'static) {
         let invocation = self.1.clone();
+        let work = invocation.scope().within(work);
         self.0.wait_until(async move {
             work.await;
             drop(invocation);

@@ -14,19 +14,25 @@
 //! | `embedMaxInputs` | the embedders' requests |
 //! | `wallMs`, `memoryBytes` | the invocation's end: its wall time (an upper bound of its CPU time) and the wasm memory's size (the isolate's peak: it never shrinks) |
 //!
-//! An isolate runs invocations concurrently, and a seam does not always know which one it works
-//! for: such a figure is charged to every invocation open at the time, so each invocation's
-//! figures are an upper bound of its own use. A queue batch's databases carry its [`Scope`]
-//! (`pipeline::Ctx::scoped`), so the statements of its stages are charged to it alone (and
-//! those of other invocations not to it): the consumer reads that count to hand the rest of a
-//! batch to a new message before the batch's statements reach their budget. An invocation ends when its handler returned and the background
-//! work it started (`waitUntil`) finished.
+//! An isolate runs invocations concurrently. Each handler runs its work inside its invocation's
+//! [`Scope::within`] (the fetch, queue and scheduled handlers, and the background work a request
+//! starts), so whatever a seam charges while that work runs is charged to that invocation alone:
+//! an invocation's figures are its own, the statements of the vector index and of HTTP requests
+//! included. Only a charge made outside any invocation's work (none is known) goes to every open
+//! invocation. A queue batch's databases also carry its [`Scope`] (`pipeline::Ctx::scoped`). The
+//! consumer reads the batch's count to hand the rest of a batch to a new message before its
+//! statements reach their budget, and a long stage (the job's end) reads it
+//! ([`current_d1_statements`]) to hand the rest of its work to a follow-up message. An invocation
+//! ends when its handler returned and the background work it started (`waitUntil`) finished.
 //!
 //! In production an invocation over any budget logs one `limits_budget_crossed` line. The test
 //! build (`test-hooks`) also keeps, per stage (kind + route or queue), the largest figure of every
 //! invocation, served by `GET /__test/ledger` (`DELETE` clears it).
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::{Rc, Weak};
+use std::task::{Context, Poll};
 
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +140,8 @@ impl Drop for Open {
 
 thread_local! {
     static OPEN: RefCell<Vec<Weak<Open>>> = const { RefCell::new(Vec::new()) };
+    /// The invocations whose work is being polled right now, innermost last ([`Within`]).
+    static CURRENT: RefCell<Vec<Weak<Open>>> = const { RefCell::new(Vec::new()) };
     static LIMITS: Vec<Limit> = limits();
 }
 
@@ -160,6 +168,49 @@ impl Scope {
     pub fn d1_statements(&self) -> f64 {
         self.0.upgrade().map_or(0.0, |o| o.usage.borrow().d1_statements)
     }
+
+    /// `work`, with everything it charges while it runs charged to this invocation alone (see
+    /// [`Within`]).
+    pub fn within<F: Future>(&self, work: F) -> Within<F> {
+        Within { scope: self.0.clone(), work: Box::pin(work) }
+    }
+}
+
+/// The invocation whose work is running now, if any ([`Within`]).
+pub fn current() -> Option<Scope> {
+    CURRENT.with(|c| c.borrow().last().cloned()).map(Scope)
+}
+
+/// D1 statements charged so far to the invocation whose work is running now (0 outside one).
+pub fn current_d1_statements() -> f64 {
+    current().map_or(0.0, |s| s.d1_statements())
+}
+
+/// A future that is its invocation's work: while it is polled, its invocation is the current
+/// one and every charge (a statement, a subrequest, a queue send) goes to it alone. The runtime
+/// runs one poll at a time on the isolate's thread, and a poll runs no other invocation's code, so
+/// this is exact for what an invocation issues — the vector index's statements and the HTTP
+/// requests' included — whether or not their database was scoped.
+pub struct Within<F> {
+    scope: Weak<Open>,
+    work: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for Within<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        CURRENT.with(|c| c.borrow_mut().push(self.scope.clone()));
+        // Popped however the poll ends.
+        struct Pop;
+        impl Drop for Pop {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.borrow_mut().pop());
+            }
+        }
+        let _pop = Pop;
+        self.work.as_mut().poll(cx)
+    }
 }
 
 /// The budget of `figure` in `limits.json` (`None` for a figure no limit names).
@@ -180,8 +231,12 @@ pub fn begin(kind: &'static str, label: String) -> Invocation {
     Invocation(open)
 }
 
-/// Charge `f` to every open invocation.
+/// Charge `f` to the invocation whose work is running ([`Within`]), else to every open one.
 fn charge(f: impl Fn(&mut Usage)) {
+    if let Some(open) = CURRENT.with(|c| c.borrow().last().and_then(Weak::upgrade)) {
+        f(&mut open.usage.borrow_mut());
+        return;
+    }
     OPEN.with(|o| {
         for open in o.borrow().iter().filter_map(Weak::upgrade) {
             f(&mut open.usage.borrow_mut());
@@ -190,7 +245,7 @@ fn charge(f: impl Fn(&mut Usage)) {
 }
 
 /// A D1 statement was prepared: its SQL length, bound parameters and largest bound value;
-/// charged to `scope`'s invocation alone while it is open, else to every open invocation.
+/// charged to `scope`'s invocation alone while it is open, else as [`charge`] does.
 pub fn d1_statement(scope: Option<&Scope>, sql_bytes: usize, params: usize, max_value_bytes: usize) {
     let f = |u: &mut Usage| {
         u.d1_statements += 1.0;
@@ -477,6 +532,36 @@ mod tests {
         assert_eq!(b.0.usage.borrow().d1_statements, 2.0, "an ended scope charges every open invocation");
         assert_eq!(budget("d1Statements"), Some(500.0));
         assert_eq!(budget("nothing"), None);
+    }
+
+    /// Polls `work` once (it never waits here).
+    fn poll_once<F: Future>(work: F) -> Poll<F::Output> {
+        let mut work = std::pin::pin!(work);
+        work.as_mut().poll(&mut Context::from_waker(std::task::Waker::noop()))
+    }
+
+    #[test]
+    fn work_run_within_an_invocation_is_charged_to_it_alone_even_unscoped() {
+        let a = begin("queue", "a".into());
+        let b = begin("http", "b".into());
+        let (sa, sb) = (a.scope(), b.scope());
+        let done = poll_once(sa.within(async {
+            d1_statement(None, 10, 1, 0);
+            subrequest();
+            assert_eq!(current_d1_statements(), 1.0);
+            // Work of another invocation started inside it (a nested handler) is that one's.
+            let _ = poll_once(sb.within(async { d1_statement(None, 10, 1, 0) }));
+            d1_statement(None, 10, 1, 0);
+        }));
+        assert!(done.is_ready());
+        let (ua, ub) = (*a.0.usage.borrow(), *b.0.usage.borrow());
+        assert_eq!((ua.d1_statements, ua.subrequests), (2.0, 1.0));
+        assert_eq!((ub.d1_statements, ub.subrequests), (1.0, 0.0));
+        assert!(current().is_none(), "no invocation is current once its poll returned");
+        assert_eq!(current_d1_statements(), 0.0);
+        // Outside any invocation's work: every open one.
+        d1_statement(None, 10, 1, 0);
+        assert_eq!((a.0.usage.borrow().d1_statements, b.0.usage.borrow().d1_statements), (3.0, 2.0));
     }
 
     #[test]

@@ -60,6 +60,16 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
     let kind = if req.path().starts_with("/__test/") { "test" } else { "http" };
     let invocation =
         ledger::begin(kind, ledger::http_label(&format!("{:?}", req.method()).to_uppercase(), &req.path()));
+    // Everything the request does is charged to it alone.
+    invocation.scope().within(respond(req, env, ctx, invocation.clone())).await
+}
+
+async fn respond(
+    #[allow(unused_mut)] mut req: Request,
+    env: Env,
+    ctx: Context,
+    invocation: ledger::Invocation,
+) -> Result<Response> {
     // Each test route handler reads the body only of its own paths.
     #[cfg(feature = "test-hooks")]
     if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
@@ -89,8 +99,9 @@ async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) ->
 /// is simply done again by the next one.
 #[event(scheduled)]
 async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
-    let _invocation = ledger::begin("scheduled", "scheduled".into());
-    if let Err(e) = pipeline::sync::scheduled(&env, event.schedule()).await {
+    let invocation = ledger::begin("scheduled", "scheduled".into());
+    let run = invocation.scope().within(pipeline::sync::scheduled(&env, event.schedule())).await;
+    if let Err(e) = run {
         log::error("scheduled_run_failed", &[("cron", &event.cron()), ("detail", &e.to_string())]);
     }
 }

@@ -31,6 +31,19 @@ pub async fn queue(
     let queue_name: String = batch.queue().map(String::from).unwrap_or_default();
     let invocation = crate::ledger::begin("queue", queue_name.clone());
     let scope = invocation.scope();
+    // Everything the batch does is charged to it alone.
+    let result = scope.within(consume(batch, env, queue_name, scope.clone())).await;
+    drop(invocation);
+    result
+}
+
+#[cfg(target_arch = "wasm32")]
+async fn consume(
+    batch: worker::worker_sys::MessageBatch,
+    env: worker::Env,
+    queue_name: String,
+    scope: crate::ledger::Scope,
+) -> Result<JsValue, JsValue> {
     let messages = batch.messages()?;
     crate::ledger::queue_batch(messages.length() as usize);
     let ctx = match Ctx::new(&env) {
@@ -47,7 +60,7 @@ pub async fn queue(
     let mut guard = StatementGuard::new(ctx.cfg.batch_d1_statements);
     for (i, message) in all.iter().enumerate() {
         let used = scope.d1_statements();
-        if !guard.take_next(i, used) {
+        if !guard.take_next(i, used) || (i > 0 && is_job_end(message)) {
             hand_over(&ctx, &queue_name, &all[i..], used).await;
             break;
         }
@@ -58,15 +71,14 @@ pub async fn queue(
         }
         guard.done(scope.d1_statements() - used);
     }
-    drop(invocation);
     Ok(JsValue::UNDEFINED)
 }
 
 /// Whether a queue batch takes its next message: not when the statements its messages used so
-/// far, plus as many as the most its messages took, would pass the batch's statement budget
-/// (`limits.json`'s `d1Statements`, or `BATCH_D1_STATEMENTS`). The first message is always
-/// taken (a message's own statements are bounded by its stage: a few per message, pages of work
-/// between its time checks).
+/// far, plus room for a message twice as large as the largest so far, would pass the batch's
+/// statement budget (`limits.json`'s `d1Statements`, or `BATCH_D1_STATEMENTS`). The first message
+/// is always taken (a message's own statements are bounded by its stage: an index message splits
+/// its range when its writes would pass the budget, a job's end hands its rest on).
 #[derive(Debug, Clone, Copy)]
 pub struct StatementGuard {
     budget: f64,
@@ -80,7 +92,7 @@ impl StatementGuard {
 
     /// Before message `index`, with `used` statements charged to the batch so far.
     pub fn take_next(&self, index: usize, used: f64) -> bool {
-        index == 0 || used + self.largest <= self.budget
+        index == 0 || used + 2.0 * self.largest <= self.budget
     }
 
     /// A message took `statements`.
@@ -115,6 +127,12 @@ async fn hand_over(ctx: &Ctx, queue_name: &str, rest: &[MessageSys], used: f64) 
             _ => retry(message, 0),
         }
     }
+}
+
+/// A job's end measures its own budget from the batch's count: it runs only as a batch's first
+/// message (with the whole budget), else it is handed to a new message.
+fn is_job_end(message: &MessageSys) -> bool {
+    body_json(message).get("stage").and_then(|s| s.as_str()) == Some("finish")
 }
 
 fn attempts(message: &MessageSys) -> u32 {
@@ -164,6 +182,7 @@ async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
         StageMessage::Index(m) => super::index::run(ctx, m).await,
         StageMessage::Document(m) => super::document::run(ctx, m).await,
         StageMessage::Plan(m) => super::plans::run(ctx, m).await,
+        StageMessage::Finish(m) => super::end::run(ctx, m).await,
     }
 }
 
@@ -184,7 +203,9 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
     let (job_id, stage, result) = match &parsed {
         Ok(msg) => {
             let started = crate::time::now_ms();
+            let statements_before = crate::ledger::current_d1_statements();
             let result = run_stage(ctx, msg).await;
+            let statements = crate::ledger::current_d1_statements() - statements_before;
             // Wall time of the stage (CPU and I/O as the isolate sees them): where ingestion time
             // goes, per stage (scripts/bench/ingest.sh sums these).
             let ms = format!("{:.0}", crate::time::now_ms() - started);
@@ -192,14 +213,17 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
             crate::log::info(
                 "stage_done",
                 &[
-                    ("stage", msg.stage().as_str()),
+                    ("stage", msg.name()),
                     ("job", msg.job_id()),
                     ("ms", &ms),
                     ("parts", &ctx.laps()),
+                    // This message's D1 statements, and the batch's so far.
+                    ("statements", &format!("{statements:.0}")),
+                    ("batchStatements", &format!("{:.0}", crate::ledger::current_d1_statements())),
                     ("outcome", outcome),
                 ],
             );
-            (Some(msg.job_id().to_string()), msg.stage().as_str(), result)
+            (Some(msg.job_id().to_string()), msg.name(), result)
         }
         Err(e) => (
             body.get("jobId").and_then(|j| j.as_str()).map(String::from),
@@ -328,15 +352,15 @@ mod tests {
     use super::StatementGuard;
 
     #[test]
-    fn a_batch_takes_messages_while_the_largest_one_so_far_still_fits_its_budget() {
+    fn a_batch_takes_messages_while_twice_the_largest_one_so_far_still_fits_its_budget() {
         let mut guard = StatementGuard::new(100.0);
         assert!(guard.take_next(0, 0.0));
+        guard.done(20.0);
+        assert!(guard.take_next(1, 20.0));
         guard.done(30.0);
-        assert!(guard.take_next(1, 30.0));
-        guard.done(40.0);
-        assert!(guard.take_next(2, 60.0), "60 used + 40 at most = 100");
+        assert!(guard.take_next(2, 40.0), "40 used + room for 2 × 30 = 100");
         guard.done(10.0);
-        assert!(!guard.take_next(3, 70.0), "70 + 40 > 100");
+        assert!(!guard.take_next(3, 50.0), "50 + 2 × 30 > 100");
         // The first message is always taken, whatever it may cost.
         assert!(StatementGuard::new(0.0).take_next(0, 0.0));
     }

@@ -169,15 +169,7 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
     let messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
     producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await?;
     jobs::refresh_counters(&ctx.db, &job.id).await?;
-    if super::finish::try_complete(
-        &ctx.db,
-        &job.id,
-        &job.namespace,
-        crate::embed::embedder_view(&ctx.env).as_ref(),
-        ctx.cfg.graph_page_bytes,
-    )
-    .await?
-    {
+    if super::end::settle(ctx, &job.id, &job.namespace).await? {
         super::sync::after_job(ctx, &job.namespace).await;
     }
     Ok(())

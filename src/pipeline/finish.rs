@@ -1,10 +1,11 @@
 //! Finishing a job exactly once. One D1 batch (a transaction) moves the job to SUCCEEDED or FAILED
 //! with a fresh `finish_token`; every side effect in the same batch (namespace status, run record,
 //! staging cleanup) is guarded by `finish_token = <that token>`, so it applies only if this call
-//! made the transition — however many messages race to finish the job.
+//! made the transition — however many messages race to finish the job. A job that changed files
+//! first goes through its end ([`super::end`]: the code graph, the snapshots), which completes it.
 use crate::api::JobError;
 use crate::args;
-use crate::store::{graph, jobs, runs, staging, Db, StoreResult};
+use crate::store::{jobs, runs, staging, Db, StoreResult};
 
 const TOKEN_GUARD: &str = "EXISTS (SELECT 1 FROM repo_rag_index_job WHERE id = ?1 AND finish_token = ?2)";
 
@@ -23,29 +24,98 @@ fn side_effects(
     Ok(out)
 }
 
-/// Complete the job if every staged file is done (and a GitHub job finished staging). Returns
-/// true only for the call that completed it.
+/// What [`try_complete`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Files are left (or someone else moved the job on).
+    NotYet,
+    /// The job changed no file and is complete (this call completed it).
+    Completed,
+    /// Every file is done and the job changed some: this call moved it to its end (stage
+    /// `finish`); the caller sends the job's end on ([`super::end`]).
+    Ending,
+}
+
+/// The condition of a job whose staged files are all done.
+const ALL_DONE: &str = "status IN ('QUEUED', 'RUNNING') AND staged = 1 \
+     AND NOT EXISTS (SELECT 1 FROM job_files WHERE job_id = ?1 AND status != 'done')";
+
+/// A job whose files are all done: complete it at once if it changed no file (nothing to resolve
+/// again), else move it to its end (once: its stage becomes `finish`). Refreshes its counters in
+/// the same batch.
 pub async fn try_complete(
     db: &Db,
     job_id: &str,
     namespace: &str,
     embedder: Option<&crate::api::EmbedderView>,
-    graph_page_bytes: usize,
+) -> StoreResult<Outcome> {
+    let now = crate::time::now_iso();
+    let mut statements = vec![
+        db.stmt(jobs::refresh_counters_sql(), &args![job_id])?,
+        db.stmt(
+            &format!(
+                "UPDATE repo_rag_index_job SET stage = 'finish', heartbeat_at = ?2 \
+                 WHERE id = ?1 AND {ALL_DONE} AND files_added + files_changed + files_deleted > 0 \
+                   AND COALESCE(stage, '') != 'finish'"
+            ),
+            &args![job_id, &now],
+        )?,
+    ];
+    let token = super::new_id("fin", job_id);
+    statements.extend(completion_statements(db, job_id, namespace, embedder, &token, &now, true)?);
+    let changes = db.batch(statements).await?;
+    if changes.get(2).copied().unwrap_or(0) == 1 {
+        crate::log::info("job_succeeded", &[("job", job_id), ("namespace", namespace)]);
+        return Ok(Outcome::Completed);
+    }
+    Ok(if changes.get(1).copied().unwrap_or(0) == 1 { Outcome::Ending } else { Outcome::NotYet })
+}
+
+/// Complete a job at the end of its end ([`super::end`]): every file done, the code graph and
+/// snapshots written. Returns true only for the call that completed it.
+pub async fn complete(
+    db: &Db,
+    job_id: &str,
+    namespace: &str,
+    embedder: Option<&crate::api::EmbedderView>,
 ) -> StoreResult<bool> {
     let now = crate::time::now_iso();
     let token = super::new_id("fin", job_id);
+    let mut statements = vec![db.stmt(jobs::refresh_counters_sql(), &args![job_id])?];
+    statements.extend(completion_statements(db, job_id, namespace, embedder, &token, &now, false)?);
+    let changes = db.batch(statements).await?;
+    let completed = changes.get(1).copied().unwrap_or(0) == 1;
+    if completed {
+        crate::log::info("job_succeeded", &[("job", job_id), ("namespace", namespace)]);
+    }
+    Ok(completed)
+}
+
+/// The job SUCCEEDED (its first statement: one row changed when this call completed it), the
+/// namespace READY with its counts and the side effects, guarded by `token`; `unchanged_only`
+/// completes only a job that changed no file.
+fn completion_statements(
+    db: &Db,
+    job_id: &str,
+    namespace: &str,
+    embedder: Option<&crate::api::EmbedderView>,
+    token: &str,
+    now: &str,
+    unchanged_only: bool,
+) -> StoreResult<Vec<worker::D1PreparedStatement>> {
     let (model, dims) = match embedder {
         Some(e) => (Some(format!("{}|{}", e.provider, e.model)), Some(e.dims as i64)),
         None => (None, None),
     };
+    let unchanged = if unchanged_only { " AND files_added + files_changed + files_deleted = 0" } else { "" };
     let mut statements = vec![
-        db.stmt(jobs::refresh_counters_sql(), &args![job_id])?,
         db.stmt(
-            "UPDATE repo_rag_index_job SET status = 'SUCCEEDED', stage = 'done', completed_at = ?3, \
-               started_at = COALESCE(started_at, ?3), finish_token = ?2 \
-             WHERE id = ?1 AND status IN ('QUEUED', 'RUNNING') AND staged = 1 \
-               AND NOT EXISTS (SELECT 1 FROM job_files WHERE job_id = ?1 AND status != 'done')",
-            &args![job_id, &token, &now],
+            &format!(
+                "UPDATE repo_rag_index_job SET status = 'SUCCEEDED', stage = 'done', completed_at = ?3, \
+                   started_at = COALESCE(started_at, ?3), finish_token = ?2 \
+                 WHERE id = ?1 AND {ALL_DONE}{unchanged}"
+            ),
+            &args![job_id, token, now],
         )?,
         db.stmt(
             &format!(
@@ -60,51 +130,15 @@ pub async fn try_complete(
                    chunk_count = (SELECT COUNT(*) FROM chunks WHERE namespace = ?4) \
                  WHERE id = ?4 AND {TOKEN_GUARD}"
             ),
-            &args![job_id, &token, &now, namespace, &model, dims],
+            &args![job_id, token, now, namespace, &model, dims],
         )?,
     ];
-    statements.extend(side_effects(db, job_id, namespace, &token, &now)?);
-    let changes = db.batch(statements).await?;
-    let completed = changes.get(1).copied().unwrap_or(0) == 1;
-    if completed {
-        crate::log::info("job_succeeded", &[("job", job_id), ("namespace", namespace)]);
-        // Once per job, after every file is indexed: edges across files (also those that pointed
-        // into changed or deleted files) are resolved again from the stored per-file graphs —
-        // unless the job changed no file (a no-change re-index), which leaves the graph as it was.
-        let job = jobs::get(db, job_id).await?;
-        if job.as_ref().is_none_or(changed_files) {
-            let started = crate::time::now_ms();
-            let memory_before = crate::ledger::memory_bytes();
-            match graph::resolve_namespace(db, namespace, graph_page_bytes).await {
-                Ok(r) => crate::log::info(
-                    "graph_resolved",
-                    &[
-                        ("job", job_id),
-                        ("namespace", namespace),
-                        ("files", &r.files.to_string()),
-                        ("edges", &r.edges.to_string()),
-                        ("rewrittenFiles", &r.rewritten_files.to_string()),
-                        ("rewrittenEdges", &r.rewritten_edges.to_string()),
-                        ("ranksWritten", &r.ranks_written.to_string()),
-                        ("pages", &r.pages.to_string()),
-                        // The wasm memory before and after: what the resolution grew it by.
-                        ("memoryBefore", &format!("{memory_before:.0}")),
-                        ("memoryAfter", &format!("{:.0}", crate::ledger::memory_bytes())),
-                        ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
-                    ],
-                ),
-                Err(e) => crate::log::warn(
-                    "graph_resolution_failed",
-                    &[("job", job_id), ("namespace", namespace), ("error", &e.0)],
-                ),
-            }
-        }
-    }
-    Ok(completed)
+    statements.extend(side_effects(db, job_id, namespace, token, now)?);
+    Ok(statements)
 }
 
 /// Whether a finished job added, changed or deleted any file (its counters are final).
-fn changed_files(job: &jobs::JobRow) -> bool {
+pub fn changed_files(job: &jobs::JobRow) -> bool {
     job.files_added + job.files_changed + job.files_deleted > 0
 }
 

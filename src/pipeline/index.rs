@@ -8,16 +8,18 @@
 //! Until the D1 batch commits, the old version keeps every vector, so a failing batch leaves it
 //! found by vector search as well as by keyword. A crash before the commit leaves D1 describing the
 //! old file and the retry recomputes the same stale set; a crash after it leaves the ids staged,
-//! and any later index message of the namespace (the redelivery included) deletes them. Then the
-//! job is completed if nothing else is left.
+//! and any later index message of the namespace (the redelivery included) deletes them. Then,
+//! once nothing else is left, the job is completed or its end starts (`super::end`).
 use std::collections::{HashMap, HashSet};
 
 use edgerag_core::vector::VectorRecord;
 use edgerag_core::Chunk;
 
-use super::messages::SeqRange;
-use super::{Ctx, StageError};
+use super::messages::{SeqRange, Stage, StageMessage};
+use super::{Ctx, StageError, Statements};
 use crate::store::chunks::{self, ChunkRow, FileRecord};
+use crate::store::graph::Budget;
+use crate::store::JSON_BATCH_BYTES;
 use crate::store::{jobs, rows, staging};
 
 /// A staged chunk, its vector and — for a parent/child child — its `chunks.metadata` JSON.
@@ -48,6 +50,27 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     ctx.lap("read");
     if !files.is_empty() {
         let staged: Vec<staging::ChunkWithVector> = rows(reads.get(1))?;
+        // A range whose writes would pass the statement budget goes on as two halves.
+        let bytes: usize = staged
+            .iter()
+            .map(|r| r.chunk.len() + r.vector_hex.as_ref().or(r.vector_json.as_ref()).map_or(0, String::len))
+            .sum();
+        if files.len() > 1
+            && !Budget::fits(&Statements::new(ctx.cfg.batch_d1_statements), statements_for(bytes))
+        {
+            let halves =
+                split_range(&files.iter().map(|f| f.seq).collect::<Vec<_>>(), msg.from_seq, msg.to_seq);
+            let next: Vec<StageMessage> = halves
+                .iter()
+                .map(|&(from, to)| StageMessage::range(Stage::Index, &job.id, from, to))
+                .collect();
+            crate::log::info(
+                "index_range_split",
+                &[("job", &job.id), ("files", &files.len().to_string()), ("bytes", &bytes.to_string())],
+            );
+            super::producer::send(&ctx.env, &next, false).await?;
+            return Ok(());
+        }
         let mut by_seq: HashMap<i64, Vec<StagedRow>> = HashMap::new();
         for row in staged {
             let raw: serde_json::Value = serde_json::from_str(&row.chunk)
@@ -139,20 +162,33 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     }
     // 3: also when the range was already indexed (a redelivery after the batch committed).
     delete_staged_vectors(ctx, ns).await?;
-    // `try_complete` refreshes the job's counters in the same batch that may complete it.
-    let completed = super::finish::try_complete(
-        &ctx.db,
-        &job.id,
-        ns,
-        crate::embed::embedder_view(&ctx.env).as_ref(),
-        ctx.cfg.graph_page_bytes,
-    )
-    .await?;
+    // Refreshes the job's counters in the same batch that may complete it or start its end.
+    let completed = super::end::settle(ctx, &job.id, ns).await?;
     ctx.lap("finish");
     if completed {
         super::sync::after_job(ctx, ns).await;
     }
     Ok(())
+}
+
+/// Statements of an index message whatever its size (the job, the reads, the vector index's
+/// bookkeeping, the files' and staging rows, the staged deletes, the completion's check).
+const FIXED_STATEMENTS: usize = 24;
+
+/// About how many statements an index message writing `bytes` of staged chunks and vectors takes:
+/// the fixed ones, and for every [`JSON_BATCH_BYTES`] of them the chunk rows, the vector rows
+/// and their 8-bit copies (each row grows as it is written: search text, metadata, hex).
+pub fn statements_for(bytes: usize) -> usize {
+    FIXED_STATEMENTS + 3 * bytes.div_ceil(JSON_BATCH_BYTES)
+}
+
+/// A range of files (their `seqs`, in any order, at least two) as two ranges of about half the
+/// files each, covering `from..=to` together.
+pub fn split_range(seqs: &[i64], from: i64, to: i64) -> [(i64, i64); 2] {
+    let mut seqs = seqs.to_vec();
+    seqs.sort_unstable();
+    let mid = seqs[seqs.len() / 2];
+    [(from, mid - 1), (mid, to)]
 }
 
 /// Delete the vectors staged by committed index batches of `ns` (a page per round), skipping any
@@ -174,5 +210,28 @@ async fn delete_staged_vectors(ctx: &Ctx, ns: &str) -> Result<(), StageError> {
             }
         }
         chunks::clear_vector_deletes(&ctx.db, ns, &[live, dead].concat()).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_splits_into_two_halves_covering_it() {
+        assert_eq!(split_range(&[7, 3, 5, 9], 1, 12), [(1, 6), (7, 12)]);
+        assert_eq!(split_range(&[4, 8], 4, 8), [(4, 7), (8, 8)]);
+        // Each half holds at least one of the files.
+        let seqs = [10, 11, 12];
+        let [(a, b), (c, d)] = split_range(&seqs, 10, 12);
+        assert!(seqs.iter().any(|s| (a..=b).contains(s)) && seqs.iter().any(|s| (c..=d).contains(s)));
+        assert_eq!((b + 1, d), (c, 12));
+    }
+
+    #[test]
+    fn statements_grow_with_the_bytes_written() {
+        assert_eq!(statements_for(0), FIXED_STATEMENTS);
+        assert_eq!(statements_for(1), FIXED_STATEMENTS + 3);
+        assert_eq!(statements_for(JSON_BATCH_BYTES + 1), FIXED_STATEMENTS + 6);
     }
 }

@@ -8,7 +8,7 @@ use crate::http::ApiResult;
 use crate::store::jobs::{self, JobRow, NewJob};
 use crate::store::{namespaces, staging};
 
-use super::messages::StageMessage;
+use super::messages::{EndStep, StageMessage};
 use super::stager::{StageFailure, Stager};
 use super::{finish, producer, Ctx};
 
@@ -167,6 +167,10 @@ pub async fn resume(ctx: &Ctx, job: &JobRow) -> ApiResult<()> {
     let mut messages = producer::messages_for(&job.id, &refs, ctx.cfg.files_per_message);
     if job.staged == 0 {
         messages.push(StageMessage::fetch(&job.id));
+    } else if refs.is_empty() && job.stage.as_deref() == Some("finish") {
+        // Every file is done and the job is in its end: start the end over (what its lost
+        // messages wrote is not written again).
+        messages.push(StageMessage::finish(&job.id, EndStep::Graph, None));
     }
     crate::log::info("job_resumed", &[("job", &job.id), ("messages", &messages.len().to_string())]);
     producer::send(&ctx.env, &messages, ctx.cfg.deliver_twice).await.map_err(|e| {
@@ -196,14 +200,9 @@ pub async fn dispatch(
         return Err(ApiError::new(503, "QUEUE_UNAVAILABLE", error.message));
     }
     jobs::refresh_counters(&ctx.db, job_id).await?;
-    let completed = finish::try_complete(
-        &ctx.db,
-        job_id,
-        namespace,
-        crate::embed::embedder_view(&ctx.env).as_ref(),
-        ctx.cfg.graph_page_bytes,
-    )
-    .await?;
+    let completed = super::end::settle(ctx, job_id, namespace)
+        .await
+        .map_err(|e| ApiError::new(503, "QUEUE_UNAVAILABLE", e.message))?;
     let job = jobs::get(&ctx.db, job_id)
         .await?
         .ok_or_else(|| ApiError::internal("reading the job", "job vanished"))?;

@@ -24,6 +24,35 @@ pub enum StageMessage {
     /// Page `page` (0-based) of per-node plan run `runId`. Not a job: it names its namespace.
     /// Travels on the embed queue.
     Plan(PlanPage),
+    /// The end of a job whose files are all indexed: the code graph's cross-file resolution, its
+    /// ranks and the vector snapshot, then the job's completion. A message does what fits its
+    /// statement budget and sends the rest on as another. Travels on the index queue.
+    Finish(JobEnd),
+}
+
+/// What is left of a job's end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobEnd {
+    pub v: u32,
+    pub job_id: String,
+    pub step: EndStep,
+    /// The code graph's files up to this path (in path order) are resolved (step `graph`); none
+    /// when the resolution starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+/// The steps of a job's end, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndStep {
+    /// The code graph's cross-file resolution and ranks.
+    Graph,
+    /// The vector index's snapshot of the namespace, for new isolates.
+    Vectors,
+    /// The job's completion (SUCCEEDED, namespace READY) and what was queued behind it.
+    Complete,
 }
 
 /// A page of a plan run.
@@ -95,12 +124,25 @@ impl StageMessage {
         })
     }
 
+    pub fn finish(job_id: &str, step: EndStep, after: Option<String>) -> StageMessage {
+        StageMessage::Finish(JobEnd { v: MESSAGE_VERSION, job_id: job_id.into(), step, after })
+    }
+
+    /// The queue it travels on.
     pub fn stage(&self) -> Stage {
         match self {
             StageMessage::Fetch(_) => Stage::Fetch,
             StageMessage::Chunk(_) | StageMessage::Document(_) => Stage::Chunk,
             StageMessage::Embed(_) | StageMessage::Plan(_) => Stage::Embed,
-            StageMessage::Index(_) => Stage::Index,
+            StageMessage::Index(_) | StageMessage::Finish(_) => Stage::Index,
+        }
+    }
+
+    /// The stage's name in logs and on the job (`finish` for a job's end, else its queue's).
+    pub fn name(&self) -> &'static str {
+        match self {
+            StageMessage::Finish(_) => "finish",
+            other => other.stage().as_str(),
         }
     }
 
@@ -108,6 +150,7 @@ impl StageMessage {
         match self {
             StageMessage::Fetch(j) => &j.job_id,
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => &r.job_id,
+            StageMessage::Finish(e) => &e.job_id,
             // Documents and plan runs are not jobs.
             StageMessage::Document(_) | StageMessage::Plan(_) => "",
         }
@@ -119,6 +162,7 @@ impl StageMessage {
             StageMessage::Chunk(r) | StageMessage::Embed(r) | StageMessage::Index(r) => r.v,
             StageMessage::Document(d) => d.v,
             StageMessage::Plan(p) => p.v,
+            StageMessage::Finish(e) => e.v,
         }
     }
 }
@@ -189,5 +233,17 @@ mod tests {
         assert_eq!(p, r#"{"stage":"plan","v":1,"namespace":"repo:o/n","runId":"plan_1","page":2}"#);
         let back = serde_json::from_str::<StageMessage>(&p).unwrap();
         assert_eq!((back.stage(), back.job_id()), (Stage::Embed, ""));
+        let e =
+            serde_json::to_string(&StageMessage::finish("job_x", EndStep::Graph, Some("src/a.rs".into())))
+                .unwrap();
+        assert_eq!(e, r#"{"stage":"finish","v":1,"jobId":"job_x","step":"graph","after":"src/a.rs"}"#);
+        let back = serde_json::from_str::<StageMessage>(&e).unwrap();
+        assert_eq!((back.stage(), back.name(), back.job_id()), (Stage::Index, "finish", "job_x"));
+        let start = StageMessage::finish("job_x", EndStep::Vectors, None);
+        assert_eq!(
+            serde_json::to_string(&start).unwrap(),
+            r#"{"stage":"finish","v":1,"jobId":"job_x","step":"vectors"}"#
+        );
+        assert!(EndStep::Graph < EndStep::Vectors && EndStep::Vectors < EndStep::Complete);
     }
 }

@@ -119,21 +119,22 @@ enum Owner {
     Resolution,
 }
 
+fn edge_rows(edges: &[&Edge], owner: Owner) -> Vec<Write> {
+    let sql = format!(
+        "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution, \
+           cross_file) {}",
+        super::from_json_then(8, if owner == Owner::Resolution { ", 1" } else { ", 0" })
+    );
+    edge_batches(edges, JSON_BATCH_BYTES).into_iter().map(|rows| (sql.clone(), rows)).collect()
+}
+
 fn edge_statements(
     db: &Db,
     namespace: &str,
     edges: &[&Edge],
     owner: Owner,
 ) -> StoreResult<Vec<D1PreparedStatement>> {
-    let sql = format!(
-        "INSERT INTO graph_edges (namespace, src, dst, dst_name, kind, confidence, path, line, resolution, \
-           cross_file) {}",
-        super::from_json_then(8, if owner == Owner::Resolution { ", 1" } else { ", 0" })
-    );
-    edge_batches(edges, JSON_BATCH_BYTES)
-        .iter()
-        .map(|rows| db.stmt(&sql, &args![namespace, rows.as_str()]))
-        .collect()
+    prepared(db, namespace, &edge_rows(edges, owner))
 }
 
 /// Statements removing every graph row of one file (changed, deleted, or no longer code).
@@ -319,6 +320,38 @@ async fn read_page(
         .collect()
 }
 
+/// Where a namespace's cross-file resolution stopped ([`resolve_namespace_from`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    /// Every file resolved and written, the ranks too.
+    Done(Resolved),
+    /// The files up to `after` (a path, in path order; `""`: none yet) are resolved and written;
+    /// the rest, then the ranks, are left for another call starting after it.
+    More { after: String, resolved: Resolved },
+}
+
+/// Whether `n` more statements fit the caller's budget (checked before a page's reads and writes
+/// and before the ranks; a call always does at least one page, or the ranks, to make progress).
+pub trait Budget {
+    fn fits(&self, n: usize) -> bool;
+}
+
+/// No budget: everything in one call.
+pub struct Unbounded;
+
+impl Budget for Unbounded {
+    fn fits(&self, _: usize) -> bool {
+        true
+    }
+}
+
+/// Cross-file resolution of a namespace in one call ([`resolve_namespace_from`] unbounded).
+pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> StoreResult<Resolved> {
+    match resolve_namespace_from(db, namespace, page_bytes, None, &Unbounded).await? {
+        Progress::Done(r) | Progress::More { resolved: r, .. } => Ok(r),
+    }
+}
+
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
 /// every stored file graph together (a changed file can change where any other file's calls and
 /// type names go), then rewrites the cross-file edges (those their own file could not resolve;
@@ -333,21 +366,37 @@ async fn read_page(
 /// together, so a rerun after a failure redoes only what was not written) and its votes kept for
 /// the ranks ([`edgerag_core::graph::rank::Votes`]). The edges and ranks are those of one
 /// resolution over every file at once (the core's tests check this at any page split).
-pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> StoreResult<Resolved> {
-    let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
-    db.batch(
-        ["graph_files", "graph_nodes", "graph_edges"]
-            .iter()
-            .map(|t| db.stmt(&format!("DELETE FROM {t} WHERE {orphans}"), &args![namespace]))
-            .collect::<StoreResult<Vec<_>>>()?,
-    )
-    .await?;
+///
+/// Across calls (queue messages): with `after`, the files up to that path were resolved and
+/// written by an earlier call, so only the later ones are (the definitions are read again: one
+/// statement a page). `budget` is asked before each page's reads and writes and before the
+/// ranks; what does not fit is left ([`Progress::More`]). The ranks of a call that did not
+/// resolve every file itself are computed from the stored edges, which then are the resolved
+/// ones ([`votes_from_stored_edges`]).
+pub async fn resolve_namespace_from(
+    db: &Db,
+    namespace: &str,
+    page_bytes: usize,
+    after: Option<&str>,
+    budget: &dyn Budget,
+) -> StoreResult<Progress> {
+    if after.is_none() {
+        let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
+        db.batch(
+            ["graph_files", "graph_nodes", "graph_edges"]
+                .iter()
+                .map(|t| db.stmt(&format!("DELETE FROM {t} WHERE {orphans}"), &args![namespace]))
+                .collect::<StoreResult<Vec<_>>>()?,
+        )
+        .await?;
+    }
     let mut listed: Vec<Listed> = Vec::new();
     loop {
         let after = listed.last().map_or("", |l| l.path.as_str()).to_string();
         let page: Vec<Listed> = db
             .all(
-                "SELECT path, length(CAST(graph AS BLOB)) AS bytes, edges_hash FROM graph_files                  WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
+                "SELECT path, length(CAST(graph AS BLOB)) AS bytes, edges_hash FROM graph_files \
+                 WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
                 &args![namespace, after.as_str(), LIST_PAGE_FILES],
             )
             .await?;
@@ -367,8 +416,10 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
         }
     }
     table.seal();
-    // 2: each page resolved, written where it changed, its votes kept.
-    let mut votes = edgerag_core::graph::rank::Votes::new(table.all_node_ids());
+    // 2: each page after `after` resolved, written where it changed, its votes kept when this
+    // call resolves every file.
+    let start = after.map_or(0, |a| listed.partition_point(|l| l.path.as_str() <= a));
+    let mut votes = (start == 0).then(|| edgerag_core::graph::rank::Votes::new(table.all_node_ids()));
     let mut resolved = Resolved {
         files: listed.len(),
         edges: 0,
@@ -377,43 +428,145 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
         ranks_written: 0,
         pages: pages.len(),
     };
-    for &(first, count) in &pages {
+    let left = |files: usize, resolved: Resolved| Progress::More {
+        after: if files == 0 { after.unwrap_or("").to_string() } else { listed[files - 1].path.clone() },
+        resolved,
+    };
+    let mut done = start;
+    for (first, count) in pages_of(&sizes[start..], page_bytes.max(1)) {
+        let first = start + first;
+        let progressed = done > start;
+        if progressed && !budget.fits(1) {
+            return Ok(left(done, resolved));
+        }
         let mut files = read_page(db, namespace, &listed, (first, count)).await?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =
             listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
         let changed = changed_edges(&hashes, &files);
+        if !changed.is_empty() {
+            let writes = rewrite_edges_rows(&changed);
+            if progressed && !budget.fits(writes.len()) {
+                return Ok(left(done, resolved));
+            }
+            db.batch(prepared(db, namespace, &writes)?).await?;
+        }
         resolved.edges += files.iter().map(|f| f.edges.len()).sum::<usize>();
         resolved.rewritten_files += changed.len();
         resolved.rewritten_edges += changed
             .iter()
             .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
             .sum::<usize>();
-        if !changed.is_empty() {
-            db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
+        if let Some(votes) = &mut votes {
+            for file in &files {
+                votes.add(file);
+            }
         }
-        for file in &files {
-            votes.add(file);
-        }
+        done = first + count;
+    }
+    // 3: the repository map's importance: PageRank over the graph just resolved.
+    if done > start && !budget.fits(ranks_statements(&table)) {
+        return Ok(left(done, resolved));
     }
     drop(listed);
-    // 3: the repository map's importance: PageRank over the graph just resolved.
+    let votes = match votes {
+        Some(votes) => votes,
+        None => votes_from_stored_edges(db, namespace, &table).await?,
+    };
     let (nodes, by_file) = edgerag_core::graph::rank::stored_ranks_of(
         votes.ranks(),
         (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))),
     );
     drop(table);
     resolved.ranks_written = super::ranks::write_ranks(db, namespace, &nodes, &by_file).await?;
-    Ok(resolved)
+    Ok(Progress::Done(resolved))
 }
 
-/// Statements replacing the cross-file edges of `changed` files (every edge of a legacy one) and
-/// recording their new hashes.
-fn rewrite_edges_statements(
+/// Voting edges read back per statement by [`votes_from_stored_edges`].
+const VOTE_ROWS_PER_READ: usize = 50_000;
+
+/// About how many statements the ranks of `table`'s symbols take: the stored ranks read back
+/// (pages of [`super::ranks`]), the changed ones written (≈ 60 bytes a row in 512 KB values),
+/// and the stored edges read for the votes (at most a few per symbol).
+fn ranks_statements(table: &edgerag_core::graph::SymbolTable) -> usize {
+    let symbols = table.all_node_ids().count();
+    let files = table.len();
+    let reads = (symbols + files).div_ceil(super::ranks::READ_PAGE_ROWS) + 2;
+    let writes = (60 * (symbols + files)).div_ceil(JSON_BATCH_BYTES) + 1;
+    let votes = (4 * symbols).div_ceil(VOTE_ROWS_PER_READ) + 1;
+    reads + writes + votes
+}
+
+#[derive(Deserialize)]
+struct VoteRow {
+    r: f64,
+    src: String,
+    dst: String,
+    kind: String,
+}
+
+/// The PageRank votes of the namespace's stored edges (once every file's cross-file edges are
+/// written, the stored edges are the resolved ones, column for column), read in pages in rowid
+/// order: what the pages' resolution would have voted, for a call that did not resolve them all.
+async fn votes_from_stored_edges(
     db: &Db,
     namespace: &str,
-    changed: &[Rewrite<'_>],
-) -> StoreResult<Vec<D1PreparedStatement>> {
+    table: &edgerag_core::graph::SymbolTable,
+) -> StoreResult<edgerag_core::graph::rank::Votes> {
+    use edgerag_core::graph::{EdgeKind, Resolution};
+    let mut votes = edgerag_core::graph::rank::Votes::new(table.all_node_ids());
+    let kinds: Vec<&str> =
+        EdgeKind::ALL.iter().filter(|k| edgerag_core::graph::rank::votes(**k)).map(|k| k.as_str()).collect();
+    let kinds = super::json_array(&kinds)?;
+    let mut after = -1.0;
+    loop {
+        let rows: Vec<VoteRow> = db
+            .all(
+                "SELECT rowid AS r, src, dst, kind FROM graph_edges \
+                 WHERE namespace = ?1 AND rowid > ?2 AND dst IS NOT NULL \
+                   AND kind IN (SELECT value FROM json_each(?3)) ORDER BY rowid LIMIT ?4",
+                &args![namespace, after, kinds.as_str(), VOTE_ROWS_PER_READ],
+            )
+            .await?;
+        let full = rows.len() == VOTE_ROWS_PER_READ;
+        after = rows.last().map_or(after, |r| r.r);
+        let edges = rows
+            .into_iter()
+            .filter_map(|row| {
+                let kind = EdgeKind::ALL.into_iter().find(|k| k.as_str() == row.kind)?;
+                Some(Edge {
+                    kind,
+                    src: row.src.into(),
+                    dst: Some(row.dst.into()),
+                    dst_name: String::new(),
+                    confidence: 0.0,
+                    resolution: Resolution::External,
+                    path: "".into(),
+                    line: 0,
+                    hint: None,
+                })
+            })
+            .collect();
+        votes.add(&FileGraph {
+            path: String::new(),
+            language: edgerag_core::Language::Text,
+            package: None,
+            nodes: Vec::new(),
+            edges,
+            imports: Vec::new(),
+        });
+        if !full {
+            return Ok(votes);
+        }
+    }
+}
+
+/// One statement to prepare: its SQL and its second parameter (`?1` is the namespace).
+type Write = (String, String);
+
+/// The statements replacing the cross-file edges of `changed` files (every edge of a legacy one)
+/// and recording their new hashes, not prepared yet (so they are counted before they are charged).
+fn rewrite_edges_rows(changed: &[Rewrite<'_>]) -> Vec<Write> {
     let mut out = Vec::new();
     for (stored, only) in [(Stored::Resolved, " AND cross_file = 1"), (Stored::Legacy, "")] {
         let paths = changed
@@ -421,25 +574,25 @@ fn rewrite_edges_statements(
             .filter(|r| r.stored == stored)
             .map(|r| serde_json::Value::from(r.file.path.as_str()));
         for batch in json_batches(paths, JSON_BATCH_BYTES) {
-            out.push(db.stmt(
-                &format!(
+            out.push((
+                format!(
                     "DELETE FROM graph_edges WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2)){only}"
                 ),
-                &args![namespace, batch.as_str()],
-            )?);
+                batch,
+            ));
         }
     }
     let cross: Vec<&Edge> = changed.iter().flat_map(|r| cross_file(r.file)).collect();
-    out.extend(edge_statements(db, namespace, &cross, Owner::Resolution)?);
+    out.extend(edge_rows(&cross, Owner::Resolution));
     let local: Vec<&Edge> = changed
         .iter()
         .filter(|r| r.stored == Stored::Legacy)
         .flat_map(|r| r.file.edges.iter().filter(|e| e.hint.is_none()))
         .collect();
-    out.extend(edge_statements(db, namespace, &local, Owner::File)?);
+    out.extend(edge_rows(&local, Owner::File));
     let hashes = changed.iter().map(|r| serde_json::json!([r.file.path, r.hash]));
     for batch in json_batches(hashes, JSON_BATCH_BYTES) {
-        out.push(db.stmt(
+        out.push((
             // An upsert that only ever updates (the rows exist): the JSON drives, each file is
             // found by its key. `UPDATE … FROM json_each` scans the JSON once per file instead
             // (8.7 s natively for 3,000 files, against 25 ms).
@@ -447,11 +600,17 @@ fn rewrite_edges_statements(
              SELECT ?1, j.p, '', j.h \
              FROM (SELECT json_extract(value, '$[0]') AS p, json_extract(value, '$[1]') AS h FROM json_each(?2)) AS j \
              WHERE EXISTS (SELECT 1 FROM graph_files g WHERE g.namespace = ?1 AND g.path = j.p) \
-             ON CONFLICT (namespace, path) DO UPDATE SET edges_hash = excluded.edges_hash",
-            &args![namespace, batch.as_str()],
-        )?);
+             ON CONFLICT (namespace, path) DO UPDATE SET edges_hash = excluded.edges_hash"
+                .to_string(),
+            batch,
+        ));
     }
-    Ok(out)
+    out
+}
+
+/// `writes` prepared, each with the namespace as `?1`.
+fn prepared(db: &Db, namespace: &str, writes: &[Write]) -> StoreResult<Vec<D1PreparedStatement>> {
+    writes.iter().map(|(sql, rows)| db.stmt(sql, &args![namespace, rows.as_str()])).collect()
 }
 
 /// Statements replacing every edge of a namespace with `edges` (resolved ones).

@@ -144,6 +144,18 @@ pub async fn mark_running(db: &Db, id: &str, stage: &str, now: &str, attempt: u3
     Ok(())
 }
 
+/// Undo the move of a job to its end (stage `finish`) when its first message could not be sent,
+/// so the next index message that finds its files done starts the end again.
+pub async fn leave_end(db: &Db, id: &str) -> StoreResult<()> {
+    db.run(
+        "UPDATE repo_rag_index_job SET stage = 'index' WHERE id = ? AND stage = 'finish' \
+           AND status IN ('QUEUED', 'RUNNING')",
+        &args![id],
+    )
+    .await?;
+    Ok(())
+}
+
 /// A stage message failed and will be retried.
 pub async fn record_failure(db: &Db, id: &str, attempt: u32, error: &JobError) -> StoreResult<()> {
     let json = serde_json::to_string(error).unwrap_or_default();

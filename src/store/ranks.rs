@@ -38,7 +38,7 @@ pub async fn write(db: &Db, namespace: &str, files: &[FileGraph]) -> StoreResult
 }
 
 /// Stored ranks read per query (in key order, beside the fresh ones).
-const READ_PAGE_ROWS: usize = 20_000;
+pub const READ_PAGE_ROWS: usize = 20_000;
 
 /// The entries of `fresh` whose stored value (in `table`'s `key` column) differs, read in pages
 /// in key order so a namespace's ranks are never all held twice.

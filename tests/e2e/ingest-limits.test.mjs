@@ -3,9 +3,11 @@
 // indexed by a worker whose knobs make a small repository take the split paths —
 // `GRAPH_PAGE_BYTES` (the job's cross-file resolution reads and resolves the stored file graphs
 // a few KB at a time instead of 4 MB) and `BATCH_D1_STATEMENTS` (a queue batch hands its
-// remaining messages to new ones once its own statements near 40 instead of 500). Then: every
-// invocation within the budgets of src/limits.json, both splits taken (their log lines), the
-// stored edges and ranks equal to one resolution over every stored graph at once
+// remaining messages to new ones, and the job's end its remaining pages and steps to a follow-up
+// message, once its own statements near 50 instead of 500). Then: every invocation within the
+// budgets of src/limits.json and every queue invocation, the job's end included, within those 50
+// statements; the splits taken (their log lines); the job SUCCEEDED only once its end was done;
+// the stored edges and ranks equal to one resolution over every stored graph at once
 // (`/__test/graph/unsplit`), the chunks those of `/v1/chunk` over the same files, and searches
 // answered from them.
 import assert from 'node:assert/strict';
@@ -15,6 +17,10 @@ import { ledgerOverBudget, sleep, startEdgerag, startHashEmbedder } from './harn
 
 const PACKAGES = 8;
 const MODULES = 30;
+/** The statement budget of a queue invocation given to the worker: small, yet above what indexing
+ *  the 1 MB text file alone takes (43: a file's rows are written in one transaction, so a file is
+ *  never split across messages). */
+const BATCH_STATEMENTS = 50;
 let er;
 let embed;
 
@@ -70,7 +76,12 @@ function repository() {
 before(async () => {
   embed = await startHashEmbedder();
   er = await startEdgerag({
-    vars: { OPENAI_BASE_URL: embed.url, GRAPH_PAGE_BYTES: '20000', BATCH_D1_STATEMENTS: '40', FILES_PER_MESSAGE: '20' },
+    vars: {
+      OPENAI_BASE_URL: embed.url,
+      GRAPH_PAGE_BYTES: '60000',
+      BATCH_D1_STATEMENTS: String(BATCH_STATEMENTS),
+      FILES_PER_MESSAGE: '20',
+    },
   });
 });
 
@@ -86,18 +97,25 @@ describe('ingestion split to stay within budget', () => {
     const job = await er.indexFiles('acme/bulk', files, { timeoutMs: 240_000 });
     assert.equal(job.status, 'SUCCEEDED');
 
-    // Both splits were taken. The job reads SUCCEEDED before its end's resolution has run: wait
-    // for its log line.
+    // The job is SUCCEEDED only once its end is done: the resolution's last line is logged
+    // before the job's completion, and the end took more than one message.
     let logs = er.logs();
-    for (let i = 0; i < 300 && !logs.includes('"graph_resolved"'); i++) {
-      await sleep(200);
-      logs = er.logs();
-    }
-    const resolved = logs.split('\n').filter((l) => l.includes('"graph_resolved"'));
-    assert.equal(resolved.length, 1, resolved.join('\n'));
+    const lines = (event) => logs.split('\n').filter((l) => l.includes(`"${event}"`));
+    const resolved = lines('graph_resolved');
+    assert.equal(resolved.length, 1, `the resolution ended once, before the job succeeded:\n${resolved.join('\n')}`);
     const pages = Number(/"pages":"(\d+)"/.exec(resolved[0])?.[1]);
     assert.ok(pages >= 10, `resolution read the stored graphs in ${pages} pages: ${resolved[0]}`);
+    const continued = lines('graph_resolution_continued');
+    assert.ok(continued.length >= 1, 'the resolution went on in a follow-up message');
+    // Each follow-up started after the last file the previous message wrote.
+    const hops = [...continued, resolved[0]].map((l) => [/"from":"([^"]*)"/.exec(l)?.[1], /"to":"([^"]*)"/.exec(l)?.[1]]);
+    for (let i = 1; i < hops.length; i++) assert.equal(hops[i][0], hops[i - 1][1], JSON.stringify(hops));
+    assert.equal(hops[0][0], '', JSON.stringify(hops));
     assert.match(logs, /"batch_handed_over"/, 'a queue batch handed messages on at its statement budget');
+    assert.match(logs, /"index_range_split"/, 'an index message split its range at its statement budget');
+    const ended = logs.indexOf('"graph_resolved"');
+    const succeeded = logs.indexOf('"job_succeeded"');
+    assert.ok(ended >= 0 && succeeded > ended, 'the job succeeded after its end resolved the graph');
 
     // The code graph: the edges and ranks of one resolution over every stored graph at once.
     const check = await er.request('POST', '/__test/graph/unsplit', { body: { namespace: 'repo:acme/bulk' } });
@@ -113,21 +131,29 @@ describe('ingestion split to stay within budget', () => {
     assert.equal(g.storedEdges, g.edges);
     assert.equal(g.rankDifference, null);
     assert.equal(g.ranksEqual, true);
-    // The ledger, once the invocation that resolved the graph ended (it reads at least two
-    // statements per page).
+    // The ledger: every invocation within src/limits.json's budgets, and every queue invocation —
+    // the job end's included — within the worker's statement budget.
+    // (An invocation is in the ledger once it ended: the one that completed the job ends after
+    // its last message's `stage_done` line.)
+    for (let i = 0; i < 100 && !/"stage_done"[^\n]*"stage":"finish"/.test(er.logs().slice(succeeded)); i++) await sleep(100);
     let stages = [];
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0, seen = -1; i < 20; i++) {
       ({ stages } = await er.ledger());
-      if (stages.some((st) => st.kind !== 'test' && st.max.d1Statements >= 2 * pages)) break;
-      await sleep(200);
+      const n = stages.reduce((sum, st) => sum + st.invocations, 0);
+      if (n === seen) break;
+      seen = n;
+      await sleep(250);
     }
-    assert.ok(stages.some((st) => st.kind !== 'test' && st.max.d1Statements >= 2 * pages), 'the resolving invocation is in the ledger');
     assert.deepEqual(ledgerOverBudget(stages), [], 'every invocation within its budget');
+    const queueStages = stages.filter((st) => st.kind === 'queue');
+    assert.ok(queueStages.some((st) => st.stage === 'edgerag-index'), JSON.stringify(stages.map((st) => st.stage)));
+    const overBatch = queueStages.filter((st) => st.max.d1Statements > BATCH_STATEMENTS);
+    assert.deepEqual(overBatch.map((st) => `${st.stage} ${st.max.d1Statements}`), [], `queue invocations within ${BATCH_STATEMENTS} statements`);
     const valueMax = Math.max(...stages.filter((st) => st.kind !== 'test').map((st) => st.max.d1MaxValueBytes));
     assert.ok(valueMax > 500_000 && valueMax <= 1_000_000, `largest bound value ${valueMax}`);
     const handedOver = logs.split('\n').filter((l) => l.includes('"batch_handed_over"')).length;
     const queues = stages.filter((s) => s.kind === 'queue' || s.max.d1Statements > 100).map((s) => `${s.stage} ${s.invocations}× max ${s.max.d1Statements} statements`);
-    process.stderr.write(`[ingest-limits] graph ${JSON.stringify({ ...g, edgeDifference: undefined, rankDifference: undefined })}; ${pages} pages; ${handedOver} batches handed over; ${queues.join('; ')}; largest value ${valueMax} B\n`);
+    process.stderr.write(`[ingest-limits] graph ${JSON.stringify({ ...g, edgeDifference: undefined, rankDifference: undefined })}; ${pages} pages; ${handedOver} batches handed over; the job's end in ${lines('job_end_handed_on').length + 1} messages; ${queues.join('; ')}; largest value ${valueMax} B\n`);
     // An inherited method reached through another file's base class: resolved, not external.
     const [inherited] = await er.d1(
       "SELECT dst, resolution FROM graph_edges WHERE namespace = 'repo:acme/bulk' AND path = 'pkg0/mod0.py' AND dst_name LIKE '%scale_1_3'",
