@@ -213,6 +213,45 @@ impl<F: Future> Future for Within<F> {
     }
 }
 
+/// Whether `n` more D1 statements fit a caller's budget: work that can be cut (an index range, the
+/// code graph's resolution, a snapshot's parts) asks before each part and leaves the rest to a
+/// later call.
+pub trait Budget {
+    fn fits(&self, n: usize) -> bool;
+}
+
+/// No budget: everything in one call.
+pub struct Unbounded;
+
+impl Budget for Unbounded {
+    fn fits(&self, _: usize) -> bool {
+        true
+    }
+}
+
+/// The D1 statements of the invocation whose work is running ([`current_d1_statements`]: a queue
+/// batch's, for a stage) against a limit (`BATCH_D1_STATEMENTS`).
+pub struct Statements {
+    limit: f64,
+}
+
+impl Statements {
+    pub fn new(limit: f64) -> Statements {
+        Statements { limit }
+    }
+
+    /// Whether `n` more statements on top of `used` stay within the limit.
+    pub fn fits_after(&self, used: f64, n: usize) -> bool {
+        used + n as f64 <= self.limit
+    }
+}
+
+impl Budget for Statements {
+    fn fits(&self, n: usize) -> bool {
+        self.fits_after(current_d1_statements(), n)
+    }
+}
+
 /// The budget of `figure` in `limits.json` (`None` for a figure no limit names).
 pub fn budget(figure: &str) -> Option<f64> {
     LIMITS.with(|l| l.iter().find(|l| l.figure.as_deref() == Some(figure)).map(|l| l.budget))
@@ -562,6 +601,23 @@ mod tests {
         // Outside any invocation's work: every open one.
         d1_statement(None, 10, 1, 0);
         assert_eq!((a.0.usage.borrow().d1_statements, b.0.usage.borrow().d1_statements), (3.0, 2.0));
+    }
+
+    #[test]
+    fn statements_fit_up_to_the_limit_and_no_further() {
+        let budget = Statements::new(40.0);
+        assert!(budget.fits_after(0.0, 40));
+        assert!(budget.fits_after(28.0, 12));
+        assert!(!budget.fits_after(29.0, 12));
+        assert!(!budget.fits_after(41.0, 0));
+        // Against the current invocation's own count.
+        let a = begin("queue", "a".into());
+        let fits = poll_once(a.scope().within(async {
+            (0..30).for_each(|_| d1_statement(None, 10, 1, 0));
+            (budget.fits(10), budget.fits(11))
+        }));
+        assert_eq!(fits, Poll::Ready((true, false)));
+        assert!(Unbounded.fits(usize::MAX));
     }
 
     #[test]

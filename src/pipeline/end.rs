@@ -12,8 +12,9 @@
 //! scheduled run ([`super::lifecycle::resume`]), which starts the end over (what was written is
 //! not written again).
 use super::messages::{EndStep, JobEnd, StageMessage};
-use super::{finish, producer, Ctx, StageError, Statements};
-use crate::store::graph::{self, Budget, Progress};
+use super::{finish, producer, Ctx, StageError};
+use crate::ledger::{Budget, Statements};
+use crate::store::graph::{self, Progress};
 use crate::store::jobs;
 
 /// Statements the vector snapshot's step takes when the snapshot is current or its copy is held
@@ -68,8 +69,11 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
         }
     }
     if step == EndStep::Vectors {
-        crate::vector::prepare_snapshot(&ctx.env, ns).await;
+        let done = crate::vector::prepare_snapshot(&ctx.env, ns, &budget).await;
         ctx.lap("vectors");
+        if !done {
+            return hand_on(ctx, &job.id, step, None).await;
+        }
         step = EndStep::Complete;
         if !budget.fits(COMPLETE_STEP_STATEMENTS) {
             return hand_on(ctx, &job.id, step, None).await;

@@ -16,11 +16,10 @@ use edgerag_core::vector::VectorRecord;
 use edgerag_core::Chunk;
 
 use super::messages::{SeqRange, Stage, StageMessage};
-use super::{Ctx, StageError, Statements};
+use super::{Ctx, StageError};
+use crate::ledger::{Budget, Statements};
 use crate::store::chunks::{self, ChunkRow, FileRecord};
-use crate::store::graph::Budget;
-use crate::store::JSON_BATCH_BYTES;
-use crate::store::{jobs, rows, staging};
+use crate::store::{jobs, rows, staging, JSON_BATCH_BYTES};
 
 /// A staged chunk, its vector and — for a parent/child child — its `chunks.metadata` JSON.
 type StagedRow = (Chunk, Vec<f32>, Option<String>);

@@ -134,30 +134,6 @@ impl Ctx {
     }
 }
 
-/// The D1 statements of the invocation running a stage (the ledger's count of its queue batch:
-/// `ledger::current_d1_statements`) against a budget (`BATCH_D1_STATEMENTS`): a stage that can
-/// split its work asks before each part whether it still fits, and hands the rest on.
-pub struct Statements {
-    limit: f64,
-}
-
-impl Statements {
-    pub fn new(limit: f64) -> Statements {
-        Statements { limit }
-    }
-
-    /// Whether `n` more statements on top of `used` stay within the limit.
-    pub fn fits_after(&self, used: f64, n: usize) -> bool {
-        used + n as f64 <= self.limit
-    }
-}
-
-impl crate::store::graph::Budget for Statements {
-    fn fits(&self, n: usize) -> bool {
-        self.fits_after(crate::ledger::current_d1_statements(), n)
-    }
-}
-
 /// Why a stage failed, and whether delivering the message again could help.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -222,18 +198,4 @@ pub fn new_id(prefix: &str, salt: &str) -> String {
     h.update(&js_sys::Math::random().to_le_bytes());
     h.update(salt.as_bytes());
     format!("{prefix}_{}", &h.finalize().to_hex()[..24])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Statements;
-
-    #[test]
-    fn statements_fit_up_to_the_limit_and_no_further() {
-        let budget = Statements::new(40.0);
-        assert!(budget.fits_after(0.0, 40));
-        assert!(budget.fits_after(28.0, 12));
-        assert!(!budget.fits_after(29.0, 12));
-        assert!(!budget.fits_after(41.0, 0));
-    }
 }

@@ -166,7 +166,7 @@ pub async fn after_job(ctx: &Ctx, namespace: &str) {
             &[("namespace", namespace), ("code", e.code), ("message", &e.message)],
         ),
     }
-    crate::vector::prepare_snapshot(&ctx.env, namespace).await;
+    crate::vector::prepare_snapshot(&ctx.env, namespace, &crate::ledger::Unbounded).await;
 }
 
 /// Whether a repository synced at `last_sync_at` with `interval_minutes` is due at `now_ms`.

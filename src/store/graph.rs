@@ -8,6 +8,7 @@ use worker::D1PreparedStatement;
 
 use super::{json_batches, Db, StoreError, StoreResult, JSON_BATCH_BYTES};
 use crate::args;
+use crate::ledger::{Budget, Unbounded};
 
 /// `graph_nodes` rows (after the namespace) as JSON arrays, in column order.
 fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {
@@ -330,21 +331,6 @@ pub enum Progress {
     More { after: String, resolved: Resolved },
 }
 
-/// Whether `n` more statements fit the caller's budget (checked before a page's reads and writes
-/// and before the ranks; a call always does at least one page, or the ranks, to make progress).
-pub trait Budget {
-    fn fits(&self, n: usize) -> bool;
-}
-
-/// No budget: everything in one call.
-pub struct Unbounded;
-
-impl Budget for Unbounded {
-    fn fits(&self, _: usize) -> bool {
-        true
-    }
-}
-
 /// Cross-file resolution of a namespace in one call ([`resolve_namespace_from`] unbounded).
 pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> StoreResult<Resolved> {
     match resolve_namespace_from(db, namespace, page_bytes, None, &Unbounded).await? {
@@ -370,7 +356,8 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// Across calls (queue messages): with `after`, the files up to that path were resolved and
 /// written by an earlier call, so only the later ones are (the definitions are read again: one
 /// statement a page). `budget` is asked before each page's reads and writes and before the
-/// ranks; what does not fit is left ([`Progress::More`]). The ranks of a call that did not
+/// ranks (a call always does at least one page, or the ranks, to make progress); what does not
+/// fit is left ([`Progress::More`]). The ranks of a call that did not
 /// resolve every file itself are computed from the stored edges, which then are the resolved
 /// ones ([`votes_from_stored_edges`]).
 pub async fn resolve_namespace_from(

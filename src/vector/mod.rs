@@ -82,8 +82,9 @@ pub fn vector_index_with_dims(env: &Env, dims: usize) -> Result<Box<dyn VectorIn
 
 /// After a job: the local index's stored snapshot of the namespace's in-memory copy brought to its
 /// current generation, so that new isolates read the copy ready-made instead of building it
-/// (nothing with Vectorize or with copies off). Logged; never fails the caller.
-pub async fn prepare_snapshot(env: &Env, namespace: &str) {
+/// (nothing with Vectorize or with copies off), as far as `budget` goes. Logged; never fails the
+/// caller. `false` when parts of the snapshot are left for another call.
+pub async fn prepare_snapshot(env: &Env, namespace: &str, budget: &dyn crate::ledger::Budget) -> bool {
     let started = crate::time::now_ms();
     let result = async {
         if !matches!(index_kind(env)?, IndexKind::LocalD1) {
@@ -95,21 +96,27 @@ pub async fn prepare_snapshot(env: &Env, namespace: &str) {
         let stores = Stores::from_env(env).map_err(|e| VectorError::Backend(e.to_string()))?;
         LocalD1Index::new(stores, dims)
             .with_cache_bytes(local_cache_bytes(env)?)
-            .prepare_snapshot(namespace)
+            .prepare_snapshot(namespace, budget)
             .await
     }
     .await;
     let ms = format!("{:.0}", crate::time::now_ms() - started);
     match result {
-        Ok(Some(state)) => crate::log::info(
-            "vector_snapshot_prepared",
-            &[("namespace", namespace), ("state", &format!("{state:?}")), ("ms", &ms)],
-        ),
-        Ok(None) => {}
-        Err(e) => crate::log::warn(
-            "vector_snapshot_failed",
-            &[("namespace", namespace), ("detail", &e.to_string()), ("ms", &ms)],
-        ),
+        Ok(Some(state)) => {
+            crate::log::info(
+                "vector_snapshot_prepared",
+                &[("namespace", namespace), ("state", &format!("{state:?}")), ("ms", &ms)],
+            );
+            state != local::SnapshotState::Partial
+        }
+        Ok(None) => true,
+        Err(e) => {
+            crate::log::warn(
+                "vector_snapshot_failed",
+                &[("namespace", namespace), ("detail", &e.to_string()), ("ms", &ms)],
+            );
+            true
+        }
     }
 }
 

@@ -291,7 +291,12 @@ async fn prepare(env: &Env, body: serde_json::Value) -> RouteResult {
     let dims = body.get("dims").and_then(|n| n.as_u64()).ok_or_else(|| bad("dims is required"))? as usize;
     let budget = super::local_cache_bytes(env).map_err(vector_failed)?;
     let index = LocalD1Index::new(stores(env)?, dims).with_cache_bytes(budget);
-    let state = index.prepare_snapshot(namespace).await.map_err(vector_failed)?;
+    // `statements`: the request's D1 statement budget (parts beyond it are left).
+    let state = match body.get("statements").and_then(|n| n.as_f64()) {
+        Some(limit) => index.prepare_snapshot(namespace, &crate::ledger::Statements::new(limit)).await,
+        None => index.prepare_snapshot(namespace, &crate::ledger::Unbounded).await,
+    }
+    .map_err(vector_failed)?;
     Ok(serde_json::json!({"state": state.map(|s| format!("{s:?}").to_lowercase())}))
 }
 

@@ -3,7 +3,9 @@
 // by the namespace's vector generation); the first search of a restarted worker loads it instead
 // of building the copy from every row. Through the test routes: a snapshot of an older generation
 // is brought up to date from the logged changes, an unreadable one is ignored and rewritten by the
-// build, a job's end is idempotent, deleting every vector deletes the snapshot. The keyword copy
+// build, a job's end is idempotent, deleting every vector deletes the snapshot, and a snapshot
+// written a part at a time within a statement budget (as a job's end spreads it over queue
+// messages) is the one written at once. The keyword copy
 // the same way (`keyword_snapshots`, versioned by the namespace's keyword generation): written by
 // the build after the first search, read by a new isolate, refused when unreadable or of another
 // generation (then built from the rows and rewritten), deleted with the namespace's last chunk.
@@ -235,4 +237,36 @@ test('older, unreadable and deleted snapshots', async () => {
   // Deleting every vector of the namespace deletes its snapshot.
   await vectors('clear', { namespace: ns });
   assert.deepEqual(await snapshot(ns), []);
+});
+
+test('a snapshot written part by part within a statement budget equals the one written at once', async () => {
+  const ns = 'e2e-snapshot-parts';
+  const dims = 256;
+  for (const start of [0, 3000]) await vectors('load', { namespace: ns, count: 3000, dims, seed: 11, start });
+  const sql = (statement) => vectors('sql', { namespace: ns, sql: statement, params: [ns] });
+  const stored = async () =>
+    er.d1('SELECT part, parts, generation, data FROM local_vector_snapshots WHERE namespace = ? ORDER BY part', ns);
+  assert.deepEqual(await vectors('prepare', { namespace: ns, dims }), { state: 'written' });
+  const whole = await stored();
+  assert.ok(whole.length >= 3, `a snapshot of ${whole.length} parts`);
+
+  // Forgotten and rewritten with a budget of one statement: a part a call (the copy is built by
+  // the first), the snapshot unfinished until the last.
+  await sql('DELETE FROM local_vector_snapshots WHERE namespace = ?1');
+  await vectors('forget', {});
+  const states = [];
+  for (let i = 0; i < 2 * whole.length && states.at(-1) !== 'written'; i++) {
+    states.push((await vectors('prepare', { namespace: ns, dims, statements: 1 })).state);
+    if (states.at(-1) === 'partial') assert.ok((await stored()).length < whole.length);
+  }
+  assert.deepEqual(states, [...Array(whole.length - 1).fill('partial'), 'written']);
+  assert.deepEqual(await stored(), whole, 'the same parts as written at once');
+  assert.deepEqual(await vectors('prepare', { namespace: ns, dims, statements: 1 }), { state: 'current' });
+
+  // A new isolate reads it and answers as the scan.
+  await vectors('forget', {});
+  const query = (body = {}) => vectors('query', { namespace: ns, dims, topK: 10, seed: 3, queries: 2, ...body });
+  const loaded = await query();
+  assert.deepEqual(loaded.cache, ['loaded', 'hit']);
+  assert.deepEqual(loaded.lastMatches, (await query({ cacheBytes: 0 })).lastMatches);
 });

@@ -116,6 +116,12 @@ describe('ingestion split to stay within budget', () => {
     const ended = logs.indexOf('"graph_resolved"');
     const succeeded = logs.indexOf('"job_succeeded"');
     assert.ok(ended >= 0 && succeeded > ended, 'the job succeeded after its end resolved the graph');
+    // … and after it stored the vector snapshot at the namespace's generation.
+    const parts = await er.d1("SELECT part, parts, generation FROM local_vector_snapshots WHERE namespace = 'repo:acme/bulk'");
+    const [vectorGeneration] = await er.d1("SELECT generation FROM local_vector_generations WHERE namespace = 'repo:acme/bulk'");
+    assert.ok(parts.length >= 1 && parts.every((p) => p.parts === parts.length && p.generation === vectorGeneration.generation), JSON.stringify({ parts, vectorGeneration }));
+    const prepared = logs.indexOf('"vector_snapshot_prepared"', ended);
+    assert.ok(prepared > ended && prepared < succeeded, 'the snapshot was prepared between the resolution and the completion');
 
     // The code graph: the edges and ranks of one resolution over every stored graph at once.
     const check = await er.request('POST', '/__test/graph/unsplit', { body: { namespace: 'repo:acme/bulk' } });

@@ -21,6 +21,7 @@ use super::{
     d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT, LOGGED_GENERATIONS, MAX_REFRESH_ROWS,
 };
 use crate::args;
+use crate::ledger::{Budget, Unbounded};
 use crate::store::{json_batches, numbered_placeholders, parts, Arg, Db, JSON_BATCH_BYTES};
 
 /// Snapshot parts read per statement (≈ 7.5 MB of text; parts of `store::parts::PART_BYTES`).
@@ -33,6 +34,8 @@ pub enum SnapshotState {
     Current,
     /// A new one was written.
     Written,
+    /// Part of a new one was written, within the caller's budget: another call writes the rest.
+    Partial,
     /// The namespace changed meanwhile: nothing written (the next job or build writes it).
     Moved,
     /// The namespace does not fit the memory budget: no copy, no snapshot.
@@ -380,39 +383,88 @@ impl D1Vectors {
     /// previous one, in one transaction that applies only while the namespace is still at that
     /// generation. Idempotent. `false` when there is no such copy or the generation moved.
     pub(super) async fn write_snapshot(&self, namespace: &str, generation: f64) -> Result<bool, VectorError> {
+        Ok(self.write_snapshot_parts(namespace, generation, &Unbounded, false).await? == Some(true))
+    }
+
+    /// [`D1Vectors::write_snapshot`] within `budget`: with `resume`, the parts already stored at
+    /// `generation` (by an earlier call that ran out of budget) are kept; as many of the others as fit are
+    /// written (at least one), each only while the namespace is still at that generation; the
+    /// parts past the snapshot's end go with the last ones. `Some(true)` when the snapshot is
+    /// complete, `Some(false)` when parts are left for another call, `None` when there is no such
+    /// copy or the generation moved. Until it is complete the stored parts are of two
+    /// generations, which a reader refuses (it builds the copy instead).
+    async fn write_snapshot_parts(
+        &self,
+        namespace: &str,
+        generation: f64,
+        budget: &dyn Budget,
+        resume: bool,
+    ) -> Result<Option<bool>, VectorError> {
+        #[derive(Deserialize)]
+        struct PartRow {
+            part: f64,
+        }
         let started = crate::time::now_ms();
         if CACHE.with(|c| c.borrow_mut().lookup(namespace, self.dims, generation)) != Lookup::Hit {
-            return Ok(false);
+            return Ok(None);
         }
         let Some(bytes) =
             CACHE.with(|c| c.borrow_mut().with_copy(namespace, self.dims, |set| set.to_snapshot()))
         else {
-            return Ok(false);
+            return Ok(None);
         };
-        let guard = "(SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?3";
         let pieces = parts::cut(&bytes);
         let parts = pieces.len();
-        let mut statements = vec![self
-            .db
-            .stmt(
-                &format!("DELETE FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND {guard}"),
-                &args![namespace, self.dims, generation],
-            )
-            .map_err(|e| d1("bind", e))?];
+        let sql = "SELECT part FROM local_vector_snapshots \
+             WHERE namespace = ?1 AND dims = ?2 AND generation = ?3 AND parts = ?4";
+        let stored: Vec<PartRow> = if resume {
+            self.db
+                .all(sql, &args![namespace, self.dims, generation, parts])
+                .await
+                .map_err(|e| d1("snapshot", e))?
+        } else {
+            Vec::new()
+        };
+        let stored: std::collections::HashSet<usize> = stored.iter().map(|r| r.part as usize).collect();
+        let left: Vec<(usize, &[u8])> =
+            pieces.into_iter().filter(|(part, _)| !stored.contains(part)).collect();
+        // The parts that fit (one statement each, the last ones with the delete of the parts past
+        // the end); at least one.
+        let mut take = left.len();
+        while take > 1 && !budget.fits(take + usize::from(take == left.len())) {
+            take -= 1;
+        }
+        let last = take == left.len();
+        let guard = "(SELECT generation FROM local_vector_generations WHERE namespace = ?1) = ?3";
         let insert = format!(
-            "INSERT INTO local_vector_snapshots (namespace, dims, part, parts, generation, data) \
+            "INSERT OR REPLACE INTO local_vector_snapshots (namespace, dims, part, parts, generation, data) \
              SELECT ?1, ?2, ?4, ?5, ?3, ?6 WHERE {guard}"
         );
-        for (part, piece) in pieces {
+        let mut statements = Vec::new();
+        for (part, piece) in &left[..take] {
             let data = parts::part_text(piece);
             statements.push(
                 self.db
-                    .stmt(&insert, &args![namespace, self.dims, generation, part, parts, data.as_str()])
+                    .stmt(&insert, &args![namespace, self.dims, generation, *part, parts, data.as_str()])
+                    .map_err(|e| d1("bind", e))?,
+            );
+        }
+        if last {
+            statements.push(
+                self.db
+                    .stmt(
+                        &format!(
+                            "DELETE FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 \
+                               AND part >= ?4 AND {guard}"
+                        ),
+                        &args![namespace, self.dims, generation, parts],
+                    )
                     .map_err(|e| d1("bind", e))?,
             );
         }
         let changes = self.db.batch(statements).await.map_err(|e| d1("snapshot write", e))?;
-        let written = changes.get(1).copied().unwrap_or(0) == 1;
+        // Every part written, or nothing (the generation moved: the guard failed on all).
+        let written = take == 0 || changes.first().copied().unwrap_or(0) == 1;
         crate::log::info(
             "vector_snapshot_written",
             &[
@@ -420,26 +472,40 @@ impl D1Vectors {
                 ("written", if written { "true" } else { "false" }),
                 ("bytes", &bytes.len().to_string()),
                 ("parts", &parts.to_string()),
+                ("partsWritten", &take.to_string()),
+                ("partsLeft", &(left.len() - take).to_string()),
                 ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
             ],
         );
-        Ok(written)
+        Ok(written.then_some(last))
     }
 
     /// Makes sure the namespace's stored snapshot is at its current generation: nothing when it
-    /// is, else the isolate's copy (read, refreshed or built) written as the snapshot. Run when a
-    /// job finishes, so that new isolates read the copy instead of building it.
-    pub(super) async fn prepare_snapshot(&self, namespace: &str) -> Result<SnapshotState, VectorError> {
+    /// is, else the isolate's copy (read, refreshed or built) written as the snapshot, as many of
+    /// its parts as `budget` allows (see [`D1Vectors::write_snapshot_parts`]; a later call writes
+    /// the rest). Run when a job finishes, so that new isolates read the copy instead of building
+    /// it.
+    pub(super) async fn prepare_snapshot(
+        &self,
+        namespace: &str,
+        budget: &dyn Budget,
+    ) -> Result<SnapshotState, VectorError> {
         #[derive(Deserialize)]
-        struct AtRow {
-            generation: f64,
+        struct Stored {
+            n: f64,
+            parts: Option<f64>,
+            lo: Option<f64>,
+            hi: Option<f64>,
         }
         let (generation, _) = self.generation(namespace).await?;
-        let sql =
-            "SELECT generation FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2 AND part = 0";
-        let stored: Option<AtRow> =
+        let sql = "SELECT count(*) AS n, max(parts) AS parts, min(generation) AS lo, max(generation) AS hi \
+             FROM local_vector_snapshots WHERE namespace = ?1 AND dims = ?2";
+        let stored: Option<Stored> =
             self.db.first(sql, &args![namespace, self.dims]).await.map_err(|e| d1("snapshot", e))?;
-        if stored.is_some_and(|s| s.generation == generation) {
+        let complete = stored.is_some_and(|s| {
+            s.n > 0.0 && s.parts == Some(s.n) && s.lo == Some(generation) && s.hi == Some(generation)
+        });
+        if complete {
             return Ok(SnapshotState::Current);
         }
         let generation = match self.current_copy(namespace).await? {
@@ -452,10 +518,10 @@ impl D1Vectors {
                 generation
             }
         };
-        Ok(if self.write_snapshot(namespace, generation).await? {
-            SnapshotState::Written
-        } else {
-            SnapshotState::Moved
+        Ok(match self.write_snapshot_parts(namespace, generation, budget, true).await? {
+            Some(true) => SnapshotState::Written,
+            Some(false) => SnapshotState::Partial,
+            None => SnapshotState::Moved,
         })
     }
 

@@ -95,13 +95,17 @@ impl LocalD1Index {
     }
 
     /// Brings the namespace's stored snapshot of its in-memory copy to its current generation
-    /// (see `d1.rs`); nothing when copies are off.
-    pub async fn prepare_snapshot(&self, namespace: &str) -> Result<Option<SnapshotState>, VectorError> {
+    /// (see `d1.rs`); nothing when copies are off; as far as `budget` goes (a later call writes the rest: [`SnapshotState::Partial`]).
+    pub async fn prepare_snapshot(
+        &self,
+        namespace: &str,
+        budget: &dyn crate::ledger::Budget,
+    ) -> Result<Option<SnapshotState>, VectorError> {
         validate_namespace(namespace)?;
         if self.cache_bytes == 0 {
             return Ok(None);
         }
-        self.on(namespace).await?.prepare_snapshot(namespace).await.map(Some)
+        self.on(namespace).await?.prepare_snapshot(namespace, budget).await.map(Some)
     }
 
     /// [`VectorIndex::query`], saying how the cache served it.
