@@ -58,10 +58,8 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
     let mut step = msg.step;
     if step == EndStep::Graph {
         // A job that changed no file leaves the graph as it was.
-        if finish::changed_files(&job) {
-            if !resolve(ctx, &job.id, ns, msg.after.as_deref(), &budget).await? {
-                return Ok(());
-            }
+        if finish::changed_files(&job) && !resolve(ctx, &job.id, ns, msg.after.as_deref(), &budget).await? {
+            return Ok(());
         }
         step = EndStep::Vectors;
         if !budget.fits(VECTOR_STEP_STATEMENTS) {
