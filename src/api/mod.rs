@@ -201,7 +201,7 @@ pub struct ChunkCounters {
 pub struct JobError {
     pub code: String,
     pub message: String,
-    /// `fetch`, `chunk`, `embed`, `index` or `request`.
+    /// `fetch`, `chunk`, `embed`, `index`, `finish` (the job's end: code graph, snapshot) or `request`.
     pub stage: String,
     pub attempt: u32,
     pub at: String,
@@ -255,7 +255,7 @@ pub struct JobView {
     /// `github`, `upload` or `delete`.
     pub source: String,
     pub status: JobStatus,
-    /// Last stage that ran: `fetch`, `chunk`, `embed`, `index`, `done`.
+    /// Last stage that ran: `fetch`, `chunk`, `embed`, `index`, `finish` (the job's end: the code graph and the vector snapshot, before READY), `done`.
     pub stage: Option<String>,
     /// Highest delivery attempt of any of the job's messages.
     pub attempt: u32,
