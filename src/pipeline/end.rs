@@ -18,7 +18,7 @@ use crate::store::graph::{self, Progress};
 use crate::store::jobs;
 
 /// Statements the vector snapshot's step takes when the snapshot is current or its copy is held
-/// (a few reads, the parts' writes): not started in a message with fewer left.
+/// (a few reads, a part's write): not started in a message with fewer left.
 const VECTOR_STEP_STATEMENTS: usize = 12;
 /// Statements of the completion and what follows it (the completion batch, the queued fetch's
 /// check, the snapshot's check).
@@ -58,11 +58,14 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
     let mut step = msg.step;
     if step == EndStep::Graph {
         // A job that changed no file leaves the graph as it was.
-        if finish::changed_files(&job) && !resolve(ctx, &job.id, ns, msg.after.as_deref(), &budget).await? {
+        let resolves = finish::changed_files(&job);
+        if resolves && !resolve(ctx, &job.id, ns, msg.after.as_deref(), &budget).await? {
             return Ok(());
         }
         step = EndStep::Vectors;
-        if !budget.fits(VECTOR_STEP_STATEMENTS) {
+        // After a resolution the snapshot starts in a message of its own: it may have to build
+        // the namespace's copy first (a statement per 1,000 vectors), which cannot be cut.
+        if resolves || !budget.fits(VECTOR_STEP_STATEMENTS) {
             return hand_on(ctx, &job.id, step, None).await;
         }
     }

@@ -125,12 +125,14 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
         statements.extend(chunks::stage_vector_deletes_statements(&ctx.db, ns, &job.id, &stale)?);
         let mut records = Vec::with_capacity(files.len());
         let mut rows_out: Vec<ChunkRow> = Vec::new();
+        // Deleted files: their rows in a few statements for all of them.
+        let deleted: Vec<&str> =
+            files.iter().filter(|f| f.change == "deleted").map(|f| f.path.as_str()).collect();
+        statements.extend(chunks::delete_files_statements(&ctx.db, ns, &deleted)?);
+        statements.extend(crate::store::graph::delete_files_statements(&ctx.db, ns, &deleted)?);
+        statements.extend(crate::store::documents::delete_parents_of_statements(&ctx.db, ns, &deleted)?);
         for file in &files {
-            if file.change == "deleted" {
-                statements.push(chunks::delete_file_statement(&ctx.db, ns, &file.path)?);
-                statements.extend(crate::store::graph::delete_file_statements(&ctx.db, ns, &file.path)?);
-                statements.push(crate::store::documents::delete_parents_statement(&ctx.db, ns, &file.path)?);
-            } else {
+            if file.change != "deleted" {
                 let file_chunks = by_seq.get(&file.seq).map(Vec::as_slice).unwrap_or(&[]);
                 rows_out.extend(file_chunks.iter().map(|(c, _, link)| {
                     let mut row = ChunkRow::new(c).with_tags(&file.tags);

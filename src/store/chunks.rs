@@ -331,3 +331,12 @@ pub fn upsert_files_statements(
 pub fn delete_file_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
     db.stmt("DELETE FROM files WHERE namespace = ? AND path = ?", &args![namespace, path])
 }
+
+/// [`delete_file_statement`] for many files, in a few statements.
+pub fn delete_files_statements(
+    db: &Db,
+    namespace: &str,
+    paths: &[&str],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    super::delete_paths_statements(db, "files", namespace, paths)
+}

@@ -163,6 +163,15 @@ pub fn replace_parents_statements(
     Ok(out)
 }
 
+/// The parents of deleted files' parent/child chunks, a few statements for all of them.
+pub fn delete_parents_of_statements(
+    db: &Db,
+    namespace: &str,
+    paths: &[&str],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    super::delete_paths_statements(db, "document_parents", namespace, paths)
+}
+
 pub fn delete_parents_statement(db: &Db, namespace: &str, path: &str) -> StoreResult<D1PreparedStatement> {
     db.stmt("DELETE FROM document_parents WHERE namespace = ? AND path = ?", &args![namespace, path])
 }

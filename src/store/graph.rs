@@ -138,6 +138,19 @@ fn edge_statements(
     prepared(db, namespace, &edge_rows(edges, owner))
 }
 
+/// Statements removing every graph row of deleted files, a few for all of them.
+pub fn delete_files_statements(
+    db: &Db,
+    namespace: &str,
+    paths: &[&str],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let mut out = Vec::new();
+    for t in ["graph_nodes", "graph_edges", "graph_files"] {
+        out.extend(super::delete_paths_statements(db, t, namespace, paths)?);
+    }
+    Ok(out)
+}
+
 /// Statements removing every graph row of one file (changed, deleted, or no longer code).
 pub fn delete_file_statements(db: &Db, namespace: &str, path: &str) -> StoreResult<Vec<D1PreparedStatement>> {
     ["graph_nodes", "graph_edges", "graph_files"]

@@ -66,6 +66,23 @@ pub fn json_batches<T: serde::Serialize>(rows: impl IntoIterator<Item = T>, max_
     out
 }
 
+/// `DELETE FROM {table} WHERE namespace = ?1 AND path IN (…)` for every path of `paths`: one
+/// statement per [`JSON_BATCH_BYTES`] of paths (a JSON array read back with `json_each`), so a
+/// message deleting many files costs a few statements, not a few per file.
+pub fn delete_paths_statements(
+    db: &Db,
+    table: &str,
+    namespace: &str,
+    paths: &[&str],
+) -> StoreResult<Vec<D1PreparedStatement>> {
+    let sql =
+        format!("DELETE FROM {table} WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))");
+    json_batches(paths, JSON_BATCH_BYTES)
+        .iter()
+        .map(|batch| db.stmt(&sql, &crate::args![namespace, batch.as_str()]))
+        .collect()
+}
+
 /// `SELECT ?1, json_extract(value, '$[0]'), … FROM json_each(?2)` for `columns` columns: the rows
 /// of a [`json_batches`] array bound as `?2`, each with the shared `?1` (the namespace) in front.
 pub fn from_json(columns: usize) -> String {

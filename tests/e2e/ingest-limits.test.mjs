@@ -176,6 +176,32 @@ describe('ingestion split to stay within budget', () => {
     const [staged] = await er.d1("SELECT COUNT(*) AS n FROM job_files WHERE content IS NOT NULL OR content_tail IS NOT NULL");
     assert.equal(staged.n, 0, 'staged content is cleared, both parts');
 
+    // Deleting two packages (62 files, one index message of deletions): within the budget too,
+    // and the graph is still that of one resolution over what is left.
+    await er.request('DELETE', '/__test/ledger');
+    const gone = files.filter((f) => /^pkg[67]\//.test(f.path)).map((f) => f.path);
+    const del = await er.request('DELETE', '/v1/repos/acme/bulk/files', { body: { paths: gone } });
+    assert.equal(del.status, 202, del.text);
+    const deleted = await er.waitForJob(del.body.job.id, { timeoutMs: 120_000 });
+    assert.equal(deleted.status, 'SUCCEEDED', JSON.stringify(deleted));
+    assert.equal(deleted.files.deleted, gone.length);
+    const after = await er.request('POST', '/__test/graph/unsplit', { body: { namespace: 'repo:acme/bulk' } });
+    assert.equal(after.body.files, g.files - gone.length, JSON.stringify(after.body));
+    assert.equal(after.body.edgeDifference, null);
+    assert.equal(after.body.rankDifference, null);
+    const [left] = await er.d1("SELECT COUNT(*) AS n FROM files WHERE namespace = 'repo:acme/bulk' AND (path LIKE 'pkg6/%' OR path LIKE 'pkg7/%')");
+    assert.equal(left.n, 0);
+    let deleteStages = [];
+    for (let i = 0, seen = -1; i < 20; i++) {
+      ({ stages: deleteStages } = await er.ledger());
+      const n = deleteStages.reduce((sum, st) => sum + st.invocations, 0);
+      if (n === seen && deleteStages.some((st) => st.stage === 'edgerag-index')) break;
+      seen = n;
+      await sleep(250);
+    }
+    const deleteOver = deleteStages.filter((st) => st.kind === 'queue' && st.max.d1Statements > BATCH_STATEMENTS);
+    assert.deepEqual(deleteOver.map((st) => `${st.stage} ${st.max.d1Statements}`), [], 'deletions within the statement budget');
+
     // Searches answered from them.
     for (const [rawQuery, path] of [['helper_5_17', 'pkg5/mod17.py'], ['ledger keeps every invocation', 'notes/large.txt']]) {
       const r = await er.request('POST', '/v1/search', { body: { owner: 'acme', name: 'bulk', rawQuery } });
