@@ -703,7 +703,7 @@ impl<'a> SearchPipeline<'a> {
         let fetched =
             match s.chunks.graph_links(&ask.namespaces, &ask.queries, settings.per_seed as usize).await {
                 Ok(links) => {
-                    let points = graph_candidates::points(&ask, &links);
+                    let points = ask.points(&links);
                     if points.is_empty() {
                         return;
                     }
