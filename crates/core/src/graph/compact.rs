@@ -1,0 +1,157 @@
+//! Compact storage for the resolver's definitions: every name and scope kept once in one buffer,
+//! and lookups as sorted arrays of packed integers (8 bytes an entry), so that a namespace's
+//! definitions cost tens of bytes each instead of a few hundred.
+use std::collections::HashMap;
+
+/// FNV-1a, 64 bits: the key of a string in [`Strings`] and [`Positions`] (collisions are told
+/// apart by the string itself).
+pub(super) fn fnv(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// [`fnv`] folded to the 32 bits a [`Positions`] entry keeps.
+pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
+    let h = fnv(parts);
+    (h ^ (h >> 32)) as u32
+}
+
+/// Strings stored once each, by number: one buffer and the end of each string in it. While
+/// strings are added, equal ones get the same number (a map from their hash; a rare hash collision
+/// only stores the string twice: strings are always compared by their text, never by number).
+#[derive(Default)]
+pub(super) struct Strings {
+    text: String,
+    ends: Vec<u32>,
+    seen: HashMap<u64, u32>,
+}
+
+impl Strings {
+    /// The number of `s` (added unless already there).
+    pub(super) fn intern(&mut self, s: &str) -> u32 {
+        let hash = fnv(&[s.as_bytes()]);
+        if let Some(&id) = self.seen.get(&hash) {
+            if self.get(id) == s {
+                return id;
+            }
+            return self.push(s);
+        }
+        let id = self.push(s);
+        self.seen.insert(hash, id);
+        id
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        (self.ends.len() - 1) as u32
+    }
+
+    /// Strings stored.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn get(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
+        &self.text[start..self.ends[id] as usize]
+    }
+
+    /// No more strings: the map that finds equal ones is dropped.
+    pub(super) fn seal(&mut self) {
+        self.seen = HashMap::new();
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// Node positions (numbered across files) by a 32-bit hash of a string of theirs:
+/// `hash << 32 | position`, sorted once every node is in; each match is checked against the string
+/// itself. A string's positions come out in position order (file, then node).
+#[derive(Default)]
+pub(super) struct Positions {
+    entries: Vec<u64>,
+}
+
+impl Positions {
+    pub(super) fn push(&mut self, hash: u32, at: u32) {
+        self.entries.push(u64::from(hash) << 32 | u64::from(at));
+    }
+
+    pub(super) fn seal(&mut self) {
+        self.entries.sort_unstable();
+        self.entries.shrink_to_fit();
+    }
+
+    /// The positions in `from..to` under `hash`, in order.
+    pub(super) fn get(&self, hash: u32, from: u32, to: u32) -> impl Iterator<Item = u32> + '_ {
+        let key = |at: u32| u64::from(hash) << 32 | u64::from(at);
+        let (low, high) = (key(from), key(to));
+        let start = self.entries.partition_point(|&e| e < low);
+        self.entries[start..].iter().take_while(move |&&e| e < high).map(|&e| e as u32)
+    }
+
+    /// Every position under `hash`, in order.
+    pub(super) fn all(&self, hash: u32) -> impl Iterator<Item = u32> + '_ {
+        let start = self.entries.partition_point(|&e| (e >> 32) < u64::from(hash));
+        self.entries[start..].iter().take_while(move |&&e| (e >> 32) == u64::from(hash)).map(|&e| e as u32)
+    }
+}
+
+/// The first 8 bytes of `s`, big-endian, zero-padded: ordered as the strings are (a smaller key,
+/// a smaller string), so ids sort by key first and by their text only when keys are equal.
+pub(super) fn order_key(s: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = s.len().min(8);
+    bytes[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u64::from_be_bytes(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_strings_share_a_number_and_every_string_reads_back() {
+        let mut s = Strings::default();
+        let words = ["new", "run", "", "new", "a.b.c", "run", "ü"];
+        let ids: Vec<u32> = words.iter().map(|w| s.intern(w)).collect();
+        assert_eq!(ids[0], ids[3]);
+        assert_eq!(ids[1], ids[5]);
+        s.seal();
+        for (w, id) in words.iter().zip(ids) {
+            assert_eq!(s.get(id), *w);
+        }
+    }
+
+    #[test]
+    fn positions_come_out_in_order_within_a_range() {
+        let mut p = Positions::default();
+        for (hash, at) in [(7, 5), (3, 1), (7, 2), (7, 9), (u32::MAX, 4)] {
+            p.push(hash, at);
+        }
+        p.seal();
+        assert_eq!(p.all(7).collect::<Vec<_>>(), [2, 5, 9]);
+        assert_eq!(p.get(7, 3, 9).collect::<Vec<_>>(), [5]);
+        assert_eq!(p.all(u32::MAX).collect::<Vec<_>>(), [4]);
+        assert_eq!(p.all(8).count(), 0);
+    }
+
+    #[test]
+    fn order_keys_sort_as_their_strings() {
+        let mut words = ["b", "ab", "abcdefgh1", "abcdefgh0", "", "a", "abcdefg", "ff", "0f"];
+        let mut keys: Vec<(u64, &str)> = words.iter().map(|w| (order_key(w), *w)).collect();
+        keys.sort();
+        words.sort();
+        assert_eq!(keys.iter().map(|k| k.1).collect::<Vec<_>>(), words);
+    }
+}
