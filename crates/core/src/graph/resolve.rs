@@ -117,7 +117,8 @@ impl SymbolTable {
         for (fi, file) in &mut typed {
             pass(std::slice::from_mut(file), *fi, &self.index, |k| k != EdgeKind::Calls);
         }
-        let bases = bases_of(|id| self.index.at_of_id(id).map(|(last, _)| last), typed.iter().map(|(_, f)| f));
+        let bases =
+            bases_of(|id| self.index.at_of_id(id).map(|(last, _)| last), typed.iter().map(|(_, f)| f));
         self.index.bases = bases;
         self.sealed = true;
     }
@@ -183,7 +184,8 @@ impl Ranked {
         let mut last = None;
         index.by_id.iter().enumerate().filter_map(move |(p, &at)| {
             let symbol = index.symbol_at(p);
-            (last.replace(symbol) != Some(symbol)).then(|| (index.id(at as usize), rounded(self.ranks[symbol as usize])))
+            (last.replace(symbol) != Some(symbol))
+                .then(|| (index.id(at as usize), rounded(self.ranks[symbol as usize])))
         })
     }
 
@@ -347,7 +349,6 @@ const COMMON: &[&str] = &[
     "Write",
     "Read",
 ];
-
 
 /// A node's fqn is its scope, a dot and its name ([`Index::scopes`]), or, when not, its name
 /// alone (`NONE`) or a string of its own (`WHOLE` | the string).
@@ -574,12 +575,18 @@ impl Index {
 
     /// Nodes whose fqn is `fqn`, in order.
     fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_fqn.all(fnv32(&[fqn.as_bytes()])).map(|at| at as At).filter(move |&at| self.fqn_equals(at, fqn))
+        self.by_fqn
+            .all(fnv32(&[fqn.as_bytes()]))
+            .map(|at| at as At)
+            .filter(move |&at| self.fqn_equals(at, fqn))
     }
 
     /// Nodes named `name`, in order.
     fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_name.all(fnv32(&[name.as_bytes()])).map(|at| at as At).filter(move |&at| self.name(at) == name)
+        self.by_name
+            .all(fnv32(&[name.as_bytes()]))
+            .map(|at| at as At)
+            .filter(move |&at| self.name(at) == name)
     }
 
     /// A top-level node named `name` in file `fi` that `want` accepts.
@@ -1636,7 +1643,8 @@ mod paged_tests {
         let ranked = table.rank(links);
         let got: Vec<(String, f64)> = ranked.symbols().map(|(id, r)| (id.to_string(), r)).collect();
         assert_eq!(got, nodes.into_iter().collect::<Vec<_>>());
-        let files_got: Vec<(String, f64)> = ranked.files().into_iter().map(|(p, r)| (p.to_string(), r)).collect();
+        let files_got: Vec<(String, f64)> =
+            ranked.files().into_iter().map(|(p, r)| (p.to_string(), r)).collect();
         assert_eq!(files_got, by_file.into_iter().collect::<Vec<_>>());
         assert!(got.len() > 1_000, "{} symbols", got.len());
     }
