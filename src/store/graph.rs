@@ -380,10 +380,11 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
         pages: pages.len(),
     };
     for &(first, count) in &pages {
+        // Each row's text is dropped once it is parsed.
         let mut files = read_rows(db, namespace, &listed, (first, count))
             .await?
-            .iter()
-            .map(parse_row)
+            .into_iter()
+            .map(|row| parse_row(&row))
             .collect::<StoreResult<Vec<FileGraph>>>()?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =

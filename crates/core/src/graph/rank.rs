@@ -76,39 +76,55 @@ impl Votes {
 }
 
 /// The votes between symbols numbered `0..n` in id order (8 bytes a vote): what [`Votes`] keeps
-/// once each id has its number.
+/// once each id has its number. They are kept in blocks of [`Links::BLOCK`] votes, so that
+/// adding one never copies them all into a buffer twice their size.
 pub struct Links {
     n: usize,
-    /// (source, target).
-    links: Vec<(u32, u32)>,
+    /// (source, target), block by block.
+    blocks: Vec<Vec<(u32, u32)>>,
 }
 
 impl Links {
+    const BLOCK: usize = 1 << 12;
+
     pub fn new(n: usize) -> Links {
-        Links { n, links: Vec::new() }
+        Links { n, blocks: Vec::new() }
     }
 
     /// A vote of symbol `source` for symbol `target` (none for itself).
     pub fn push(&mut self, source: u32, target: u32) {
-        if source != target {
-            self.links.push((source, target));
+        if source == target {
+            return;
+        }
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < Links::BLOCK => block.push((source, target)),
+            _ => {
+                let mut block = Vec::with_capacity(Links::BLOCK);
+                block.push((source, target));
+                self.blocks.push(block);
+            }
         }
     }
 
     /// Votes so far.
     pub fn len(&self) -> usize {
-        self.links.len()
+        self.blocks.iter().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.links.is_empty()
+        self.len() == 0
     }
 
     /// Every symbol's rank, by number; the ranks sum to 1.
     pub fn ranks(self) -> Vec<f64> {
-        let Links { n, mut links } = self;
+        let n = self.n;
         if n == 0 {
             return Vec::new();
+        }
+        // One buffer of the votes' size, filled as the blocks are freed.
+        let mut links: Vec<(u32, u32)> = Vec::with_capacity(self.len());
+        for block in self.blocks {
+            links.extend(block);
         }
         // Sorted so the sums below run in a fixed order.
         links.sort_unstable();
