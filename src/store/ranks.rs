@@ -25,16 +25,6 @@ fn differs(fresh: f64, stored: Option<f64>) -> bool {
     stored.is_none_or(|s| (s - fresh).abs() > f64::EPSILON * fresh.abs().max(1e-300))
 }
 
-/// Entries of `fresh` whose value differs from `stored`.
-#[cfg(test)]
-fn changed<'a>(fresh: &'a BTreeMap<String, f64>, stored: &HashMap<String, f64>) -> Vec<(&'a str, f64)> {
-    fresh
-        .iter()
-        .filter(|(k, v)| differs(**v, stored.get(k.as_str()).copied()))
-        .map(|(k, v)| (k.as_str(), *v))
-        .collect()
-}
-
 /// Writes the ranks of resolved `files` that changed; returns how many rows were written.
 pub async fn write(db: &Db, namespace: &str, files: &[FileGraph]) -> StoreResult<usize> {
     let (nodes, by_file) = compute(files);
@@ -154,9 +144,10 @@ mod tests {
 
     #[test]
     fn only_changed_ranks_are_written() {
-        let fresh: BTreeMap<String, f64> =
-            [("a".to_string(), 0.5), ("b".to_string(), 0.25), ("c".to_string(), 0.25)].into();
-        let stored: HashMap<String, f64> = [("a".to_string(), 0.5), ("b".to_string(), 0.3)].into();
-        assert_eq!(changed(&fresh, &stored), vec![("b", 0.25), ("c", 0.25)]);
+        assert!(!differs(0.5, Some(0.5)));
+        assert!(differs(0.25, Some(0.3)));
+        assert!(differs(0.25, None), "a rank never stored is written");
+        assert!(!differs(0.0, Some(0.0)));
+        assert!(differs(1e-7, Some(1.1e-7)), "small ranks are compared relative to their size");
     }
 }

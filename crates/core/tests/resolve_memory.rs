@@ -1,8 +1,9 @@
-//! Heap of cross-file resolution over a generated namespace whose graphs are stored as JSON (as
-//! the worker keeps them): all at once against in pages (`SymbolTable`, votes and ranks
-//! included, as the worker runs them), and what the table keeps per definition. Prints the
-//! figures (`cargo test -p edgerag-core --release --test resolve_memory -- --nocapture`;
-//! `EDGERAG_MEMORY_FILES` sets the namespace's size, 2,000 files by default).
+//! Heap of cross-file resolution over a namespace whose graphs are stored as JSON (as the worker
+//! keeps them): all at once against in pages (`SymbolTable`, votes and ranks included, as the
+//! worker runs them), and what the table keeps per definition. Prints the figures (`cargo test
+//! -p edgerag-core --release --test resolve_memory -- --nocapture`; `EDGERAG_MEMORY_FILES` sets
+//! the namespace's size, 2,000 generated files by default; `EDGERAG_MEMORY_TREE=DIR` reads a real
+//! repository's code files instead).
 #![cfg(feature = "lang-python")]
 
 #[path = "../benches/support/peak_alloc.rs"]
@@ -47,8 +48,48 @@ fn module(p: usize, i: usize, packages: usize, modules: usize) -> String {
     out
 }
 
-/// A generated namespace of `files` files, each graph as JSON, in path order.
+/// The stored graphs of a namespace, each as JSON, in path order: of the code files under
+/// `EDGERAG_MEMORY_TREE` when set (a real repository, its first `files` files in path order; a
+/// graph over the worker's 1 MB value budget is left out, as the worker refuses it), otherwise
+/// of `files` generated files.
 fn namespace(files: usize) -> Vec<(String, String)> {
+    match std::env::var("EDGERAG_MEMORY_TREE") {
+        Ok(dir) => tree(std::path::Path::new(&dir), files),
+        Err(_) => generated(files),
+    }
+}
+
+fn tree(root: &std::path::Path, files: usize) -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.metadata().is_ok_and(|m| m.len() <= 1 << 20) {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(root, &mut paths);
+    paths.sort();
+    paths.truncate(files);
+    let mut stored: Vec<(String, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(root).ok()?.to_string_lossy().to_string();
+            let text = std::fs::read_to_string(p).ok()?;
+            let graph = extract_graph(&rel, &text, Language::detect(&rel))?;
+            let json = serde_json::to_string(&graph).expect("json");
+            (json.len() <= 1_000_000).then_some((rel, json))
+        })
+        .collect();
+    stored.sort();
+    stored
+}
+
+fn generated(files: usize) -> Vec<(String, String)> {
     let packages = 20;
     let modules = files.div_ceil(packages);
     let mut stored: Vec<(String, String)> = Vec::new();
@@ -86,22 +127,42 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
         (all.iter().map(|f| serde_json::to_string(&f.edges).expect("json")).collect::<Vec<_>>(), ranks)
     });
 
-    // In pages of 50 files, as the worker does: definitions first, then each page resolved,
+    // In pages, as the worker does (of 4 MB of JSON for a real repository, as
+    // `GRAPH_PAGE_BYTES`; of 50 files otherwise): definitions first, then each page resolved,
     // voted and dropped (only a hash of its edges kept here to compare them; the worker writes
     // them), then the ranks read in order (the worker compares them with the stored ones).
-    let page = 50;
+    let mut pages: Vec<std::ops::Range<usize>> = Vec::new();
+    let real = std::env::var_os("EDGERAG_MEMORY_TREE").is_some();
+    let mut bytes = 0;
+    for (i, (_, g)) in stored.iter().enumerate() {
+        match pages.last_mut() {
+            Some(page) if if real { bytes + g.len() <= 4_000_000 } else { page.len() < 50 } => {
+                page.end = i + 1;
+                bytes += g.len();
+            }
+            _ => {
+                pages.push(i..i + 1);
+                bytes = g.len();
+            }
+        }
+    }
     let mut edges: Vec<String> = Vec::new();
+    let mut table_bytes = 0;
+    let mut definitions = 0;
     let ((symbols, file_ranks), paged_peak) = peak_of(|| {
+        let before = peak_alloc::live();
         let mut table = SymbolTable::new();
-        for chunk in stored.chunks(page) {
-            for (_, g) in chunk {
+        for page in &pages {
+            for (_, g) in &stored[page.clone()] {
                 table.add(&parse(g));
             }
         }
         let mut links = table.votes();
-        for (n, chunk) in stored.chunks(page).enumerate() {
-            let mut files: Vec<FileGraph> = chunk.iter().map(|(_, g)| parse(g)).collect();
-            table.resolve_page(n * page, &mut files);
+        table_bytes = peak_alloc::live() - before;
+        definitions = table.nodes();
+        for page in &pages {
+            let mut files: Vec<FileGraph> = stored[page.clone()].iter().map(|(_, g)| parse(g)).collect();
+            table.resolve_page(page.start, &mut files);
             for f in &files {
                 table.vote(&mut links, f);
             }
@@ -131,14 +192,17 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
     assert_eq!(file_ranks, whole_ranks.1.into_iter().collect::<Vec<_>>(), "the same file ranks");
     let total_edges: usize = whole.iter().map(|e| e.matches("\"kind\"").count()).sum();
     eprintln!(
-        "[resolve memory] {} files, {} symbols, {} edges, {:.1} MB of stored graph JSON: all at once peak {:.1} MB, in pages of {page} files (votes and ranks included) {:.1} MB ({:.0} %)",
+        "[resolve memory] {} files, {} symbols, {} edges, {:.1} MB of stored graph JSON: all at once peak {:.1} MB, in {} pages (votes and ranks included) {:.1} MB ({:.0} %); the table {:.1} MB, {:.1} B a definition",
         stored.len(),
         whole_ranks.0.len(),
         total_edges,
         json_bytes as f64 / 1e6,
         whole_peak as f64 / 1e6,
+        pages.len(),
         paged_peak as f64 / 1e6,
-        100.0 * paged_peak as f64 / whole_peak as f64
+        100.0 * paged_peak as f64 / whole_peak as f64,
+        table_bytes as f64 / 1e6,
+        table_bytes as f64 / definitions as f64
     );
     assert!(paged_peak * 8 < whole_peak, "paged {paged_peak} B against {whole_peak} B all at once");
 }
@@ -148,14 +212,14 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
 #[test]
 fn the_table_keeps_a_few_dozen_bytes_per_definition() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let stored = namespace(1_000);
-    let before = peak_alloc::start();
+    let stored = generated(1_000);
+    let before = peak_alloc::live();
     let mut table = SymbolTable::new();
     for (_, g) in &stored {
         table.add(&parse(g));
     }
     let mut links = table.votes();
-    let table_bytes = peak_alloc::start() - before;
+    let table_bytes = peak_alloc::live() - before;
     let definitions = table.nodes();
     let per_definition = table_bytes as f64 / definitions as f64;
     for (n, (_, g)) in stored.iter().enumerate() {
@@ -164,7 +228,7 @@ fn the_table_keeps_a_few_dozen_bytes_per_definition() {
         table.vote(&mut links, &file[0]);
     }
     let votes = links.len();
-    let votes_bytes = peak_alloc::start() - before - table_bytes;
+    let votes_bytes = peak_alloc::live() - before - table_bytes;
     eprintln!(
         "[resolve memory] table: {definitions} definitions, {:.2} MB, {per_definition:.1} B a definition; votes: {votes}, {:.1} B a vote",
         table_bytes as f64 / 1e6,
