@@ -24,20 +24,74 @@ pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
     (h ^ (h >> 32)) as u32
 }
 
+/// A growing array kept in blocks of [`Column::BLOCK`] items: adding an item never copies the
+/// others into a buffer twice their size (a `Vec` doubles, and holds both while it copies), and
+/// the spare room is at most one block.
+pub(super) struct Column<T> {
+    blocks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Column<T> {
+    fn default() -> Self {
+        Column { blocks: Vec::new(), len: 0 }
+    }
+}
+
+impl<T> Column<T> {
+    const BLOCK: usize = 1 << 12;
+
+    pub(super) fn push(&mut self, item: T) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < Column::<T>::BLOCK => block.push(item),
+            _ => {
+                let mut block = Vec::with_capacity(Column::<T>::BLOCK);
+                block.push(item);
+                self.blocks.push(block);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every item in one buffer of their size, filled as the blocks are freed.
+    pub(super) fn into_vec(self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.len);
+        for block in self.blocks {
+            out.extend(block);
+        }
+        out
+    }
+}
+
+impl<T: Copy> Column<T> {
+    pub(super) fn get(&self, i: usize) -> T {
+        self.blocks[i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
+    }
+}
+
 /// Strings stored once each, by number: one buffer and the end of each string in it. While
 /// strings are added, equal ones get the same number (a map from their hash; a rare hash collision
 /// only stores the string twice: strings are always compared by their text, never by number).
 #[derive(Default)]
 pub(super) struct Strings {
     text: String,
-    ends: Vec<u32>,
-    seen: HashMap<u64, u32>,
+    ends: Column<u32>,
+    /// By [`fnv32`] of the text (a collision only stores a string twice).
+    seen: HashMap<u32, u32>,
 }
 
 impl Strings {
     /// The number of `s` (added unless already there).
     pub(super) fn intern(&mut self, s: &str) -> u32 {
-        let hash = fnv(&[s.as_bytes()]);
+        let hash = fnv32(&[s.as_bytes()]);
         if let Some(&id) = self.seen.get(&hash) {
             if self.get(id) == s {
                 return id;
@@ -62,15 +116,14 @@ impl Strings {
 
     pub(super) fn get(&self, id: u32) -> &str {
         let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
-        &self.text[start..self.ends[id] as usize]
+        let start = if id == 0 { 0 } else { self.ends.get(id - 1) as usize };
+        &self.text[start..self.ends.get(id) as usize]
     }
 
     /// No more strings: the map that finds equal ones is dropped.
     pub(super) fn seal(&mut self) {
         self.seen = HashMap::new();
         self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
     }
 }
 
@@ -79,17 +132,20 @@ impl Strings {
 /// itself. A string's positions come out in position order (file, then node).
 #[derive(Default)]
 pub(super) struct Positions {
+    added: Column<u64>,
     entries: Vec<u64>,
 }
 
 impl Positions {
     pub(super) fn push(&mut self, hash: u32, at: u32) {
-        self.entries.push(u64::from(hash) << 32 | u64::from(at));
+        self.added.push(u64::from(hash) << 32 | u64::from(at));
     }
 
     pub(super) fn seal(&mut self) {
-        self.entries.sort_unstable();
-        self.entries.shrink_to_fit();
+        let mut entries = std::mem::take(&mut self.added).into_vec();
+        entries.extend(std::mem::take(&mut self.entries));
+        entries.sort_unstable();
+        self.entries = entries;
     }
 
     /// The positions in `from..to` under `hash`, in order.
@@ -131,6 +187,21 @@ mod tests {
         for (w, id) in words.iter().zip(ids) {
             assert_eq!(s.get(id), *w);
         }
+    }
+
+    #[test]
+    fn a_column_reads_back_every_item_across_blocks() {
+        let mut c = Column::default();
+        let n = 3 * Column::<u32>::BLOCK + 5;
+        for i in 0..n {
+            c.push(i as u32 * 3);
+        }
+        assert_eq!(c.len(), n);
+        assert!((0..n).all(|i| c.get(i) == i as u32 * 3));
+        let v = c.into_vec();
+        assert_eq!(v.len(), n);
+        assert_eq!(v.capacity(), n);
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
     }
 
     #[test]

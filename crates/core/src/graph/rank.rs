@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use super::compact::Column;
 use super::{EdgeKind, FileGraph};
 
 const DAMPING: f64 = 0.85;
@@ -75,44 +76,33 @@ impl Votes {
     }
 }
 
-/// The votes between symbols numbered `0..n` in id order (8 bytes a vote): what [`Votes`] keeps
-/// once each id has its number. They are kept in blocks of [`Links::BLOCK`] votes, so that
-/// adding one never copies them all into a buffer twice their size.
+/// The votes between symbols numbered `0..n` in id order (8 bytes a vote, kept in blocks): what
+/// [`Votes`] keeps once each id has its number.
 pub struct Links {
     n: usize,
-    /// (source, target), block by block.
-    blocks: Vec<Vec<(u32, u32)>>,
+    /// (source, target).
+    links: Column<(u32, u32)>,
 }
 
 impl Links {
-    const BLOCK: usize = 1 << 12;
-
     pub fn new(n: usize) -> Links {
-        Links { n, blocks: Vec::new() }
+        Links { n, links: Column::default() }
     }
 
     /// A vote of symbol `source` for symbol `target` (none for itself).
     pub fn push(&mut self, source: u32, target: u32) {
-        if source == target {
-            return;
-        }
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < Links::BLOCK => block.push((source, target)),
-            _ => {
-                let mut block = Vec::with_capacity(Links::BLOCK);
-                block.push((source, target));
-                self.blocks.push(block);
-            }
+        if source != target {
+            self.links.push((source, target));
         }
     }
 
     /// Votes so far.
     pub fn len(&self) -> usize {
-        self.blocks.iter().map(Vec::len).sum()
+        self.links.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.links.is_empty()
     }
 
     /// Every symbol's rank, by number; the ranks sum to 1.
@@ -121,11 +111,7 @@ impl Links {
         if n == 0 {
             return Vec::new();
         }
-        // One buffer of the votes' size, filled as the blocks are freed.
-        let mut links: Vec<(u32, u32)> = Vec::with_capacity(self.len());
-        for block in self.blocks {
-            links.extend(block);
-        }
+        let mut links = self.links.into_vec();
         // Sorted so the sums below run in a fixed order.
         links.sort_unstable();
         let mut out_degree = vec![0u32; n];

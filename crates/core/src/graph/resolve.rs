@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::compact::{fnv32, order_key, Positions, Strings};
+use super::compact::{fnv32, order_key, Column, Positions, Strings};
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
 use super::outside::{is_global, names_type};
 use super::rank::{rounded, votes, Links};
@@ -72,8 +72,7 @@ impl SymbolTable {
             .cloned()
             .collect();
         if !typed.is_empty() {
-            let imports =
-                if typed.iter().any(|e| e.hint.is_some()) { file.imports.clone() } else { Vec::new() };
+            let imports = type_imports(file, &typed);
             let kept = FileGraph {
                 path: file.path.clone(),
                 language: file.language,
@@ -165,7 +164,7 @@ impl SymbolTable {
         index.modules = HashSet::new();
         index.bases = HashMap::new();
         index.declared = Vec::new();
-        index.top = Vec::new();
+        index.top = Column::default();
         Ranked { index: self.index, ranks: links.ranks() }
     }
 }
@@ -210,6 +209,27 @@ impl Ranked {
         out.reverse();
         out
     }
+}
+
+/// The imports of `file` that resolving its `typed` edges can read: wildcard ones and those
+/// binding a name a hint is written with (its name, its qualifier or the qualifier's first part);
+/// every import when a hint goes through a field (`self.field`: the field's declared type may be
+/// any imported name); none when no edge has a hint.
+fn type_imports(file: &FileGraph, typed: &[Edge]) -> Vec<Import> {
+    let hints: Vec<&Hint> = typed.iter().filter_map(|e| e.hint.as_ref()).collect();
+    if hints.is_empty() {
+        return Vec::new();
+    }
+    if hints.iter().any(|h| h.qualifier.as_deref().is_some_and(|q| q.starts_with("self."))) {
+        return file.imports.clone();
+    }
+    let binds = |local: &str| {
+        hints.iter().any(|h| {
+            h.name == local
+                || h.qualifier.as_deref().is_some_and(|q| q == local || q.split('.').next() == Some(local))
+        })
+    };
+    file.imports.iter().filter(|i| i.wildcard || i.local().is_some_and(binds)).cloned().collect()
 }
 
 /// Resolves the edges of `kinds` of `files`, the files numbered from `first` in the index.
@@ -367,12 +387,12 @@ struct Index {
     paths: Vec<String>,
     /// Each file's first node.
     starts: Vec<u32>,
-    kinds: Vec<NodeKind>,
+    kinds: Column<NodeKind>,
     /// Whether the node is a child of its file's module node.
-    top: Vec<bool>,
+    top: Column<bool>,
     /// Names, scopes and declared types, numbered in `strings`.
-    names: Vec<u32>,
-    scopes: Vec<u32>,
+    names: Column<u32>,
+    scopes: Column<u32>,
     strings: Strings,
     by_fqn: Positions,
     by_name: Positions,
@@ -383,7 +403,7 @@ struct Index {
     /// (node, id) of the nodes whose id is not [`node_id`] of theirs, in node order.
     odd_ids: Vec<(u32, Arc<str>)>,
     /// Each node's [`order_key`] of its id, and the nodes in id order (after [`Index::seal_ids`]).
-    id_keys: Vec<u64>,
+    id_keys: Column<u64>,
     by_id: Vec<u32>,
     /// The symbol (distinct id, numbered in id order) at each place of `by_id`, when some id
     /// repeats; otherwise the place is the symbol.
@@ -461,11 +481,6 @@ impl Index {
         self.by_fqn.seal();
         self.by_name.seal();
         self.strings.seal();
-        self.kinds.shrink_to_fit();
-        self.top.shrink_to_fit();
-        self.names.shrink_to_fit();
-        self.scopes.shrink_to_fit();
-        self.id_keys.shrink_to_fit();
     }
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
@@ -473,11 +488,15 @@ impl Index {
         let mut by_id: Vec<u32> = (0..self.kinds.len() as u32).collect();
         by_id.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
-            self.id_keys[a].cmp(&self.id_keys[b]).then_with(|| self.id(a).cmp(&self.id(b))).then(a.cmp(&b))
+            self.id_keys
+                .get(a)
+                .cmp(&self.id_keys.get(b))
+                .then_with(|| self.id(a).cmp(&self.id(b)))
+                .then(a.cmp(&b))
         });
         let same = |p: usize| {
             let (a, b) = (by_id[p - 1] as usize, by_id[p] as usize);
-            self.id_keys[a] == self.id_keys[b] && self.id(a) == self.id(b)
+            self.id_keys.get(a) == self.id_keys.get(b) && self.id(a) == self.id(b)
         };
         if (1..by_id.len()).any(same) {
             let mut symbol = 0;
@@ -505,11 +524,11 @@ impl Index {
     /// The last node whose id is `id`, and its symbol (after [`Index::seal_ids`]).
     fn at_of_id(&self, id: &str) -> Option<(At, u32)> {
         let key = order_key(id);
-        let start = self.by_id.partition_point(|&at| self.id_keys[at as usize] < key);
+        let start = self.by_id.partition_point(|&at| self.id_keys.get(at as usize) < key);
         let mut found = None;
         for (p, &at) in self.by_id.iter().enumerate().skip(start) {
             let at = at as usize;
-            if self.id_keys[at] != key {
+            if self.id_keys.get(at) != key {
                 break;
             }
             if *self.id(at) == *id {
@@ -531,12 +550,12 @@ impl Index {
     }
 
     fn name(&self, at: At) -> &str {
-        self.strings.get(self.names[at])
+        self.strings.get(self.names.get(at))
     }
 
     fn fqn(&self, at: At) -> std::borrow::Cow<'_, str> {
         let name = self.name(at);
-        match self.scopes[at] {
+        match self.scopes.get(at) {
             NONE => name.into(),
             scope if scope & WHOLE != 0 => self.strings.get(scope & !WHOLE).into(),
             scope => format!("{}.{name}", self.strings.get(scope)).into(),
@@ -546,7 +565,7 @@ impl Index {
     /// Whether node `at`'s fqn is `fqn`.
     fn fqn_equals(&self, at: At, fqn: &str) -> bool {
         let name = self.name(at);
-        match self.scopes[at] {
+        match self.scopes.get(at) {
             NONE => name == fqn,
             scope if scope & WHOLE != 0 => self.strings.get(scope & !WHOLE) == fqn,
             scope => {
@@ -570,7 +589,7 @@ impl Index {
             return self.odd_ids[i].1.clone();
         }
         let ordinal = self.ordinals.binary_search_by_key(&key, |o| o.0).map_or(0, |i| self.ordinals[i].1);
-        super::node_id(&self.paths[self.file_of(at)], self.kinds[at], &self.fqn(at), ordinal)
+        super::node_id(&self.paths[self.file_of(at)], self.kinds.get(at), &self.fqn(at), ordinal)
     }
 
     /// Nodes whose fqn is `fqn`, in order.
@@ -596,8 +615,8 @@ impl Index {
             .by_name
             .get(fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
             .map(|at| at as At)
-            .filter(|&at| self.top[at] && self.name(at) == name);
-        found.find(|&at| want(self.kinds[at]))
+            .filter(|&at| self.top.get(at) && self.name(at) == name);
+        found.find(|&at| want(self.kinds.get(at)))
     }
 
     /// The member `name` of the type at `ty`, or of its base types (nearest first).
@@ -607,7 +626,7 @@ impl Index {
 
     fn member_of(&self, ty: At, name: &str, want: &dyn Fn(NodeKind) -> bool, depth: usize) -> Option<At> {
         let fqn = format!("{}.{}", self.fqn(ty), name);
-        let own = self.fqn_is(&fqn).find(|&at| want(self.kinds[at]));
+        let own = self.fqn_is(&fqn).find(|&at| want(self.kinds.get(at)));
         if own.is_some() || depth > 8 {
             return own;
         }
@@ -621,7 +640,7 @@ impl Index {
 
     /// Types whose fqn is `fqn` (a `self` call's owner).
     fn types_named_fqn(&self, fqn: &str) -> Vec<At> {
-        self.fqn_is(fqn).filter(|&at| self.kinds[at].is_type()).collect()
+        self.fqn_is(fqn).filter(|&at| self.kinds.get(at).is_type()).collect()
     }
 
     /// The only method called `name` in the project, unless the name is too common to guess.
@@ -634,13 +653,13 @@ impl Index {
     }
 
     fn by_fqn_unique(&self, fqn: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<(At, Resolution)> {
-        let mut found = self.fqn_is(fqn).filter(|&at| want(self.kinds[at]));
+        let mut found = self.fqn_is(fqn).filter(|&at| want(self.kinds.get(at)));
         let first = found.next()?;
         found.next().is_none().then_some((first, Resolution::UniqueName))
     }
 
     fn unique(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let mut found = self.name_is(name).filter(|&at| want(self.kinds[at]));
+        let mut found = self.name_is(name).filter(|&at| want(self.kinds.get(at)));
         let first = found.next()?;
         found.next().is_none().then_some(first)
     }
@@ -691,7 +710,7 @@ impl Index {
                     // Prefer the same package (Go methods of one type across its files).
                     let pick = self
                         .fqn_is(&fqn)
-                        .filter(|&at| want(self.kinds[at]))
+                        .filter(|&at| want(self.kinds.get(at)))
                         .min_by_key(|&at| self.packages[self.file_of(at)] != self.packages[fi]);
                     pick.map(|at| (at, Resolution::Scope)).or_else(|| {
                         let types = self.types_named_fqn(owner);
@@ -909,7 +928,7 @@ impl Index {
 
     /// Whether some node called `name` is of a kind `want` accepts.
     fn names(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> bool {
-        self.name_is(name).any(|at| want(self.kinds[at]))
+        self.name_is(name).any(|at| want(self.kinds.get(at)))
     }
 
     /// `name` on the declared type of `owner`'s field `field` (own or inherited).
