@@ -163,13 +163,33 @@ impl Positions {
     }
 }
 
-/// The first 8 bytes of `s`, big-endian, zero-padded: ordered as the strings are (a smaller key,
-/// a smaller string), so ids sort by key first and by their text only when keys are equal.
-pub(super) fn order_key(s: &str) -> u64 {
-    let mut bytes = [0u8; 8];
-    let n = s.len().min(8);
-    bytes[..n].copy_from_slice(&s.as_bytes()[..n]);
-    u64::from_be_bytes(bytes)
+/// A key of `s` in 32 bits, ordered as the strings are (a smaller key, a string no greater), so
+/// that ids sort by key first and by their text only when keys are equal: the first 8 characters
+/// as hex digits (all 32 bits of a lowercase hex id, such as a node id). At the first character
+/// that is not a lowercase hex digit the key ends: with zeros for a character below `0` or for
+/// the end of the string, with ones for a character above `f` or between `9` and `a` (there with
+/// the digit 9).
+pub(super) fn order_key(s: &str) -> u32 {
+    let bytes = s.as_bytes();
+    let mut key = 0u32;
+    for i in 0..8 {
+        let (digit, rest) = match bytes.get(i) {
+            Some(&b @ b'0'..=b'9') => (u32::from(b - b'0'), None),
+            Some(&b @ b'a'..=b'f') => (u32::from(b - b'a') + 10, None),
+            None => (0, Some(0)),
+            Some(&b) if b < b'0' => (0, Some(0)),
+            Some(&b) if b < b'a' => (9, Some(0xf)),
+            Some(_) => (0xf, Some(0xf)),
+        };
+        key = key << 4 | digit;
+        if let Some(rest) = rest {
+            for _ in i + 1..8 {
+                key = key << 4 | rest;
+            }
+            break;
+        }
+    }
+    key
 }
 
 #[cfg(test)]
@@ -219,10 +239,50 @@ mod tests {
 
     #[test]
     fn order_keys_sort_as_their_strings() {
-        let mut words = ["b", "ab", "abcdefgh1", "abcdefgh0", "", "a", "abcdefg", "ff", "0f"];
-        let mut keys: Vec<(u64, &str)> = words.iter().map(|w| (order_key(w), *w)).collect();
-        keys.sort();
+        let mut words = vec![
+            "b",
+            "ab",
+            "abcdefgh1",
+            "abcdefgh0",
+            "",
+            "a",
+            "abcdefg",
+            "ff",
+            "0f",
+            "9",
+            "9:",
+            ":",
+            "9z",
+            "a/",
+            "A",
+            "0000-an-id",
+            "0000",
+            "000",
+            "g",
+            "ü",
+            "fffffffff",
+            "f0",
+            "09abcdef",
+            "09abcdeg",
+            "9`",
+            "9a",
+        ];
+        let mut state = 7u64;
+        for _ in 0..3_000 {
+            let len = (state % 11) as usize;
+            let word: String = (0..len)
+                .map(|_| {
+                    state =
+                        state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    b"0123456789abcdef/:`gA~-"[(state >> 33) as usize % 23] as char
+                })
+                .collect();
+            words.push(Box::leak(word.into_boxed_str()));
+        }
         words.sort();
-        assert_eq!(keys.iter().map(|k| k.1).collect::<Vec<_>>(), words);
+        assert!(words.windows(2).all(|w| order_key(w[0]) <= order_key(w[1])), "keys in string order");
+        // Every bit of a lowercase hex id counts.
+        assert_eq!(order_key("0123abcd99"), 0x0123_abcd);
+        assert_ne!(order_key("00000001"), order_key("00000000"));
     }
 }

@@ -403,7 +403,7 @@ struct Index {
     /// (node, id) of the nodes whose id is not [`node_id`] of theirs, in node order.
     odd_ids: Vec<(u32, Arc<str>)>,
     /// Each node's [`order_key`] of its id, and the nodes in id order (after [`Index::seal_ids`]).
-    id_keys: Column<u64>,
+    id_keys: Column<u32>,
     by_id: Vec<u32>,
     /// The symbol (distinct id, numbered in id order) at each place of `by_id`, when some id
     /// repeats; otherwise the place is the symbol.
@@ -478,9 +478,10 @@ impl Index {
 
     /// Sorts the positions: after the last [`Index::add`], before any lookup.
     fn seal(&mut self) {
+        // The map finding equal strings goes first, before the positions are sorted.
+        self.strings.seal();
         self.by_fqn.seal();
         self.by_name.seal();
-        self.strings.seal();
     }
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
