@@ -39,8 +39,8 @@ pub fn resolve(files: &mut [FileGraph]) {
 ///    file into the PageRank votes ([`SymbolTable::votes`]).
 /// 4. [`SymbolTable::rank`]: the ranks [`crate::graph::rank::stored_ranks`] gives the whole graph.
 ///
-/// Memory: the table grows with the definitions of the namespace (about 40 bytes each, plus
-/// their distinct names), not with its edges, which are most of a graph; a page's graphs come and
+/// Memory: the table grows with the definitions of the namespace (about 50 bytes each on real
+/// code, names included), not with its edges, which are most of a graph; a page's graphs come and
 /// go; the votes take 8 bytes an edge between two symbols.
 pub struct SymbolTable {
     index: Index,
