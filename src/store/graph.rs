@@ -292,14 +292,14 @@ pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// One page of stored graphs, parsed: the files `listed[first..first + count]`, checked to be
+/// One page of stored graphs, as stored: the files `listed[first..first + count]`, checked to be
 /// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
-async fn read_page(
+async fn read_rows(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
     (first, count): (usize, usize),
-) -> StoreResult<Vec<FileGraph>> {
+) -> StoreResult<Vec<StoredGraph>> {
     let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
     let rows: Vec<StoredGraph> = db
         .all(
@@ -311,12 +311,13 @@ async fn read_page(
     if rows.len() != count || rows.iter().zip(expected).any(|(r, l)| r.path != l.path) {
         return Err(StoreError("the stored file graphs changed during resolution".into()));
     }
-    rows.into_iter()
-        .map(|row| {
-            serde_json::from_str::<FileGraph>(&row.graph)
-                .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
-        })
-        .collect()
+    Ok(rows)
+}
+
+/// A stored file graph, parsed.
+fn parse_row(row: &StoredGraph) -> StoreResult<FileGraph> {
+    serde_json::from_str::<FileGraph>(&row.graph)
+        .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
 }
 
 /// Cross-file resolution of a namespace: drops the graphs of files no longer indexed, resolves
@@ -328,11 +329,13 @@ async fn read_page(
 ///
 /// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
 /// pages of at most `page_bytes` of JSON (listed first by size), twice — the first time only
-/// their definitions are kept ([`edgerag_core::graph::SymbolTable`]), the second time each page
-/// is resolved against them, its changed files written in one transaction (edges and hash
-/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
-/// the ranks ([`edgerag_core::graph::rank::Votes`]). The edges and ranks are those of one
-/// resolution over every file at once (the core's tests check this at any page split).
+/// their definitions are kept ([`edgerag_core::graph::SymbolTable`], each graph parsed and
+/// dropped in turn), the second time each page is resolved against them, its changed files
+/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
+/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
+/// compared with the stored ones in pages, in id order, without a map of every id. The edges and
+/// ranks are those of one resolution over every file at once (the core's tests check this at any
+/// page split).
 pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> StoreResult<Resolved> {
     let orphans = "namespace = ?1 AND path NOT IN (SELECT path FROM files WHERE namespace = ?1)";
     db.batch(
@@ -359,16 +362,15 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
     }
     let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
     let pages = pages_of(&sizes, page_bytes.max(1));
-    // 1: the definitions.
+    // 1: the definitions (each graph parsed, added and dropped in turn).
     let mut table = edgerag_core::graph::SymbolTable::new();
     for &page in &pages {
-        for graph in read_page(db, namespace, &listed, page).await? {
-            table.add(&graph);
+        for row in read_rows(db, namespace, &listed, page).await? {
+            table.add(&parse_row(&row)?);
         }
     }
-    table.seal();
     // 2: each page resolved, written where it changed, its votes kept.
-    let mut votes = edgerag_core::graph::rank::Votes::new(table.all_node_ids());
+    let mut votes = table.votes();
     let mut resolved = Resolved {
         files: listed.len(),
         edges: 0,
@@ -378,7 +380,12 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
         pages: pages.len(),
     };
     for &(first, count) in &pages {
-        let mut files = read_page(db, namespace, &listed, (first, count)).await?;
+        // Each row's text is dropped once it is parsed.
+        let mut files = read_rows(db, namespace, &listed, (first, count))
+            .await?
+            .into_iter()
+            .map(|row| parse_row(&row))
+            .collect::<StoreResult<Vec<FileGraph>>>()?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =
             listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
@@ -393,17 +400,15 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
             db.batch(rewrite_edges_statements(db, namespace, &changed)?).await?;
         }
         for file in &files {
-            votes.add(file);
+            table.vote(&mut votes, file);
         }
     }
     drop(listed);
-    // 3: the repository map's importance: PageRank over the graph just resolved.
-    let (nodes, by_file) = edgerag_core::graph::rank::stored_ranks_of(
-        votes.ranks(),
-        (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))),
-    );
-    drop(table);
-    resolved.ranks_written = super::ranks::write_ranks(db, namespace, &nodes, &by_file).await?;
+    // 3: the repository map's importance: PageRank over the graph just resolved, compared with
+    // the stored ranks in id (and path) order, page by page.
+    let ranked = table.rank(votes);
+    resolved.ranks_written =
+        super::ranks::write_ranks(db, namespace, ranked.symbols(), ranked.files().into_iter()).await?;
     Ok(resolved)
 }
 
