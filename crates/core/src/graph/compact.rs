@@ -3,19 +3,17 @@
 //! definitions cost tens of bytes each instead of a few hundred.
 use std::collections::HashMap;
 
-/// FNV-1a, 64 bits: the key of a string in [`Strings`] and [`Positions`] (collisions are told
-/// apart by the string itself).
+/// FNV-1a, 64 bits (the same on every platform): the key of a string in [`Strings`] and
+/// [`Positions`] (collisions are told apart by the string itself). Each part ends with a `0xff`
+/// byte, so `["ab", "c"]` and `["a", "bc"]` differ.
 pub(super) fn fnv(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
     for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h.write(part);
+        h.write_u8(0xff);
     }
-    h
+    h.finish()
 }
 
 /// [`fnv`] folded to the 32 bits a [`Positions`] entry keeps.
