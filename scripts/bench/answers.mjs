@@ -21,7 +21,7 @@
 //        [--profiles '{"profiles": {"balanced": {...}}}'  (the worker's SEARCH_PROFILES)]
 //        [--no-baselines] [--label NAME] [--out DIR (default target/bench-answers: trees, the worker's
 //        state, embeddings of the baselines, results)] [--dump FILE (every answer, one JSON line each,
-//        to study a ranking change offline)]
+//        with the candidates as ranked before the topK cut, to study a ranking change offline)]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -307,7 +307,8 @@ try {
     const rows = [];
     const latencies = [];
     for (const q of set.questions) {
-      const body = { owner: 'bench', name: set.name, rawQuery: q.question, profile, ...extraBody };
+      // A dump also keeps the candidates as ranked before the topK cut (`debug.ranking`).
+      const body = { owner: 'bench', name: set.name, rawQuery: q.question, profile, ...(dumpFile ? { debug: true } : {}), ...extraBody };
       const s0 = performance.now();
       // A kept-alive socket the server closed while the CLI was indexing fails once: ask again.
       const r = await er.request('POST', '/v1/search', { body }).catch(() => er.request('POST', '/v1/search', { body }));
@@ -325,7 +326,7 @@ try {
       if (dumpFile) {
         const target = { path: q.path, startLine: q.startLine, endLine: q.endLine };
         const answer = matches.map((m) => ({ path: m.path, startLine: m.startLine, endLine: m.endLine, symbol: m.symbol, chunkType: m.metadata?.chunkType, neighborOf: m.metadata?.neighborOfSpanHash ?? null, score: m.score, chars: m.snippet.length }));
-        appendFileSync(dumpFile, `${JSON.stringify({ kind: set.kind, split: set.split, repo: set.repo, tree: set.dir, language: q.language, question: q.question, target, rank, answer })}\n`);
+        appendFileSync(dumpFile, `${JSON.stringify({ kind: set.kind, split: set.split, repo: set.repo, tree: set.dir, language: q.language, question: q.question, target, rank, answer, ranking: r.body.debug?.ranking ?? [] })}\n`);
       }
       if (set.split === 'dev' && rank !== 1) {
         appendFileSync(

@@ -307,14 +307,14 @@ pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// One page of stored graphs, parsed: the files `listed[first..first + count]`, checked to be
+/// One page of stored graphs, as stored: the files `listed[first..first + count]`, checked to be
 /// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
-async fn read_page(
+async fn read_rows(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
     (first, count): (usize, usize),
-) -> StoreResult<Vec<FileGraph>> {
+) -> StoreResult<Vec<StoredGraph>> {
     let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
     let rows: Vec<StoredGraph> = db
         .all(
@@ -326,12 +326,13 @@ async fn read_page(
     if rows.len() != count || rows.iter().zip(expected).any(|(r, l)| r.path != l.path) {
         return Err(StoreError("the stored file graphs changed during resolution".into()));
     }
-    rows.into_iter()
-        .map(|row| {
-            serde_json::from_str::<FileGraph>(&row.graph)
-                .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
-        })
-        .collect()
+    Ok(rows)
+}
+
+/// A stored file graph, parsed.
+fn parse_row(row: &StoredGraph) -> StoreResult<FileGraph> {
+    serde_json::from_str::<FileGraph>(&row.graph)
+        .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
 }
 
 /// Where a namespace's cross-file resolution stopped ([`resolve_namespace_from`]).
@@ -360,11 +361,13 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 ///
 /// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
 /// pages of at most `page_bytes` of JSON (listed first by size), twice — the first time only
-/// their definitions are kept ([`edgerag_core::graph::SymbolTable`]), the second time each page
-/// is resolved against them, its changed files written in one transaction (edges and hash
-/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
-/// the ranks ([`edgerag_core::graph::rank::Votes`]). The edges and ranks are those of one
-/// resolution over every file at once (the core's tests check this at any page split).
+/// their definitions are kept ([`edgerag_core::graph::SymbolTable`], each graph parsed and
+/// dropped in turn), the second time each page is resolved against them, its changed files
+/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
+/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
+/// compared with the stored ones in pages, in id order, without a map of every id. The edges and
+/// ranks are those of one resolution over every file at once (the core's tests check this at any
+/// page split).
 ///
 /// Across calls (queue messages): with `after`, the files up to that path were resolved and
 /// written by an earlier call, so only the later ones are (the definitions are read again: one
@@ -408,18 +411,17 @@ pub async fn resolve_namespace_from(
     }
     let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
     let pages = pages_of(&sizes, page_bytes.max(1));
-    // 1: the definitions.
+    // 1: the definitions (each graph parsed, added and dropped in turn).
     let mut table = edgerag_core::graph::SymbolTable::new();
     for &page in &pages {
-        for graph in read_page(db, namespace, &listed, page).await? {
-            table.add(&graph);
+        for row in read_rows(db, namespace, &listed, page).await? {
+            table.add(&parse_row(&row)?);
         }
     }
-    table.seal();
     // 2: each page after `after` resolved, written where it changed, its votes kept when this
     // call resolves every file.
     let start = after.map_or(0, |a| listed.partition_point(|l| l.path.as_str() <= a));
-    let mut votes = (start == 0).then(|| edgerag_core::graph::rank::Votes::new(table.all_node_ids()));
+    let mut votes = (start == 0).then(|| table.votes());
     let mut resolved = Resolved {
         files: listed.len(),
         edges: 0,
@@ -439,7 +441,12 @@ pub async fn resolve_namespace_from(
         if progressed && !budget.fits(1) {
             return Ok(left(done, resolved));
         }
-        let mut files = read_page(db, namespace, &listed, (first, count)).await?;
+        // Each row's text is dropped once it is parsed.
+        let mut files = read_rows(db, namespace, &listed, (first, count))
+            .await?
+            .into_iter()
+            .map(|row| parse_row(&row))
+            .collect::<StoreResult<Vec<FileGraph>>>()?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =
             listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
@@ -459,7 +466,7 @@ pub async fn resolve_namespace_from(
             .sum::<usize>();
         if let Some(votes) = &mut votes {
             for file in &files {
-                votes.add(file);
+                table.vote(votes, file);
             }
         }
         done = first + count;
@@ -471,14 +478,12 @@ pub async fn resolve_namespace_from(
     drop(listed);
     let votes = match votes {
         Some(votes) => votes,
-        None => votes_from_stored_edges(db, namespace, &table).await?,
+        None => votes_from_stored_edges(db, namespace, &mut table).await?,
     };
-    let (nodes, by_file) = edgerag_core::graph::rank::stored_ranks_of(
-        votes.ranks(),
-        (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))),
-    );
-    drop(table);
-    resolved.ranks_written = super::ranks::write_ranks(db, namespace, &nodes, &by_file).await?;
+    // The stored ranks compared in id (and path) order, page by page.
+    let ranked = table.rank(votes);
+    resolved.ranks_written =
+        super::ranks::write_ranks(db, namespace, ranked.symbols(), ranked.files().into_iter()).await?;
     Ok(Progress::Done(resolved))
 }
 
@@ -489,7 +494,7 @@ const VOTE_ROWS_PER_READ: usize = 50_000;
 /// (pages of [`super::ranks`]), the changed ones written (≈ 60 bytes a row in 512 KB values),
 /// and the stored edges read for the votes (at most a few per symbol).
 fn ranks_statements(table: &edgerag_core::graph::SymbolTable) -> usize {
-    let symbols = table.all_node_ids().count();
+    let symbols = table.nodes();
     let files = table.len();
     let reads = (symbols + files).div_ceil(super::ranks::READ_PAGE_ROWS) + 2;
     let writes = (60 * (symbols + files)).div_ceil(JSON_BATCH_BYTES) + 1;
@@ -511,10 +516,10 @@ struct VoteRow {
 async fn votes_from_stored_edges(
     db: &Db,
     namespace: &str,
-    table: &edgerag_core::graph::SymbolTable,
-) -> StoreResult<edgerag_core::graph::rank::Votes> {
+    table: &mut edgerag_core::graph::SymbolTable,
+) -> StoreResult<edgerag_core::graph::rank::Links> {
     use edgerag_core::graph::{EdgeKind, Resolution};
-    let mut votes = edgerag_core::graph::rank::Votes::new(table.all_node_ids());
+    let mut votes = table.votes();
     let kinds: Vec<&str> =
         EdgeKind::ALL.iter().filter(|k| edgerag_core::graph::rank::votes(**k)).map(|k| k.as_str()).collect();
     let kinds = super::json_array(&kinds)?;
@@ -547,14 +552,15 @@ async fn votes_from_stored_edges(
                 })
             })
             .collect();
-        votes.add(&FileGraph {
+        let file = FileGraph {
             path: String::new(),
             language: edgerag_core::Language::Text,
             package: None,
             nodes: Vec::new(),
             edges,
             imports: Vec::new(),
-        });
+        };
+        table.vote(&mut votes, &file);
         if !full {
             return Ok(votes);
         }

@@ -1,18 +1,25 @@
-//! Peak heap of cross-file resolution, all at once against in pages (`SymbolTable`), over a
-//! generated namespace whose graphs are stored as JSON (as the worker keeps them): the split's
-//! peak must stay a fraction of the whole one, and the edges the same. Prints both peaks
-//! (`cargo test -p edgerag-core --release --test resolve_memory -- --nocapture`;
-//! `EDGERAG_MEMORY_FILES` sets the namespace's size, 2,000 files by default).
+//! Heap of cross-file resolution over a namespace whose graphs are stored as JSON (as the worker
+//! keeps them): all at once against in pages (`SymbolTable`, votes and ranks included, as the
+//! worker runs them), and what the table keeps per definition. Prints the figures (`cargo test
+//! -p edgerag-core --release --test resolve_memory -- --nocapture`; `EDGERAG_MEMORY_FILES` sets
+//! the namespace's size, 2,000 generated files by default; `EDGERAG_MEMORY_TREE=DIR` reads a real
+//! repository's code files instead).
 #![cfg(feature = "lang-python")]
 
 #[path = "../benches/support/peak_alloc.rs"]
 mod peak_alloc;
 
+use std::sync::Mutex;
+
+use edgerag_core::graph::rank::stored_ranks;
 use edgerag_core::graph::{extract_graph, resolve, FileGraph, SymbolTable};
 use edgerag_core::Language;
 
 #[global_allocator]
 static ALLOC: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+
+/// One measurement at a time: the counter is global and tests run on threads.
+static MEASURING: Mutex<()> = Mutex::new(());
 
 /// Peak heap above what was in use when `f` started.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
@@ -41,13 +48,50 @@ fn module(p: usize, i: usize, packages: usize, modules: usize) -> String {
     out
 }
 
-#[test]
-fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
-    let files: usize =
-        std::env::var("EDGERAG_MEMORY_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+/// The stored graphs of a namespace, each as JSON, in path order: of the code files under
+/// `EDGERAG_MEMORY_TREE` when set (a real repository, its first `files` files in path order; a
+/// graph over the worker's 1 MB value budget is left out, as the worker refuses it), otherwise
+/// of `files` generated files.
+fn namespace(files: usize) -> Vec<(String, String)> {
+    match std::env::var("EDGERAG_MEMORY_TREE") {
+        Ok(dir) => tree(std::path::Path::new(&dir), files),
+        Err(_) => generated(files),
+    }
+}
+
+fn tree(root: &std::path::Path, files: usize) -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.metadata().is_ok_and(|m| m.len() <= 1 << 20) {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(root, &mut paths);
+    paths.sort();
+    paths.truncate(files);
+    let mut stored: Vec<(String, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(root).ok()?.to_string_lossy().to_string();
+            let text = std::fs::read_to_string(p).ok()?;
+            let graph = extract_graph(&rel, &text, Language::detect(&rel))?;
+            let json = serde_json::to_string(&graph).expect("json");
+            (json.len() <= 1_000_000).then_some((rel, json))
+        })
+        .collect();
+    stored.sort();
+    stored
+}
+
+fn generated(files: usize) -> Vec<(String, String)> {
     let packages = 20;
     let modules = files.div_ceil(packages);
-    // The stored form: each file's graph as JSON, in path order.
     let mut stored: Vec<(String, String)> = Vec::new();
     for p in 0..packages {
         for i in 0..modules {
@@ -58,49 +102,144 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
         }
     }
     stored.sort();
-    let json_bytes: usize = stored.iter().map(|(_, g)| g.len()).sum();
-    let parse = |g: &String| serde_json::from_str::<FileGraph>(g).expect("a stored graph");
+    stored
+}
 
-    // All at once, as the job's end did: every graph parsed, then resolved together.
-    let (whole, whole_peak) = peak_of(|| {
+fn parse(g: &str) -> FileGraph {
+    serde_json::from_str::<FileGraph>(g).expect("a stored graph")
+}
+
+fn files() -> usize {
+    std::env::var("EDGERAG_MEMORY_FILES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000)
+}
+
+#[test]
+fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let stored = namespace(files());
+    let json_bytes: usize = stored.iter().map(|(_, g)| g.len()).sum();
+
+    // All at once, as the job's end did: every graph parsed, then resolved together and ranked.
+    let ((whole, whole_ranks), whole_peak) = peak_of(|| {
         let mut all: Vec<FileGraph> = stored.iter().map(|(_, g)| parse(g)).collect();
         resolve(&mut all);
-        all.iter().map(|f| serde_json::to_string(&f.edges).expect("json")).collect::<Vec<_>>()
+        let ranks = stored_ranks(&all);
+        (all.iter().map(|f| serde_json::to_string(&f.edges).expect("json")).collect::<Vec<_>>(), ranks)
     });
 
-    // In pages of 50 files: definitions first, then each page resolved and dropped (its edges
-    // kept here only to compare them; the worker writes them).
-    let page = 50;
+    // In pages, as the worker does (of 4 MB of JSON for a real repository, as
+    // `GRAPH_PAGE_BYTES`; of 50 files otherwise): definitions first, then each page resolved,
+    // voted and dropped (only a hash of its edges kept here to compare them; the worker writes
+    // them), then the ranks read in order (the worker compares them with the stored ones).
+    let mut pages: Vec<std::ops::Range<usize>> = Vec::new();
+    let real = std::env::var_os("EDGERAG_MEMORY_TREE").is_some();
+    let mut bytes = 0;
+    for (i, (_, g)) in stored.iter().enumerate() {
+        match pages.last_mut() {
+            Some(page) if if real { bytes + g.len() <= 4_000_000 } else { page.len() < 50 } => {
+                page.end = i + 1;
+                bytes += g.len();
+            }
+            _ => {
+                pages.push(i..i + 1);
+                bytes = g.len();
+            }
+        }
+    }
     let mut edges: Vec<String> = Vec::new();
-    let ((), paged_peak) = peak_of(|| {
+    let mut table_bytes = 0;
+    let mut definitions = 0;
+    let ((symbols, file_ranks), paged_peak) = peak_of(|| {
+        let before = peak_alloc::live();
         let mut table = SymbolTable::new();
-        for chunk in stored.chunks(page) {
-            for (_, g) in chunk {
+        for page in &pages {
+            for (_, g) in &stored[page.clone()] {
                 table.add(&parse(g));
             }
         }
-        table.seal();
-        for (n, chunk) in stored.chunks(page).enumerate() {
-            let mut files: Vec<FileGraph> = chunk.iter().map(|(_, g)| parse(g)).collect();
-            table.resolve_page(n * page, &mut files);
-            // Only a hash per file is kept across pages, as the worker keeps only counts.
+        let mut links = table.votes();
+        table_bytes = peak_alloc::live() - before;
+        definitions = table.nodes();
+        for page in &pages {
+            let mut files: Vec<FileGraph> = stored[page.clone()].iter().map(|(_, g)| parse(g)).collect();
+            table.resolve_page(page.start, &mut files);
+            for f in &files {
+                table.vote(&mut links, f);
+            }
             edges.extend(files.iter().map(|f| {
                 blake3::hash(serde_json::to_string(&f.edges).expect("json").as_bytes()).to_hex().to_string()
             }));
         }
+        let ranked = table.rank(links);
+        // Only a hash of the ranks is kept, as the worker keeps only a page of them.
+        let mut symbols = blake3::Hasher::new();
+        for (id, rank) in ranked.symbols() {
+            symbols.update(id.as_bytes());
+            symbols.update(&rank.to_le_bytes());
+        }
+        let files: Vec<(String, f64)> = ranked.files().into_iter().map(|(p, r)| (p.to_string(), r)).collect();
+        (symbols.finalize(), files)
     });
     let whole_hashes: Vec<String> =
         whole.iter().map(|e| blake3::hash(e.as_bytes()).to_hex().to_string()).collect();
     assert_eq!(edges, whole_hashes, "the same edges");
+    let mut expected = blake3::Hasher::new();
+    for (id, rank) in &whole_ranks.0 {
+        expected.update(id.as_bytes());
+        expected.update(&rank.to_le_bytes());
+    }
+    assert_eq!(symbols, expected.finalize(), "the same symbol ranks");
+    assert_eq!(file_ranks, whole_ranks.1.into_iter().collect::<Vec<_>>(), "the same file ranks");
     let total_edges: usize = whole.iter().map(|e| e.matches("\"kind\"").count()).sum();
     eprintln!(
-        "[resolve memory] {} files, {} edges, {:.1} MB of stored graph JSON: all at once peak {:.1} MB, in pages of {page} files {:.1} MB ({:.0} %)",
+        "[resolve memory] {} files, {} symbols, {} edges, {:.1} MB of stored graph JSON: all at once peak {:.1} MB, in {} pages (votes and ranks included) {:.1} MB ({:.0} %); the table {:.1} MB, {:.1} B a definition",
         stored.len(),
+        whole_ranks.0.len(),
         total_edges,
         json_bytes as f64 / 1e6,
         whole_peak as f64 / 1e6,
+        pages.len(),
         paged_peak as f64 / 1e6,
-        100.0 * paged_peak as f64 / whole_peak as f64
+        100.0 * paged_peak as f64 / whole_peak as f64,
+        table_bytes as f64 / 1e6,
+        table_bytes as f64 / definitions as f64
     );
-    assert!(paged_peak * 3 < whole_peak, "paged {paged_peak} B against {whole_peak} B all at once");
+    assert!(paged_peak * 8 < whole_peak, "paged {paged_peak} B against {whole_peak} B all at once");
+}
+
+/// What the table keeps per definition once every file is in, and what the votes keep per
+/// edge: counted allocations, the same on every run.
+#[test]
+fn the_table_keeps_a_few_dozen_bytes_per_definition() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let stored = generated(1_000);
+    let before = peak_alloc::live();
+    let mut table = SymbolTable::new();
+    for (_, g) in &stored {
+        table.add(&parse(g));
+    }
+    let mut links = table.votes();
+    let table_bytes = peak_alloc::live() - before;
+    let definitions = table.nodes();
+    let per_definition = table_bytes as f64 / definitions as f64;
+    for (n, (_, g)) in stored.iter().enumerate() {
+        let mut file = [parse(g)];
+        table.resolve_page(n, &mut file);
+        table.vote(&mut links, &file[0]);
+    }
+    let votes = links.len();
+    let votes_bytes = peak_alloc::live() - before - table_bytes;
+    eprintln!(
+        "[resolve memory] table: {definitions} definitions, {:.2} MB, {per_definition:.1} B a definition; votes: {votes}, {:.1} B a vote",
+        table_bytes as f64 / 1e6,
+        votes_bytes as f64 / votes as f64
+    );
+    assert!(
+        definitions > 15_000 && votes > 25_000,
+        "{definitions} definitions, {votes} votes: too few to tell"
+    );
+    // Ids, names and fqns kept as owned strings and positions as 16-byte entries took ≈ 380 B
+    // here; now 76 B (each file's path, package and module keys included: 17 definitions a file).
+    assert!(per_definition < 90.0, "{per_definition:.1} B a definition");
+    assert!((votes_bytes as f64) < 10.0 * votes as f64, "{votes_bytes} B for {votes} votes");
 }

@@ -757,6 +757,7 @@ fn evaluate(
             namespaces: vec![ns.to_string()],
             filters: &filters,
             plan,
+            explain: false,
         };
         let Ok(mut out) = block_on(pipeline.execute(input)) else { continue };
         if let Some((degrees, w)) = prior {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crate::candidate::{sort_by_score, Candidate};
 use crate::neighbors::{chunk_holding, graph_ask, GraphAsk};
-use crate::ports::{ChunkKey, ChunkRecord, GraphLinks, LinePoint, LinkDirection};
+use crate::ports::{ChunkKey, ChunkRecord, GraphLinks, LinkDirection};
 use crate::profile::GraphCandidatesSettings;
 
 /// The code-graph question for the first `settings.seeds` candidates that have a graph node.
@@ -25,19 +25,6 @@ pub struct Found<'a> {
     pub ask: &'a GraphAsk,
     pub links: &'a GraphLinks,
     pub fetched: &'a [ChunkRecord],
-}
-
-/// The lines whose chunks to read: each link's definition (callee) or call site (caller).
-pub fn points(ask: &GraphAsk, links: &GraphLinks) -> Vec<LinePoint> {
-    let mut out: Vec<LinePoint> = Vec::new();
-    for l in &links.links {
-        let q = &ask.queries[l.query];
-        let p = LinePoint { namespace: q.namespace.clone(), path: l.path.clone(), line: l.line };
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// Adds the chunks the links lead to (`found.fetched`) as candidates: a callee at
@@ -185,7 +172,7 @@ mod tests {
             record_at("src/main.rs", 1, 12),
             record_at("src/z.rs", 1, 9),
         ];
-        assert_eq!(points(&ask, &links).len(), 3);
+        assert_eq!(ask.points(&links).len(), 3);
         let n =
             add(&mut cands, Found { ask: &ask, links: &links, fetched: &fetched }, &s, 8, |_| 1.0, |_| true);
         assert_eq!(n, 2);

@@ -70,6 +70,22 @@ pub struct GraphAsk {
     pub of: Vec<Option<usize>>,
 }
 
+impl GraphAsk {
+    /// The lines whose chunks to read: where each of `links` (the answer to these queries) leads
+    /// — a callee's definition, a caller's call site — each line once, in the links' order.
+    pub fn points(&self, links: &GraphLinks) -> Vec<LinePoint> {
+        let mut out: Vec<LinePoint> = Vec::new();
+        for l in &links.links {
+            let q = &self.queries[l.query];
+            let p = LinePoint { namespace: q.namespace.clone(), path: l.path.clone(), line: l.line };
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
 pub fn graph_ask(matches: &[Candidate]) -> GraphAsk {
     let mut ask = GraphAsk::default();
     for c in matches {
@@ -145,13 +161,7 @@ pub fn call_graph_plan(matches: &[Candidate], ask: &GraphAsk, links: &GraphLinks
         }
         plan.follow.push(graphed && q.is_some());
     }
-    for l in &links.links {
-        let q = &ask.queries[l.query];
-        let p = LinePoint { namespace: q.namespace.clone(), path: l.path.clone(), line: l.line };
-        if !plan.points.contains(&p) {
-            plan.points.push(p);
-        }
-    }
+    plan.points = ask.points(links);
     plan
 }
 

@@ -30,8 +30,8 @@ use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
 use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
-    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, SearchDebug,
-    SearchResponse, TemplateValues,
+    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, RankedCandidate,
+    SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
 };
 use crate::sanitize::{resolve_scope, sanitize};
 use crate::{
@@ -63,6 +63,8 @@ pub struct ExecuteInput<'a> {
     pub namespaces: Vec<String>,
     pub filters: &'a SearchFilters,
     pub plan: &'a ResolvedPlan,
+    /// Keep the candidates' ranking before the topK cut ([`Outcome::ranking`]).
+    pub explain: bool,
 }
 
 /// Output of [`SearchPipeline::execute`]: final candidates plus how they were made.
@@ -77,6 +79,8 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     pub rerank_applied: bool,
     pub timings: Vec<ModuleTiming>,
+    /// With [`ExecuteInput::explain`]: the candidates just before the topK cut, best first.
+    pub ranking: Vec<RankedCandidate>,
 }
 
 pub struct SearchPipeline<'a> {
@@ -92,6 +96,7 @@ struct Question<'a> {
     text: &'a str,
     analysis: &'a QueryAnalysis,
     matcher: &'a FilterMatcher,
+    explain: bool,
 }
 
 struct Timer<'c> {
@@ -211,6 +216,7 @@ impl<'a> SearchPipeline<'a> {
                 namespaces,
                 filters: &request.filters,
                 plan: &plan,
+                explain: request.debug,
             };
             outcome = self.execute(input).await?;
             no_results_reason = outcome.candidates.is_empty().then_some(NoResultsReason::ContextNotFound);
@@ -244,6 +250,7 @@ impl<'a> SearchPipeline<'a> {
             timings: timer.timings.clone(),
             total_ms: timer.total(),
             plan: serde_json::to_value(&plan).unwrap_or(Value::Null),
+            ranking: std::mem::take(&mut outcome.ranking),
         });
         Ok(SearchResponse {
             matches,
@@ -534,7 +541,8 @@ impl<'a> SearchPipeline<'a> {
             .collect();
         timer.lap("retrieval.merge");
 
-        let question = Question { text: &query, analysis: &analysis, matcher: &matcher };
+        let question =
+            Question { text: &query, analysis: &analysis, matcher: &matcher, explain: input.explain };
         self.post_process(&mut candidates, deeper, &question, input.plan, &mut out, &mut timer).await;
         out.sub_queries = sub_queries;
         out.candidates = candidates;
@@ -695,7 +703,7 @@ impl<'a> SearchPipeline<'a> {
         let fetched =
             match s.chunks.graph_links(&ask.namespaces, &ask.queries, settings.per_seed as usize).await {
                 Ok(links) => {
-                    let points = graph_candidates::points(&ask, &links);
+                    let points = ask.points(&links);
                     if points.is_empty() {
                         return;
                     }
@@ -732,7 +740,7 @@ impl<'a> SearchPipeline<'a> {
         out: &mut Outcome,
         timer: &mut Timer<'_>,
     ) {
-        let Question { text: query, analysis, matcher } = *question;
+        let Question { text: query, analysis, matcher, explain } = *question;
         let s = &self.services;
         let post = &plan.settings.post_processing;
         if candidates.is_empty() {
@@ -838,6 +846,9 @@ impl<'a> SearchPipeline<'a> {
             out.applied_modules.push("post.merge-spans".into());
         }
         timer.lap("post.merge-spans");
+        if explain {
+            out.ranking = candidates.iter().take(MAX_RANKING).map(RankedCandidate::of).collect();
+        }
         let top_k = plan.settings.retrieval.top_k as usize;
         let mut rest = if post.further_files.files > 0 && candidates.len() > top_k {
             candidates.split_off(top_k)

@@ -110,6 +110,59 @@ pub struct SearchDebug {
     pub total_ms: f64,
     /// The resolved plan (profile after the guard).
     pub plan: serde_json::Value,
+    /// The candidates in their order just before the topK cut (after the reranks and span
+    /// merging; at most [`MAX_RANKING`]): what each retriever made of them and the score they
+    /// ended with. Why a match is where it is, and what fell just short.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranking: Vec<RankedCandidate>,
+}
+
+/// Most candidates `debug.ranking` lists.
+pub const MAX_RANKING: usize = 100;
+
+/// One candidate of `debug.ranking`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedCandidate {
+    pub path: String,
+    /// 1-based, inclusive: the lines it would be returned with.
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub chunk_type: String,
+    /// The score after every module so far.
+    pub score: f32,
+    /// The fused retrieval score (0..1) it started from.
+    pub fused_score: f32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_rank: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_score: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword_rank: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword_score: Option<f32>,
+}
+
+impl RankedCandidate {
+    pub fn of(c: &Candidate) -> Self {
+        let (start_line, end_line) = c.lines();
+        let chunk = &c.record.chunk;
+        let round = |x: f32| (x * 1e6).round() / 1e6;
+        RankedCandidate {
+            path: chunk.path.clone(),
+            start_line,
+            end_line,
+            symbol: symbol_of(chunk),
+            chunk_type: chunk.chunk_type.as_str().to_string(),
+            score: round(c.score),
+            fused_score: round(c.trace.fused_score),
+            vector_rank: c.trace.vector_rank,
+            vector_score: c.trace.vector_score.map(round),
+            keyword_rank: c.trace.keyword_rank,
+            keyword_score: c.trace.keyword_score.map(round),
+        }
+    }
 }
 
 /// The v4 response of every search tool.
@@ -158,6 +211,11 @@ fn split_namespace(ns: &str) -> (String, String) {
     }
 }
 
+/// What a match is named by: its symbol, or for prose its last heading.
+fn symbol_of(chunk: &edgerag_core::Chunk) -> Option<String> {
+    chunk.metadata.symbol_name.clone().or_else(|| chunk.metadata.heading_path.last().cloned())
+}
+
 /// Build a match from a candidate. `sub_queries` names the sub-query by index.
 pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
     let ChunkRecord { namespace, chunk, tags } = &c.record;
@@ -171,7 +229,7 @@ pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
         start_line,
         end_line,
         language: chunk.language.as_str().to_string(),
-        symbol: chunk.metadata.symbol_name.clone().or_else(|| chunk.metadata.heading_path.last().cloned()),
+        symbol: symbol_of(chunk),
         metadata: MatchMetadata {
             repo_owner,
             repo_name,

@@ -1054,3 +1054,31 @@ fn further_files_are_looked_for_past_each_lists_candidates() {
     assert_eq!(deep[..2], shallow[..], "{deep:?}");
     assert_eq!(deep.iter().collect::<std::collections::BTreeSet<_>>().len(), 6, "{deep:?}");
 }
+
+/// `debug: true` lists the candidates as they stood before the topK cut: best first, the
+/// matches among them in their order, candidates that fell short after them, each with what
+/// the retrievers made of it. Without `debug` there is no ranking at all.
+#[test]
+fn debug_lists_the_ranking_before_the_top_k_cut() {
+    let w = world();
+    let body = json!({"rawQuery": "retry the request with backoff", "debug": true});
+    let r = search(&w, body);
+    let ranking = &r.debug.as_ref().unwrap().ranking;
+    let top_k = edgerag_search::Profile::balanced().retrieval.top_k as usize;
+    assert!(ranking.len() > top_k, "{} candidates: nothing fell short of the topK", ranking.len());
+    assert!(ranking.windows(2).all(|p| p[0].score >= p[1].score), "not best first");
+    assert!(ranking.iter().all(|c| c.vector_rank.is_some() || c.keyword_rank.is_some()));
+    assert!(ranking.iter().all(|c| c.fused_score > 0.0 && c.start_line <= c.end_line));
+    // The first match of the answer holds the first of the ranking (code first moves only tests
+    // and prose, and this question's best candidate is code; a touching neighbour may widen it).
+    let first = r.matches.iter().find(|m| m.metadata.neighbor_of_span_hash.is_none()).unwrap();
+    assert_eq!(ranking[0].path, first.path);
+    assert!(first.start_line <= ranking[0].start_line && ranking[0].end_line <= first.end_line);
+    // Candidates past the topK cut are listed, yet no match holds them.
+    let held = |c: &edgerag_search::response::RankedCandidate| {
+        r.matches.iter().any(|m| m.path == c.path && m.start_line <= c.start_line && c.end_line <= m.end_line)
+    };
+    assert!(ranking[top_k..].iter().any(|c| !held(c)));
+    let plain = search(&w, json!({"rawQuery": "retry the request with backoff"}));
+    assert!(plain.debug.is_none());
+}

@@ -41,7 +41,7 @@ unsafe impl GlobalAlloc for PeakAlloc {
 
 /// Starts a measurement: resets the peak to what is live now and returns that baseline.
 pub fn start() -> usize {
-    let live = LIVE.load(Ordering::Relaxed);
+    let live = live();
     PEAK.store(live, Ordering::Relaxed);
     live
 }
@@ -49,4 +49,9 @@ pub fn start() -> usize {
 /// Peak heap bytes above `baseline` (from [`start`]) since the measurement started.
 pub fn peak_since(baseline: usize) -> usize {
     PEAK.load(Ordering::Relaxed).saturating_sub(baseline)
+}
+
+/// Heap bytes live now.
+pub fn live() -> usize {
+    LIVE.load(Ordering::Relaxed)
 }

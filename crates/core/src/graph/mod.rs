@@ -25,6 +25,7 @@ use std::sync::Arc;
 use crate::chunk::{chunk_text, Chunk, ChunkConfig};
 use crate::lang::Language;
 
+mod compact;
 #[cfg(feature = "tree-sitter")]
 mod endpoint;
 #[cfg(feature = "tree-sitter")]
@@ -40,7 +41,7 @@ mod stats;
 mod text;
 mod types;
 
-pub use resolve::{resolve, SymbolTable};
+pub use resolve::{resolve, Ranked, SymbolTable};
 pub use stats::GraphStats;
 pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};
 

@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use super::compact::Column;
 use super::{EdgeKind, FileGraph};
 
 const DAMPING: f64 = 0.85;
@@ -42,8 +43,7 @@ pub fn pagerank(files: &[FileGraph]) -> Vec<(String, f64)> {
 pub struct Votes {
     ids: Vec<Arc<str>>,
     index: HashMap<Arc<str>, u32>,
-    /// (source, target) positions in `ids`.
-    links: Vec<(u32, u32)>,
+    links: Links,
 }
 
 impl Votes {
@@ -53,29 +53,65 @@ impl Votes {
         ids.sort_unstable();
         ids.dedup();
         let index = ids.iter().enumerate().map(|(i, id)| (id.clone(), i as u32)).collect();
-        Votes { ids, index, links: Vec::new() }
+        let links = Links::new(ids.len());
+        Votes { ids, index, links }
     }
 
     /// The votes of one resolved file's edges.
     pub fn add(&mut self, file: &FileGraph) {
         let index = &self.index;
-        self.links.extend(
-            file.edges
-                .iter()
-                .filter(|e| votes(e.kind))
-                .filter_map(|e| Some((*index.get(&*e.src)?, *index.get(e.dst.as_deref()?)?)))
-                .filter(|(s, d)| s != d),
-        );
+        for e in file.edges.iter().filter(|e| votes(e.kind)) {
+            if let (Some(&s), Some(&d)) = (index.get(&*e.src), e.dst.as_deref().and_then(|d| index.get(d))) {
+                self.links.push(s, d);
+            }
+        }
     }
 
     /// `(symbol id, rank)` of every symbol, in id order; the ranks sum to 1.
     pub fn ranks(self) -> Vec<(String, f64)> {
-        let Votes { ids, index, mut links } = self;
+        let Votes { ids, index, links } = self;
         drop(index);
-        let n = ids.len();
+        let ranks = links.ranks();
+        ids.into_iter().map(|id| id.to_string()).zip(ranks).collect()
+    }
+}
+
+/// The votes between symbols numbered `0..n` in id order (8 bytes a vote, kept in blocks): what
+/// [`Votes`] keeps once each id has its number.
+pub struct Links {
+    n: usize,
+    /// (source, target).
+    links: Column<(u32, u32)>,
+}
+
+impl Links {
+    pub fn new(n: usize) -> Links {
+        Links { n, links: Column::default() }
+    }
+
+    /// A vote of symbol `source` for symbol `target` (none for itself).
+    pub fn push(&mut self, source: u32, target: u32) {
+        if source != target {
+            self.links.push((source, target));
+        }
+    }
+
+    /// Votes so far.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// Every symbol's rank, by number; the ranks sum to 1.
+    pub fn ranks(self) -> Vec<f64> {
+        let n = self.n;
         if n == 0 {
             return Vec::new();
         }
+        let mut links = self.links.into_vec();
         // Sorted so the sums below run in a fixed order.
         links.sort_unstable();
         let mut out_degree = vec![0u32; n];
@@ -97,7 +133,7 @@ impl Votes {
                 break;
             }
         }
-        ids.into_iter().map(|id| id.to_string()).zip(rank).collect()
+        rank
     }
 }
 

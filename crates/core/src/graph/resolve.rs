@@ -6,8 +6,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::compact::{fnv32, order_key, Column, Positions, Strings};
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
 use super::outside::{is_global, names_type};
+use super::rank::{rounded, votes, Links};
 use super::text::{split_path, strip_generics};
 use super::types::{Edge, EdgeKind, FileGraph, Hint, Import, NodeKind, Resolution};
 
@@ -25,18 +27,23 @@ pub fn resolve(files: &mut [FileGraph]) {
 /// same edges, bit for bit, whatever the pieces.
 ///
 /// 1. [`SymbolTable::add`] every file, in a fixed order (each page of files is read, added and
-///    dropped): the table keeps what resolution looks up — each node's id, name, fqn, kind,
-///    parent link and declared type, each file's module keys and package — and, of the few files
-///    with `EXTENDS` / `IMPLEMENTS` edges, those edges and the file's imports. No other edge.
+///    dropped): the table keeps what resolution looks up — each node's kind, name and fqn (each
+///    distinct string once), whether it is top-level, its declared type, each file's path, module
+///    keys and package — and, of the few files with `EXTENDS` / `IMPLEMENTS` edges, those edges
+///    and the file's imports. No other edge, and no node id: an id is BLAKE3 of the node's path,
+///    kind, fqn and ordinal ([`crate::graph::node_id`]) and is computed again when needed (an id
+///    that is not, from an older build, is kept as it is).
 /// 2. [`SymbolTable::seal`]: the base types, resolved from the kept edges.
 /// 3. [`SymbolTable::resolve_page`] the files again, page by page in the same order (a page's
-///    edges depend only on the table and its own files).
+///    edges depend only on the table and its own files), and [`SymbolTable::vote`] each resolved
+///    file into the PageRank votes ([`SymbolTable::votes`]).
+/// 4. [`SymbolTable::rank`]: the ranks [`crate::graph::rank::stored_ranks`] gives the whole graph.
 ///
-/// Memory: the table grows with the definitions of the namespace (not with its edges, which are
-/// most of a graph); a page's graphs come and go.
+/// Memory: the table grows with the definitions of the namespace (about 50 bytes each on real
+/// code, names included), not with its edges, which are most of a graph; a page's graphs come and
+/// go; the votes take 8 bytes an edge between two symbols.
 pub struct SymbolTable {
     index: Index,
-    paths: Vec<String>,
     /// Files with `EXTENDS` / `IMPLEMENTS` edges: (file, the file with only those edges).
     typed: Vec<(usize, FileGraph)>,
     sealed: bool,
@@ -50,15 +57,14 @@ impl Default for SymbolTable {
 
 impl SymbolTable {
     pub fn new() -> SymbolTable {
-        SymbolTable { index: Index::empty(0), paths: Vec::new(), typed: Vec::new(), sealed: false }
+        SymbolTable { index: Index::default(), typed: Vec::new(), sealed: false }
     }
 
     /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
     pub fn add(&mut self, file: &FileGraph) {
         debug_assert!(!self.sealed, "a file added after seal");
-        let fi = self.paths.len();
+        let fi = self.len();
         self.index.add(file);
-        self.paths.push(file.path.clone());
         let typed: Vec<Edge> = file
             .edges
             .iter()
@@ -66,8 +72,7 @@ impl SymbolTable {
             .cloned()
             .collect();
         if !typed.is_empty() {
-            let imports =
-                if typed.iter().any(|e| e.hint.is_some()) { file.imports.clone() } else { Vec::new() };
+            let imports = type_imports(file, &typed);
             let kept = FileGraph {
                 path: file.path.clone(),
                 language: file.language,
@@ -82,26 +87,21 @@ impl SymbolTable {
 
     /// Files added.
     pub fn len(&self) -> usize {
-        self.paths.len()
+        self.index.paths.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
+        self.index.paths.is_empty()
     }
 
     /// The path of file `fi`.
     pub fn path(&self, fi: usize) -> &str {
-        &self.paths[fi]
+        &self.index.paths[fi]
     }
 
-    /// The node ids of file `fi`, in its order.
-    pub fn node_ids(&self, fi: usize) -> &[Arc<str>] {
-        &self.index.ids[fi]
-    }
-
-    /// Every node id, file by file.
-    pub fn all_node_ids(&self) -> impl Iterator<Item = &Arc<str>> {
-        self.index.ids.iter().flatten()
+    /// Nodes added (every file's).
+    pub fn nodes(&self) -> usize {
+        self.index.kinds.len()
     }
 
     /// Resolves the base types (after the last [`SymbolTable::add`]).
@@ -110,19 +110,15 @@ impl SymbolTable {
             return;
         }
         self.index.seal();
+        self.index.seal_ids();
         let mut typed = std::mem::take(&mut self.typed);
         // The `EXTENDS` / `IMPLEMENTS` edges as [`resolve`]'s first pass leaves them (no bases).
         for (fi, file) in &mut typed {
             pass(std::slice::from_mut(file), *fi, &self.index, |k| k != EdgeKind::Calls);
         }
-        self.index.bases = bases_of(
-            self.index
-                .ids
-                .iter()
-                .enumerate()
-                .flat_map(|(fi, ids)| ids.iter().enumerate().map(move |(ni, id)| (&**id, (fi, ni)))),
-            typed.iter().map(|(_, f)| f),
-        );
+        let bases =
+            bases_of(|id| self.index.at_of_id(id).map(|(last, _)| last), typed.iter().map(|(_, f)| f));
+        self.index.bases = bases;
         self.sealed = true;
     }
 
@@ -130,13 +126,110 @@ impl SymbolTable {
     /// order). Their edges come out as [`resolve`] over every file makes them.
     pub fn resolve_page(&mut self, first: usize, page: &mut [FileGraph]) {
         self.seal();
-        debug_assert!(page.iter().enumerate().all(|(i, f)| self.paths.get(first + i) == Some(&f.path)));
+        debug_assert!(page.iter().enumerate().all(|(i, f)| self.index.paths.get(first + i) == Some(&f.path)));
         // The first pass runs without base types, as in [`resolve`].
         let bases = std::mem::take(&mut self.index.bases);
         pass(page, first, &self.index, |k| k != EdgeKind::Calls);
         self.index.bases = bases;
         pass(page, first, &self.index, |k| k == EdgeKind::Calls);
     }
+
+    /// No votes yet, over every symbol of the table (after the last [`SymbolTable::add`]).
+    pub fn votes(&mut self) -> Links {
+        self.seal();
+        Links::new(self.index.symbols)
+    }
+
+    /// The votes of one resolved file's edges (as [`crate::graph::rank::Votes::add`] counts them).
+    pub fn vote(&self, links: &mut Links, file: &FileGraph) {
+        for edge in file.edges.iter().filter(|e| votes(e.kind)) {
+            let Some(dst) = edge.dst.as_deref() else { continue };
+            if let (Some((_, s)), Some((_, d))) = (self.index.at_of_id(&edge.src), self.index.at_of_id(dst)) {
+                links.push(s, d);
+            }
+        }
+    }
+
+    /// PageRank over the votes: what [`crate::graph::rank::stored_ranks`] gives the whole graph,
+    /// the symbols in id order and the files in path order. The lookups the resolution needed
+    /// are dropped first.
+    pub fn rank(mut self, links: Links) -> Ranked {
+        self.seal();
+        let index = &mut self.index;
+        for dropped in [&mut index.by_fqn, &mut index.by_name] {
+            *dropped = Positions::default();
+        }
+        index.by_key = HashMap::new();
+        index.by_package = HashMap::new();
+        index.modules = HashSet::new();
+        index.bases = HashMap::new();
+        index.declared = Vec::new();
+        index.top = Column::default();
+        Ranked { index: self.index, ranks: links.ranks() }
+    }
+}
+
+/// The ranks of a namespace ([`SymbolTable::rank`]), read without holding every id.
+pub struct Ranked {
+    index: Index,
+    /// By symbol (ids in order, repeats once).
+    ranks: Vec<f64>,
+}
+
+impl Ranked {
+    /// Every symbol's id and rank (rounded), in id order.
+    pub fn symbols(&self) -> impl Iterator<Item = (Arc<str>, f64)> + '_ {
+        let index = &self.index;
+        let mut last = None;
+        index.by_id.iter().enumerate().filter_map(move |(p, &at)| {
+            let symbol = index.symbol_at(p);
+            (last.replace(symbol) != Some(symbol))
+                .then(|| (index.id(at as usize), rounded(self.ranks[symbol as usize])))
+        })
+    }
+
+    /// Every file's path and rank (the sum of its symbols', in its node order, rounded), in path
+    /// order.
+    pub fn files(&self) -> Vec<(&str, f64)> {
+        let index = &self.index;
+        let mut symbol = vec![0u32; index.kinds.len()];
+        for (p, &at) in index.by_id.iter().enumerate() {
+            symbol[at as usize] = index.symbol_at(p);
+        }
+        let mut out: Vec<(&str, f64)> = (0..index.paths.len())
+            .map(|fi| {
+                let total: f64 = index.nodes_of(fi).map(|at| self.ranks[symbol[at] as usize]).sum();
+                (index.paths[fi].as_str(), rounded(total))
+            })
+            .collect();
+        // Stable: of two files with one path, the later one's rank (as a map keyed by path keeps).
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out.reverse();
+        out.dedup_by(|later, earlier| later.0 == earlier.0);
+        out.reverse();
+        out
+    }
+}
+
+/// The imports of `file` that resolving its `typed` edges can read: wildcard ones and those
+/// binding a name a hint is written with (its name, its qualifier or the qualifier's first part);
+/// every import when a hint goes through a field (`self.field`: the field's declared type may be
+/// any imported name); none when no edge has a hint.
+fn type_imports(file: &FileGraph, typed: &[Edge]) -> Vec<Import> {
+    let hints: Vec<&Hint> = typed.iter().filter_map(|e| e.hint.as_ref()).collect();
+    if hints.is_empty() {
+        return Vec::new();
+    }
+    if hints.iter().any(|h| h.qualifier.as_deref().is_some_and(|q| q.starts_with("self."))) {
+        return file.imports.clone();
+    }
+    let binds = |local: &str| {
+        hints.iter().any(|h| {
+            h.name == local
+                || h.qualifier.as_deref().is_some_and(|q| q == local || q.split('.').next() == Some(local))
+        })
+    };
+    file.imports.iter().filter(|i| i.wildcard || i.local().is_some_and(binds)).cloned().collect()
 }
 
 /// Resolves the edges of `kinds` of `files`, the files numbered from `first` in the index.
@@ -164,38 +257,36 @@ fn pass(files: &mut [FileGraph], first: usize, index: &Index, kinds: impl Fn(Edg
 /// A resolved target: its id and how it was found.
 type Found = Option<(Arc<str>, Resolution)>;
 
-/// A node by position: (file, node).
-type At = (usize, usize);
+/// A node by position: numbered across files, file by file in their order.
+type At = usize;
 
 /// Each type's resolved `EXTENDS` / `IMPLEMENTS` targets.
 fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
-    let _ = index;
-    let nodes = files
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, file)| file.nodes.iter().enumerate().map(move |(ni, node)| (&*node.id, (fi, ni))));
-    bases_of(nodes, files.iter())
+    let mut by_id: HashMap<&str, At> = HashMap::new();
+    for (fi, file) in files.iter().enumerate() {
+        for (at, node) in index.nodes_of(fi).zip(&file.nodes) {
+            by_id.insert(&node.id, at);
+        }
+    }
+    bases_of(|id| by_id.get(id).copied(), files.iter())
 }
 
-/// [`bases`] from every node's id and position and the files' resolved edges.
+/// [`bases`] from the position of each node id (the last node with that id) and the files'
+/// resolved edges.
 fn bases_of<'a>(
-    nodes: impl Iterator<Item = (&'a str, At)>,
+    at_of: impl Fn(&str) -> Option<At>,
     files: impl Iterator<Item = &'a FileGraph>,
 ) -> HashMap<At, Vec<At>> {
-    let mut by_id: HashMap<&str, At> = HashMap::new();
-    for (id, at) in nodes {
-        by_id.insert(id, at);
-    }
     let mut out: HashMap<At, Vec<At>> = HashMap::new();
     for file in files {
         for edge in &file.edges {
             if !matches!(edge.kind, EdgeKind::Extends | EdgeKind::Implements) {
                 continue;
             }
-            let (Some(&src), Some(dst)) = (by_id.get(&*edge.src), edge.dst.as_deref()) else {
+            let (Some(src), Some(dst)) = (at_of(&edge.src), edge.dst.as_deref()) else {
                 continue;
             };
-            if let Some(&dst) = by_id.get(dst) {
+            if let Some(dst) = at_of(dst) {
                 out.entry(src).or_default().push(dst);
             }
         }
@@ -279,72 +370,50 @@ const COMMON: &[&str] = &[
     "Read",
 ];
 
-/// FNV-1a, 64 bits: the key of a string in [`Positions`] (collisions are told apart by the
-/// string itself).
-fn fnv(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+/// A node's fqn is its scope, a dot and its name ([`Index::scopes`]), or, when not, its name
+/// alone (`NONE`) or a string of its own (`WHOLE` | the string).
+const NONE: u32 = u32::MAX;
+const WHOLE: u32 = 1 << 31;
 
-/// Node positions by a string of theirs, compactly (16 bytes a node instead of a map entry with
-/// an owned string and a vector): `(hash, file, node)` sorted once every node is in, each match
-/// checked against the string itself. A string's positions come out in the order they were
-/// added (file, then node), as a map of vectors gave them.
+/// What resolution looks up, node by node (positions numbered across files, [`At`]).
 #[derive(Default)]
-struct Positions {
-    entries: Vec<(u64, u32, u32)>,
-}
-
-impl Positions {
-    fn push(&mut self, hash: u64, at: At) {
-        self.entries.push((hash, at.0 as u32, at.1 as u32));
-    }
-
-    fn seal(&mut self) {
-        self.entries.sort_unstable();
-        self.entries.shrink_to_fit();
-    }
-
-    /// The positions under `hash` that `is` accepts (the string check), in order.
-    fn get<'a>(&'a self, hash: u64, is: impl Fn(At) -> bool + 'a) -> impl Iterator<Item = At> + 'a {
-        let start = self.entries.partition_point(|e| e.0 < hash);
-        self.entries[start..]
-            .iter()
-            .take_while(move |e| e.0 == hash)
-            .map(|e| (e.1 as usize, e.2 as usize))
-            .filter(move |&at| is(at))
-    }
-}
-
 struct Index {
     by_key: HashMap<String, Vec<usize>>,
     by_package: HashMap<String, Vec<usize>>,
-    /// (file, name) → its top-level nodes (children of the file's module node).
-    top: Positions,
-    by_fqn: Positions,
-    by_name: Positions,
-    kinds: Vec<Vec<NodeKind>>,
-    ids: Vec<Vec<Arc<str>>>,
-    names: Vec<Vec<Box<str>>>,
-    fqns: Vec<Vec<Box<str>>>,
     packages: Vec<Option<String>>,
     bases: HashMap<At, Vec<At>>,
-    declared: Vec<Vec<Option<Box<str>>>>,
     /// Every part of every file's package / module path (`api`, `handlers` of `api.handlers`).
     modules: HashSet<String>,
+    paths: Vec<String>,
+    /// Each file's first node.
+    starts: Vec<u32>,
+    kinds: Column<NodeKind>,
+    /// Whether the node is a child of its file's module node.
+    top: Column<bool>,
+    /// Names, scopes and declared types, numbered in `strings`.
+    names: Column<u32>,
+    scopes: Column<u32>,
+    strings: Strings,
+    by_fqn: Positions,
+    by_name: Positions,
+    /// (node, its declared type) of the nodes that have one, in node order.
+    declared: Vec<(u32, u32)>,
+    /// (node, ordinal) of the nodes whose ordinal is not 0, in node order.
+    ordinals: Vec<(u32, u32)>,
+    /// (node, id) of the nodes whose id is not [`node_id`] of theirs, in node order.
+    odd_ids: Vec<(u32, Arc<str>)>,
+    /// Each node's [`order_key`] of its id, and the nodes in id order (after [`Index::seal_ids`]).
+    id_keys: Column<u32>,
+    by_id: Vec<u32>,
+    /// The symbol (distinct id, numbered in id order) at each place of `by_id`, when some id
+    /// repeats; otherwise the place is the symbol.
+    repeats: Option<Vec<u32>>,
+    symbols: usize,
 }
 
 impl Index {
     fn build(files: &[FileGraph]) -> Index {
-        let mut index = Index::empty(files.len());
+        let mut index = Index::default();
         for file in files {
             index.add(file);
         }
@@ -352,86 +421,203 @@ impl Index {
         index
     }
 
-    fn empty(files: usize) -> Index {
-        Index {
-            by_key: HashMap::new(),
-            by_package: HashMap::new(),
-            top: Positions::default(),
-            by_fqn: Positions::default(),
-            by_name: Positions::default(),
-            kinds: Vec::with_capacity(files),
-            ids: Vec::with_capacity(files),
-            names: Vec::with_capacity(files),
-            fqns: Vec::with_capacity(files),
-            packages: Vec::with_capacity(files),
-            bases: HashMap::new(),
-            declared: Vec::with_capacity(files),
-            modules: HashSet::new(),
-        }
-    }
-
-    /// Adds the next file's definitions (file `self.ids.len()`).
+    /// Adds the next file's definitions (file `self.paths.len()`).
     fn add(&mut self, file: &FileGraph) {
-        let index = self;
-        let fi = index.ids.len();
+        let fi = self.paths.len();
         for key in keys(file) {
-            index.by_key.entry(key).or_default().push(fi);
+            self.by_key.entry(key).or_default().push(fi);
         }
         for part in file.package.iter().flat_map(|p| p.split('.')) {
-            if !index.modules.contains(part) {
-                index.modules.insert(part.to_string());
+            if !self.modules.contains(part) {
+                self.modules.insert(part.to_string());
             }
         }
         let package = package_key(file);
         if let Some(p) = &package {
-            index.by_package.entry(p.clone()).or_default().push(fi);
+            self.by_package.entry(p.clone()).or_default().push(fi);
         }
-        index.packages.push(package);
+        self.packages.push(package);
+        self.paths.push(file.path.clone());
+        let first = self.kinds.len();
+        self.starts.push(first as u32);
         let module_id = file.nodes.first().map(|n| &*n.id);
-        for (ni, node) in file.nodes.iter().enumerate().skip(1) {
-            if node.parent.as_deref() == module_id {
-                index.top.push(Index::top_hash(fi, &node.name), (fi, ni));
+        let mut seen: HashMap<(NodeKind, &str), u32> = HashMap::new();
+        for (ni, node) in file.nodes.iter().enumerate() {
+            let at = (first + ni) as u32;
+            if ni > 0 {
+                self.by_fqn.push(fnv32(&[node.fqn.as_bytes()]), at);
+                self.by_name.push(fnv32(&[node.name.as_bytes()]), at);
             }
-            index.by_fqn.push(fnv(&[node.fqn.as_bytes()]), (fi, ni));
-            index.by_name.push(fnv(&[node.name.as_bytes()]), (fi, ni));
+            self.top.push(ni > 0 && node.parent.as_deref() == module_id);
+            self.kinds.push(node.kind);
+            let name = self.strings.intern(&node.name);
+            self.names.push(name);
+            let scope = match node.fqn.strip_suffix(node.name.as_str()) {
+                Some("") => NONE,
+                Some(scope) if scope.ends_with('.') => self.strings.intern(&scope[..scope.len() - 1]),
+                _ => WHOLE | self.strings.intern(&node.fqn),
+            };
+            debug_assert!(self.strings.len() < WHOLE as usize);
+            self.scopes.push(scope);
+            if let Some(declared) = &node.declared_type {
+                let declared = self.strings.intern(declared);
+                self.declared.push((at, declared));
+            }
+            let seen = seen.entry((node.kind, node.fqn.as_str())).or_insert(0);
+            let ordinal = *seen;
+            *seen += 1;
+            if ordinal > 0 {
+                self.ordinals.push((at, ordinal));
+            }
+            if *super::node_id(&file.path, node.kind, &node.fqn, ordinal) != *node.id {
+                self.odd_ids.push((at, node.id.clone()));
+            }
+            self.id_keys.push(order_key(&node.id));
         }
-        index.kinds.push(file.nodes.iter().map(|n| n.kind).collect());
-        index.ids.push(file.nodes.iter().map(|n| n.id.clone()).collect());
-        index.names.push(file.nodes.iter().map(|n| n.name.as_str().into()).collect());
-        index.fqns.push(file.nodes.iter().map(|n| n.fqn.as_str().into()).collect());
-        index.declared.push(file.nodes.iter().map(|n| n.declared_type.as_deref().map(Box::from)).collect());
     }
 
     /// Sorts the positions: after the last [`Index::add`], before any lookup.
     fn seal(&mut self) {
-        self.top.seal();
+        // The map finding equal strings goes first, before the positions are sorted.
+        self.strings.seal();
         self.by_fqn.seal();
         self.by_name.seal();
     }
 
-    fn top_hash(fi: usize, name: &str) -> u64 {
-        fnv(&[&(fi as u64).to_le_bytes(), name.as_bytes()])
+    /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
+    fn seal_ids(&mut self) {
+        let mut by_id: Vec<u32> = (0..self.kinds.len() as u32).collect();
+        by_id.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            self.id_keys
+                .get(a)
+                .cmp(&self.id_keys.get(b))
+                .then_with(|| self.id(a).cmp(&self.id(b)))
+                .then(a.cmp(&b))
+        });
+        let same = |p: usize| {
+            let (a, b) = (by_id[p - 1] as usize, by_id[p] as usize);
+            self.id_keys.get(a) == self.id_keys.get(b) && self.id(a) == self.id(b)
+        };
+        if (1..by_id.len()).any(same) {
+            let mut symbol = 0;
+            let repeats: Vec<u32> = (0..by_id.len())
+                .map(|p| {
+                    if p > 0 && !same(p) {
+                        symbol += 1;
+                    }
+                    symbol
+                })
+                .collect();
+            self.symbols = repeats.last().map_or(0, |&s| s as usize + 1);
+            self.repeats = Some(repeats);
+        } else {
+            self.symbols = by_id.len();
+        }
+        self.by_id = by_id;
+    }
+
+    /// The symbol at place `p` of `by_id`.
+    fn symbol_at(&self, p: usize) -> u32 {
+        self.repeats.as_ref().map_or(p as u32, |r| r[p])
+    }
+
+    /// The last node whose id is `id`, and its symbol (after [`Index::seal_ids`]).
+    fn at_of_id(&self, id: &str) -> Option<(At, u32)> {
+        let key = order_key(id);
+        let start = self.by_id.partition_point(|&at| self.id_keys.get(at as usize) < key);
+        let mut found = None;
+        for (p, &at) in self.by_id.iter().enumerate().skip(start) {
+            let at = at as usize;
+            if self.id_keys.get(at) != key {
+                break;
+            }
+            if *self.id(at) == *id {
+                found = Some((at, self.symbol_at(p)));
+            }
+        }
+        found
+    }
+
+    /// The nodes of file `fi`.
+    fn nodes_of(&self, fi: usize) -> std::ops::Range<At> {
+        let end = self.starts.get(fi + 1).map_or(self.kinds.len(), |&s| s as usize);
+        self.starts[fi] as usize..end
+    }
+
+    /// The file of node `at`.
+    fn file_of(&self, at: At) -> usize {
+        self.starts.partition_point(|&s| s as usize <= at) - 1
+    }
+
+    fn name(&self, at: At) -> &str {
+        self.strings.get(self.names.get(at))
+    }
+
+    fn fqn(&self, at: At) -> std::borrow::Cow<'_, str> {
+        let name = self.name(at);
+        match self.scopes.get(at) {
+            NONE => name.into(),
+            scope if scope & WHOLE != 0 => self.strings.get(scope & !WHOLE).into(),
+            scope => format!("{}.{name}", self.strings.get(scope)).into(),
+        }
+    }
+
+    /// Whether node `at`'s fqn is `fqn`.
+    fn fqn_equals(&self, at: At, fqn: &str) -> bool {
+        let name = self.name(at);
+        match self.scopes.get(at) {
+            NONE => name == fqn,
+            scope if scope & WHOLE != 0 => self.strings.get(scope & !WHOLE) == fqn,
+            scope => {
+                let scope = self.strings.get(scope);
+                fqn.len() == scope.len() + 1 + name.len()
+                    && fqn.starts_with(scope)
+                    && fqn.as_bytes()[scope.len()] == b'.'
+                    && fqn.ends_with(name)
+            }
+        }
+    }
+
+    fn declared(&self, at: At) -> Option<&str> {
+        let i = self.declared.binary_search_by_key(&(at as u32), |d| d.0).ok()?;
+        Some(self.strings.get(self.declared[i].1))
+    }
+
+    fn id(&self, at: At) -> Arc<str> {
+        let key = at as u32;
+        if let Ok(i) = self.odd_ids.binary_search_by_key(&key, |o| o.0) {
+            return self.odd_ids[i].1.clone();
+        }
+        let ordinal = self.ordinals.binary_search_by_key(&key, |o| o.0).map_or(0, |i| self.ordinals[i].1);
+        super::node_id(&self.paths[self.file_of(at)], self.kinds.get(at), &self.fqn(at), ordinal)
     }
 
     /// Nodes whose fqn is `fqn`, in order.
     fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_fqn.get(fnv(&[fqn.as_bytes()]), move |(f, n)| &*self.fqns[f][n] == fqn)
+        self.by_fqn
+            .all(fnv32(&[fqn.as_bytes()]))
+            .map(|at| at as At)
+            .filter(move |&at| self.fqn_equals(at, fqn))
     }
 
     /// Nodes named `name`, in order.
     fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_name.get(fnv(&[name.as_bytes()]), move |(f, n)| &*self.names[f][n] == name)
-    }
-
-    fn id(&self, at: At) -> Arc<str> {
-        self.ids[at.0][at.1].clone()
+        self.by_name
+            .all(fnv32(&[name.as_bytes()]))
+            .map(|at| at as At)
+            .filter(move |&at| self.name(at) == name)
     }
 
     /// A top-level node named `name` in file `fi` that `want` accepts.
     fn top_in(&self, fi: usize, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let mut nodes =
-            self.top.get(Index::top_hash(fi, name), |(f, n)| f == fi && &*self.names[f][n] == name);
-        nodes.find(|&(f, n)| want(self.kinds[f][n]))
+        let nodes = self.nodes_of(fi);
+        let mut found = self
+            .by_name
+            .get(fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
+            .map(|at| at as At)
+            .filter(|&at| self.top.get(at) && self.name(at) == name);
+        found.find(|&at| want(self.kinds.get(at)))
     }
 
     /// The member `name` of the type at `ty`, or of its base types (nearest first).
@@ -440,8 +626,8 @@ impl Index {
     }
 
     fn member_of(&self, ty: At, name: &str, want: &dyn Fn(NodeKind) -> bool, depth: usize) -> Option<At> {
-        let fqn = format!("{}.{}", self.fqns[ty.0][ty.1], name);
-        let own = self.fqn_is(&fqn).find(|&(f, n)| want(self.kinds[f][n]));
+        let fqn = format!("{}.{}", self.fqn(ty), name);
+        let own = self.fqn_is(&fqn).find(|&at| want(self.kinds.get(at)));
         if own.is_some() || depth > 8 {
             return own;
         }
@@ -455,7 +641,7 @@ impl Index {
 
     /// Types whose fqn is `fqn` (a `self` call's owner).
     fn types_named_fqn(&self, fqn: &str) -> Vec<At> {
-        self.fqn_is(fqn).filter(|&(f, n)| self.kinds[f][n].is_type()).collect()
+        self.fqn_is(fqn).filter(|&at| self.kinds.get(at).is_type()).collect()
     }
 
     /// The only method called `name` in the project, unless the name is too common to guess.
@@ -468,13 +654,13 @@ impl Index {
     }
 
     fn by_fqn_unique(&self, fqn: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<(At, Resolution)> {
-        let mut found = self.fqn_is(fqn).filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.fqn_is(fqn).filter(|&at| want(self.kinds.get(at)));
         let first = found.next()?;
         found.next().is_none().then_some((first, Resolution::UniqueName))
     }
 
     fn unique(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
-        let mut found = self.name_is(name).filter(|&(f, n)| want(self.kinds[f][n]));
+        let mut found = self.name_is(name).filter(|&at| want(self.kinds.get(at)));
         let first = found.next()?;
         found.next().is_none().then_some(first)
     }
@@ -525,8 +711,8 @@ impl Index {
                     // Prefer the same package (Go methods of one type across its files).
                     let pick = self
                         .fqn_is(&fqn)
-                        .filter(|&(f, n)| want(self.kinds[f][n]))
-                        .min_by_key(|&(f, _)| self.packages[f] != self.packages[fi]);
+                        .filter(|&at| want(self.kinds.get(at)))
+                        .min_by_key(|&at| self.packages[self.file_of(at)] != self.packages[fi]);
                     pick.map(|at| (at, Resolution::Scope)).or_else(|| {
                         let types = self.types_named_fqn(owner);
                         types
@@ -743,7 +929,7 @@ impl Index {
 
     /// Whether some node called `name` is of a kind `want` accepts.
     fn names(&self, name: &str, want: &dyn Fn(NodeKind) -> bool) -> bool {
-        self.name_is(name).any(|(f, n)| want(self.kinds[f][n]))
+        self.name_is(name).any(|at| want(self.kinds.get(at)))
     }
 
     /// `name` on the declared type of `owner`'s field `field` (own or inherited).
@@ -759,7 +945,7 @@ impl Index {
         let fields = |k: NodeKind| k == NodeKind::Field;
         let field_at =
             self.types_named_fqn(owner).into_iter().find_map(|ty| self.member(ty, field, &fields))?;
-        let written = self.declared[field_at.0][field_at.1].as_deref()?;
+        let written = self.declared(field_at)?;
         let ty = self.resolve_type(fi, file, written, 0)?;
         self.member(ty, name, want).map(|at| (at, Resolution::Scope))
     }
@@ -807,7 +993,10 @@ impl Index {
                         Some(at) => at,
                         None => continue,
                     },
-                    _ => (f, 0),
+                    _ => match self.nodes_of(f) {
+                        nodes if !nodes.is_empty() => nodes.start,
+                        _ => continue,
+                    },
                 };
                 return Some((self.id(at), Resolution::Import));
             }
@@ -1385,7 +1574,7 @@ int main() {
 mod paged_tests {
     use super::*;
     use crate::graph::extract_graph;
-    use crate::graph::rank::{stored_ranks, stored_ranks_of, Votes};
+    use crate::graph::rank::stored_ranks;
     use crate::lang::Language;
     use proptest::prelude::*;
     use std::path::Path;
@@ -1465,16 +1654,56 @@ mod paged_tests {
     #[test]
     fn ranks_from_votes_fed_page_by_page_equal_the_whole_graph_s() {
         let files = project();
-        let expected = stored_ranks(&whole(&files));
-        let (resolved, table) = paged(&files, &[5]);
-        let mut votes = Votes::new(table.all_node_ids());
+        let (nodes, by_file) = stored_ranks(&whole(&files));
+        let (resolved, mut table) = paged(&files, &[5]);
+        let mut links = table.votes();
         for f in &resolved {
-            votes.add(f);
+            table.vote(&mut links, f);
         }
-        let got =
-            stored_ranks_of(votes.ranks(), (0..table.len()).map(|fi| (table.path(fi), table.node_ids(fi))));
-        assert_eq!(got, expected);
-        assert!(expected.0.len() > 1_000, "{} symbols", expected.0.len());
+        let ranked = table.rank(links);
+        let got: Vec<(String, f64)> = ranked.symbols().map(|(id, r)| (id.to_string(), r)).collect();
+        assert_eq!(got, nodes.into_iter().collect::<Vec<_>>());
+        let files_got: Vec<(String, f64)> =
+            ranked.files().into_iter().map(|(p, r)| (p.to_string(), r)).collect();
+        assert_eq!(files_got, by_file.into_iter().collect::<Vec<_>>());
+        assert!(got.len() > 1_000, "{} symbols", got.len());
+    }
+
+    #[test]
+    fn ids_are_computed_again_from_path_kind_fqn_and_ordinal_and_others_kept() {
+        let mut files = project();
+        // A node id from elsewhere (an older build) is kept as it is, and still found.
+        let odd: Arc<str> = Arc::from("0000-an-id-not-made-here");
+        let old = files[3].nodes[1].id.clone();
+        files[3].nodes[1].id = odd.clone();
+        for f in &mut files {
+            for e in &mut f.edges {
+                if e.src == old {
+                    e.src = odd.clone();
+                }
+                if e.dst.as_ref() == Some(&old) {
+                    e.dst = Some(odd.clone());
+                }
+            }
+        }
+        let mut table = SymbolTable::new();
+        for f in &files {
+            table.add(f);
+        }
+        table.seal();
+        assert_eq!(table.index.odd_ids.len(), 1, "every other id is node_id of the node");
+        assert!(!table.index.ordinals.is_empty(), "the input has same-named overloads");
+        for (fi, f) in files.iter().enumerate() {
+            for (at, node) in table.index.nodes_of(fi).zip(&f.nodes) {
+                assert_eq!(table.index.id(at), node.id);
+                assert_eq!(table.index.at_of_id(&node.id).map(|(at, _)| at), Some(at));
+                assert_eq!(table.index.fqn(at), node.fqn.as_str());
+            }
+        }
+        assert_eq!(table.index.at_of_id("ffff"), None);
+        // The resolution with that id is still the one of every file at once.
+        let (got, _) = paged(&files, &[9]);
+        assert_eq!(got, whole(&files));
     }
 
     proptest! {

@@ -1,0 +1,286 @@
+//! Compact storage for the resolver's definitions: every name and scope kept once in one buffer,
+//! and lookups as sorted arrays of packed integers (8 bytes an entry), so that a namespace's
+//! definitions cost tens of bytes each instead of a few hundred.
+use std::collections::HashMap;
+
+/// FNV-1a, 64 bits (the same on every platform): the key of a string in [`Strings`] and
+/// [`Positions`] (collisions are told apart by the string itself). Each part ends with a `0xff`
+/// byte, so `["ab", "c"]` and `["a", "bc"]` differ.
+pub(super) fn fnv(parts: &[&[u8]]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    for part in parts {
+        h.write(part);
+        h.write_u8(0xff);
+    }
+    h.finish()
+}
+
+/// [`fnv`] folded to the 32 bits a [`Positions`] entry keeps.
+pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
+    let h = fnv(parts);
+    (h ^ (h >> 32)) as u32
+}
+
+/// A growing array kept in blocks of [`Column::BLOCK`] items: adding an item never copies the
+/// others into a buffer twice their size (a `Vec` doubles, and holds both while it copies), and
+/// the spare room is at most one block.
+pub(super) struct Column<T> {
+    blocks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Column<T> {
+    fn default() -> Self {
+        Column { blocks: Vec::new(), len: 0 }
+    }
+}
+
+impl<T> Column<T> {
+    const BLOCK: usize = 1 << 12;
+
+    pub(super) fn push(&mut self, item: T) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < Column::<T>::BLOCK => block.push(item),
+            _ => {
+                let mut block = Vec::with_capacity(Column::<T>::BLOCK);
+                block.push(item);
+                self.blocks.push(block);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every item in one buffer of their size, filled as the blocks are freed.
+    pub(super) fn into_vec(self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.len);
+        for block in self.blocks {
+            out.extend(block);
+        }
+        out
+    }
+}
+
+impl<T: Copy> Column<T> {
+    pub(super) fn get(&self, i: usize) -> T {
+        self.blocks[i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
+    }
+}
+
+/// Strings stored once each, by number: one buffer and the end of each string in it. While
+/// strings are added, equal ones get the same number (a map from their hash; a rare hash collision
+/// only stores the string twice: strings are always compared by their text, never by number).
+#[derive(Default)]
+pub(super) struct Strings {
+    text: String,
+    ends: Column<u32>,
+    /// By [`fnv32`] of the text (a collision only stores a string twice).
+    seen: HashMap<u32, u32>,
+}
+
+impl Strings {
+    /// The number of `s` (added unless already there).
+    pub(super) fn intern(&mut self, s: &str) -> u32 {
+        let hash = fnv32(&[s.as_bytes()]);
+        if let Some(&id) = self.seen.get(&hash) {
+            if self.get(id) == s {
+                return id;
+            }
+            return self.push(s);
+        }
+        let id = self.push(s);
+        self.seen.insert(hash, id);
+        id
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        (self.ends.len() - 1) as u32
+    }
+
+    /// Strings stored.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn get(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { self.ends.get(id - 1) as usize };
+        &self.text[start..self.ends.get(id) as usize]
+    }
+
+    /// No more strings: the map that finds equal ones is dropped.
+    pub(super) fn seal(&mut self) {
+        self.seen = HashMap::new();
+        self.text.shrink_to_fit();
+    }
+}
+
+/// Node positions (numbered across files) by a 32-bit hash of a string of theirs:
+/// `hash << 32 | position`, sorted once every node is in; each match is checked against the string
+/// itself. A string's positions come out in position order (file, then node).
+#[derive(Default)]
+pub(super) struct Positions {
+    added: Column<u64>,
+    entries: Vec<u64>,
+}
+
+impl Positions {
+    pub(super) fn push(&mut self, hash: u32, at: u32) {
+        self.added.push(u64::from(hash) << 32 | u64::from(at));
+    }
+
+    pub(super) fn seal(&mut self) {
+        let mut entries = std::mem::take(&mut self.added).into_vec();
+        entries.extend(std::mem::take(&mut self.entries));
+        entries.sort_unstable();
+        self.entries = entries;
+    }
+
+    /// The positions in `from..to` under `hash`, in order.
+    pub(super) fn get(&self, hash: u32, from: u32, to: u32) -> impl Iterator<Item = u32> + '_ {
+        let key = |at: u32| u64::from(hash) << 32 | u64::from(at);
+        let (low, high) = (key(from), key(to));
+        let start = self.entries.partition_point(|&e| e < low);
+        self.entries[start..].iter().take_while(move |&&e| e < high).map(|&e| e as u32)
+    }
+
+    /// Every position under `hash`, in order.
+    pub(super) fn all(&self, hash: u32) -> impl Iterator<Item = u32> + '_ {
+        let start = self.entries.partition_point(|&e| (e >> 32) < u64::from(hash));
+        self.entries[start..].iter().take_while(move |&&e| (e >> 32) == u64::from(hash)).map(|&e| e as u32)
+    }
+}
+
+/// A key of `s` in 32 bits, ordered as the strings are (a smaller key, a string no greater), so
+/// that ids sort by key first and by their text only when keys are equal: the first 8 characters
+/// as hex digits (all 32 bits of a lowercase hex id, such as a node id). At the first character
+/// that is not a lowercase hex digit the key ends: with zeros for a character below `0` or for
+/// the end of the string, with ones for a character above `f` or between `9` and `a` (there with
+/// the digit 9).
+pub(super) fn order_key(s: &str) -> u32 {
+    let bytes = s.as_bytes();
+    let mut key = 0u32;
+    for i in 0..8 {
+        let (digit, rest) = match bytes.get(i) {
+            Some(&b @ b'0'..=b'9') => (u32::from(b - b'0'), None),
+            Some(&b @ b'a'..=b'f') => (u32::from(b - b'a') + 10, None),
+            None => (0, Some(0)),
+            Some(&b) if b < b'0' => (0, Some(0)),
+            Some(&b) if b < b'a' => (9, Some(0xf)),
+            Some(_) => (0xf, Some(0xf)),
+        };
+        key = key << 4 | digit;
+        if let Some(rest) = rest {
+            for _ in i + 1..8 {
+                key = key << 4 | rest;
+            }
+            break;
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_strings_share_a_number_and_every_string_reads_back() {
+        let mut s = Strings::default();
+        let words = ["new", "run", "", "new", "a.b.c", "run", "ü"];
+        let ids: Vec<u32> = words.iter().map(|w| s.intern(w)).collect();
+        assert_eq!(ids[0], ids[3]);
+        assert_eq!(ids[1], ids[5]);
+        s.seal();
+        for (w, id) in words.iter().zip(ids) {
+            assert_eq!(s.get(id), *w);
+        }
+    }
+
+    #[test]
+    fn a_column_reads_back_every_item_across_blocks() {
+        let mut c = Column::default();
+        let n = 3 * Column::<u32>::BLOCK + 5;
+        for i in 0..n {
+            c.push(i as u32 * 3);
+        }
+        assert_eq!(c.len(), n);
+        assert!((0..n).all(|i| c.get(i) == i as u32 * 3));
+        let v = c.into_vec();
+        assert_eq!(v.len(), n);
+        assert_eq!(v.capacity(), n);
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
+    }
+
+    #[test]
+    fn positions_come_out_in_order_within_a_range() {
+        let mut p = Positions::default();
+        for (hash, at) in [(7, 5), (3, 1), (7, 2), (7, 9), (u32::MAX, 4)] {
+            p.push(hash, at);
+        }
+        p.seal();
+        assert_eq!(p.all(7).collect::<Vec<_>>(), [2, 5, 9]);
+        assert_eq!(p.get(7, 3, 9).collect::<Vec<_>>(), [5]);
+        assert_eq!(p.all(u32::MAX).collect::<Vec<_>>(), [4]);
+        assert_eq!(p.all(8).count(), 0);
+    }
+
+    #[test]
+    fn order_keys_sort_as_their_strings() {
+        let mut words = vec![
+            "b",
+            "ab",
+            "abcdefgh1",
+            "abcdefgh0",
+            "",
+            "a",
+            "abcdefg",
+            "ff",
+            "0f",
+            "9",
+            "9:",
+            ":",
+            "9z",
+            "a/",
+            "A",
+            "0000-an-id",
+            "0000",
+            "000",
+            "g",
+            "ü",
+            "fffffffff",
+            "f0",
+            "09abcdef",
+            "09abcdeg",
+            "9`",
+            "9a",
+        ];
+        let mut state = 7u64;
+        for _ in 0..3_000 {
+            let len = (state % 11) as usize;
+            let word: String = (0..len)
+                .map(|_| {
+                    state =
+                        state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    b"0123456789abcdef/:`gA~-"[(state >> 33) as usize % 23] as char
+                })
+                .collect();
+            words.push(Box::leak(word.into_boxed_str()));
+        }
+        words.sort();
+        assert!(words.windows(2).all(|w| order_key(w[0]) <= order_key(w[1])), "keys in string order");
+        // Every bit of a lowercase hex id counts.
+        assert_eq!(order_key("0123abcd99"), 0x0123_abcd);
+        assert_ne!(order_key("00000001"), order_key("00000000"));
+    }
+}
