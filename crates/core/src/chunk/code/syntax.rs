@@ -59,8 +59,9 @@ const PARSE_CHECKS_BASE: usize = 1_000;
 /// Most progress checks any parse may take, whatever the file's size: a parse's memory is its
 /// tree, which grows with its operations — measured at 3.5–4.4 KB of tree per check on ordinary
 /// code and up to 5.4 KB on tables of literals (tree-sitter's allocations counted), so at most
-/// about 16 MB of tree. Ordinary code takes one check per 160–200 bytes: files up to about half a
-/// megabyte of it stay under the cap. A 760 KB file of table literals held a 61 MB tree.
+/// about 11 MB of finished tree (a parse stopped here held up to 17 MB with its stack). Ordinary
+/// code takes one check per 100–200 bytes: files of up to 200–400 KB of it stay under the cap. A
+/// 760 KB file of table literals held a 61 MB tree.
 pub(crate) const PARSE_CHECKS_MAX: usize = 2_000;
 
 /// `parser.parse(text)` within [`PARSE_CHECKS_BASE`] + one progress check per 8 bytes, and
