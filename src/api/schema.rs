@@ -195,6 +195,7 @@ mod tests {
         chunk.metadata.parent_symbol = Some("m".into());
         chunk.metadata.summary = Some("s".into());
         chunk.metadata.symbol_id = Some("0".repeat(64));
+        chunk.metadata.fallback = Some(edgerag_core::chunk::ChunkFallback::ParseOverBudget);
         let json = serde_json::to_value(&chunk).unwrap();
         assert_eq!(keys(&json), props::<Chunk>());
         assert_eq!(keys(&json["metadata"]), props::<ChunkMetadata>());

@@ -55,3 +55,99 @@ pub fn peak_since(baseline: usize) -> usize {
 pub fn live() -> usize {
     LIVE.load(Ordering::Relaxed)
 }
+
+/// Routes tree-sitter's C allocations (parse trees, the parse stack) through the counter too, as
+/// on wasm32, where tree-sitter allocates from the Rust allocator; natively it calls libc and the
+/// counter would miss the tree. Call it before any other tree-sitter call of the process (the
+/// first call installs, later ones do nothing).
+#[cfg(feature = "tree-sitter")]
+#[allow(dead_code)] // not every bench or test that includes this file parses
+pub fn count_tree_sitter() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let allocator = tree_sitter::Allocator {
+            malloc: c::malloc,
+            calloc: c::calloc,
+            realloc: c::realloc,
+            free: c::free,
+        };
+        // SAFETY: the four functions form one allocator family returning 8-byte aligned blocks
+        // (as libc's malloc does for tree-sitter's types); `Once` runs this once, before the
+        // caller's first tree-sitter call.
+        unsafe { tree_sitter::set_allocator(Some(allocator)) };
+    });
+}
+
+/// C allocation functions over the Rust allocator: each block starts with its payload size (8
+/// bytes), so `free` and `realloc` can rebuild its layout.
+#[cfg(feature = "tree-sitter")]
+mod c {
+    use std::alloc::{alloc, alloc_zeroed, dealloc, realloc as grow, Layout};
+    use std::ffi::c_void;
+
+    const HEADER: usize = 8;
+
+    fn layout(size: usize) -> Option<Layout> {
+        Layout::from_size_align(size.checked_add(HEADER)?, HEADER).ok()
+    }
+
+    unsafe fn finish(block: *mut u8, size: usize) -> *mut c_void {
+        if block.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `block` holds at least `HEADER + size` bytes, 8-byte aligned.
+        unsafe {
+            block.cast::<usize>().write(size);
+            block.add(HEADER).cast()
+        }
+    }
+
+    unsafe fn block_of(payload: *mut c_void) -> (*mut u8, Layout) {
+        // SAFETY: `payload` came from `finish`, 8 bytes after its block's size.
+        unsafe {
+            let block = payload.cast::<u8>().sub(HEADER);
+            let size = block.cast::<usize>().read();
+            (block, layout(size).expect("a layout that was allocated"))
+        }
+    }
+
+    pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        match layout(size) {
+            // SAFETY: the layout's size is at least `HEADER`, never zero.
+            Some(l) => unsafe { finish(alloc(l), size) },
+            None => std::ptr::null_mut(),
+        }
+    }
+
+    pub unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
+        match count.checked_mul(size).and_then(|n| Some((n, layout(n)?))) {
+            // SAFETY: as in `malloc`.
+            Some((n, l)) => unsafe { finish(alloc_zeroed(l), n) },
+            None => std::ptr::null_mut(),
+        }
+    }
+
+    pub unsafe extern "C" fn realloc(payload: *mut c_void, size: usize) -> *mut c_void {
+        if payload.is_null() {
+            // SAFETY: a plain allocation.
+            return unsafe { malloc(size) };
+        }
+        let Some(new) = layout(size) else { return std::ptr::null_mut() };
+        // SAFETY: `payload` is a live block of this family; the new size is non-zero.
+        unsafe {
+            let (block, old) = block_of(payload);
+            finish(grow(block, old, new.size()), size)
+        }
+    }
+
+    pub unsafe extern "C" fn free(payload: *mut c_void) {
+        if payload.is_null() {
+            return;
+        }
+        // SAFETY: `payload` is a live block of this family.
+        unsafe {
+            let (block, layout) = block_of(payload);
+            dealloc(block, layout);
+        }
+    }
+}

@@ -16,7 +16,7 @@ mod types;
 
 pub use assemble::{assemble, Piece};
 pub use config::{CharsPerToken, ChunkConfig, Preset, TokenCounter, TokenCounterRef};
-pub use types::{Chunk, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
+pub use types::{Chunk, ChunkFallback, ChunkMetadata, ChunkType, CHUNK_SCHEMA_VERSION};
 
 use crate::lang::Language;
 

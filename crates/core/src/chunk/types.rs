@@ -66,6 +66,24 @@ pub struct ChunkMetadata {
     /// chunk (else the file's module node). Set by [`crate::graph::chunk_with_graph`] only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol_id: Option<String>,
+    /// Why the file was cut by a cheaper chunker than its language's usual one (absent when it
+    /// was not). The same on every chunk of the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<ChunkFallback>,
+}
+
+/// Why a file of a language with a tree-sitter grammar was chunked without its syntax tree.
+/// Serialized as a stable code: `PARSE_OVER_BUDGET`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ChunkFallback {
+    /// The parse stopped at its budget of operations: the syntax tree would have been too large
+    /// for the memory budget (about 5 KB of tree per 100 operations: a file of hundreds of
+    /// thousands of tokens, such as a large table of literals), or the grammar's error recovery
+    /// ran away on hostile input. The file is cut by the grammar-free declaration heuristics
+    /// (else by lines) and has no code graph.
+    ParseOverBudget,
 }
 
 /// What a chunk holds. Serialized in kebab-case: `code-function`, `markdown-section`, ...
@@ -118,5 +136,25 @@ impl ChunkType {
             self,
             ChunkType::MarkdownSection | ChunkType::CodeBlock | ChunkType::TextBlock | ChunkType::SymbolPlan
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChunkFallback, ChunkMetadata};
+
+    #[test]
+    fn a_fallback_is_a_stable_code_and_absent_when_there_is_none() {
+        let mut metadata = ChunkMetadata { span_hash: "0123456789abcdef".into(), ..ChunkMetadata::default() };
+        let plain = serde_json::to_string(&metadata).expect("json");
+        assert_eq!(plain, r#"{"spanHash":"0123456789abcdef","overlapLines":0}"#);
+        metadata.fallback = Some(ChunkFallback::ParseOverBudget);
+        let json = serde_json::to_string(&metadata).expect("json");
+        assert_eq!(
+            json,
+            r#"{"spanHash":"0123456789abcdef","overlapLines":0,"fallback":"PARSE_OVER_BUDGET"}"#
+        );
+        assert_eq!(serde_json::from_str::<ChunkMetadata>(&json).expect("read back"), metadata);
+        assert_eq!(serde_json::from_str::<ChunkMetadata>(&plain).expect("stored before").fallback, None);
     }
 }

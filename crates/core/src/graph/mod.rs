@@ -88,15 +88,19 @@ pub fn chunk_with_graph(path: &str, text: &str, config: &ChunkConfig) -> (Vec<Ch
     if let Some(glang) = lang::graph_lang(language) {
         let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
         let body = &text[bom..];
-        if let (Some(mut pieces), Some(tree)) = crate::chunk::code::chunk_with_tree(body, language, config) {
+        if let (Some(mut pieces), tree) = crate::chunk::code::chunk_with_tree(body, language, config) {
             for piece in &mut pieces {
                 piece.start_byte += bom;
                 piece.end_byte += bom;
             }
-            let graph = extract::extract(path, body, language, &tree, glang);
+            // No tree (the parse stopped at its budget): the pieces are those `chunk_text` gives,
+            // without parsing a second time, and there is no graph.
+            let graph = tree.map(|tree| extract::extract(path, body, language, &tree, glang));
             let mut chunks = crate::chunk::assemble(path, text, language, pieces, config);
-            graph.assign_symbols(&mut chunks);
-            return (chunks, Some(graph));
+            if let Some(graph) = &graph {
+                graph.assign_symbols(&mut chunks);
+            }
+            return (chunks, graph);
         }
     }
     (chunk_text(path, text, config), None)

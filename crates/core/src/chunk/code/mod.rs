@@ -4,6 +4,8 @@
 //!
 //! See `syntax.rs` for the algorithm (units → split → merge) and `lang/` for the per-language
 //! definitions (which node kinds are definitions, doc comments, attributes).
+#[cfg(feature = "tree-sitter")]
+use super::{lines, ChunkFallback};
 use super::{ChunkConfig, Piece};
 use crate::lang::Language;
 
@@ -20,31 +22,43 @@ pub(crate) use syntax::parse_bounded;
 /// Pieces for `text` in `language`, or `None` when no code chunker handles the language.
 pub fn chunk(text: &str, language: Language, config: &ChunkConfig) -> Option<Vec<Piece>> {
     #[cfg(feature = "tree-sitter")]
-    if let Some(grammar) = lang::grammar(language) {
-        if let Some(pieces) = syntax::chunk(text, language, grammar, config) {
-            return Some(pieces);
-        }
+    {
+        chunk_with_tree(text, language, config).0
     }
-    heuristic::chunk(text, language, config)
+    #[cfg(not(feature = "tree-sitter"))]
+    {
+        heuristic::chunk(text, language, config)
+    }
 }
 
 /// Pieces for `text` plus the parse tree they were cut from, so that a second pass (the code
 /// graph) reads the same parse instead of parsing again. The tree is `None` when the language has
 /// no grammar in this build (the pieces then come from the heuristics, or are `None` as in
-/// [`chunk`]).
+/// [`chunk`]) or when the parse stopped at its budget: the pieces then come from the heuristics
+/// (else from the line chunker), each marked [`ChunkFallback::ParseOverBudget`].
 #[cfg(feature = "tree-sitter")]
 pub fn chunk_with_tree(
     text: &str,
     language: Language,
     config: &ChunkConfig,
 ) -> (Option<Vec<Piece>>, Option<tree_sitter::Tree>) {
-    if let Some(grammar) = lang::grammar(language) {
-        if let Some(tree) = syntax::parse(text, grammar) {
+    let Some(grammar) = lang::grammar(language) else {
+        return (heuristic::chunk(text, language, config), None);
+    };
+    match syntax::parse(text, grammar) {
+        Some(tree) => {
             let pieces = syntax::chunk_tree(text, &tree, language, grammar, config);
-            return (Some(pieces), Some(tree));
+            (Some(pieces), Some(tree))
+        }
+        None => {
+            let mut pieces =
+                heuristic::chunk(text, language, config).unwrap_or_else(|| lines::chunk(text, config));
+            for piece in &mut pieces {
+                piece.metadata.fallback = Some(ChunkFallback::ParseOverBudget);
+            }
+            (Some(pieces), None)
         }
     }
-    (heuristic::chunk(text, language, config), None)
 }
 
 /// The tree-sitter language `language` is parsed with in this build, if any.

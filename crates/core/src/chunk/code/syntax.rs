@@ -38,17 +38,6 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
-/// Pieces for `text` parsed with `grammar`, or `None` if the parser could not run.
-pub(crate) fn chunk(
-    text: &str,
-    language: Language,
-    grammar: &Grammar,
-    config: &ChunkConfig,
-) -> Option<Vec<Piece>> {
-    let tree = parse(text, grammar)?;
-    Some(chunk_tree(text, &tree, language, grammar, config))
-}
-
 /// `text` parsed with `grammar`, or `None` if the parser could not run.
 pub(crate) fn parse(text: &str, grammar: &Grammar) -> Option<tree_sitter::Tree> {
     PARSER.with(|parser| {
@@ -67,10 +56,19 @@ pub(crate) fn parse(text: &str, grammar: &Grammar) -> Option<tree_sitter::Tree> 
 /// operations, not time, so the same input gives up at the same point on every platform.
 const PARSE_CHECKS_BASE: usize = 1_000;
 
-/// `parser.parse(text)` within [`PARSE_CHECKS_BASE`] + one progress check per 8 bytes; `None`
-/// past it (the caller falls back as for any failed parse).
+/// Most progress checks any parse may take, whatever the file's size: a parse's memory is its
+/// tree, which grows with its operations — measured at 3.5–4.4 KB of tree per check on ordinary
+/// code and up to 5.4 KB on tables of literals (tree-sitter's allocations counted), so at most
+/// about 11 MB of finished tree (a parse stopped here held up to 17 MB with its stack). Ordinary
+/// code takes one check per 100–200 bytes: files of up to 200–400 KB of it stay under the cap. A
+/// 760 KB file of table literals held a 61 MB tree.
+pub(crate) const PARSE_CHECKS_MAX: usize = 2_000;
+
+/// `parser.parse(text)` within [`PARSE_CHECKS_BASE`] + one progress check per 8 bytes, and
+/// never more than [`PARSE_CHECKS_MAX`]; `None` past it (the caller falls back as for any failed
+/// parse, see [`crate::chunk::ChunkFallback::ParseOverBudget`]).
 pub(crate) fn parse_bounded(parser: &mut Parser, text: &str) -> Option<tree_sitter::Tree> {
-    let budget = PARSE_CHECKS_BASE + text.len() / 8;
+    let budget = (PARSE_CHECKS_BASE + text.len() / 8).min(PARSE_CHECKS_MAX);
     let mut checks = 0usize;
     let mut progress = |_: &tree_sitter::ParseState| {
         checks += 1;
@@ -82,7 +80,17 @@ pub(crate) fn parse_bounded(parser: &mut Parser, text: &str) -> Option<tree_sitt
     };
     let bytes = text.as_bytes();
     let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
-    parser.parse_with_options(&mut |offset, _| bytes.get(offset..).unwrap_or_default(), None, Some(options))
+    let tree = parser.parse_with_options(
+        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+        None,
+        Some(options),
+    );
+    if tree.is_none() {
+        // A stopped parse keeps its stack and partial tree in the parser, to be resumed: the
+        // thread's parser would hold them (megabytes) until its next parse.
+        parser.reset();
+    }
+    tree
 }
 
 /// Pieces for `text` from its parse `tree` (so that other passes can share the one parse).
@@ -346,7 +354,10 @@ impl<'a> Chunker<'a> {
         cover: Option<(usize, usize)>,
         inline: Option<Node<'t>>,
     ) -> Vec<Unit<'t>> {
-        let mut items: Vec<Unit<'t>> = Vec::with_capacity(node.child_count() as usize + 2);
+        // Children on one row fuse into one unit: a row count bounds the units, where a child
+        // count does not (a table of 120,000 literals is one node with 240,000 children).
+        let rows = node.end_position().row - node.start_position().row + 1;
+        let mut items: Vec<Unit<'t>> = Vec::with_capacity((node.child_count() as usize).min(rows) + 2);
         let mut cursor = node.walk();
         let mut inlined = false;
         if cursor.goto_first_child() {
