@@ -164,7 +164,9 @@ pub struct SkippedFile {
 
 /// A file a job indexed with a warning: its chunks are searchable, but not all of it was kept
 /// (`GRAPH_TOO_LARGE`: its code graph was over the D1 value budget and is not stored, so its
-/// definitions and calls are not in the code graph).
+/// definitions and calls are not in the code graph; `PARSE_OVER_BUDGET`: its syntax tree would
+/// have been over the memory budget, so it was cut by the grammar-free heuristics and has no code
+/// graph).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FileWarning {
@@ -273,7 +275,7 @@ pub struct JobView {
     pub skipped_by_reason: std::collections::BTreeMap<String, u64>,
     /// The first skipped files with their reasons (at most 100).
     pub skipped: Vec<SkippedFile>,
-    /// The first files indexed with a warning (at most 100), e.g. `GRAPH_TOO_LARGE`.
+    /// The first files indexed with a warning (at most 100), e.g. `GRAPH_TOO_LARGE`, `PARSE_OVER_BUDGET`.
     #[serde(default)]
     pub warnings: Vec<FileWarning>,
     pub last_error: Option<JobError>,

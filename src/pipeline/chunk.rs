@@ -1,6 +1,7 @@
 //! Chunk stage: the core's chunker over the pending files of a range; chunks staged in
 //! `job_chunks`, files moved pending → chunked in one transaction, then the embed message.
 use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig, ParentChunk};
+use edgerag_core::chunk::ChunkFallback;
 use edgerag_core::{ChunkConfig, Language};
 
 use super::messages::{SeqRange, Stage, StageMessage};
@@ -58,10 +59,15 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     let mut graphs = Vec::with_capacity(files.len());
     // Markdown / text paths with their new parents (none when chunked flat).
     let mut parents: Vec<(&str, Vec<ParentChunk>)> = Vec::new();
+    // Files cut without their syntax tree (and so without a code graph), with the reason.
+    let mut fallbacks: Vec<(&str, ChunkFallback)> = Vec::new();
     for file in &files {
         let text = file.content.as_deref().unwrap_or("");
         // One parse gives the chunks and the file's graph.
         let (mut chunks, file_graph) = edgerag_core::graph::chunk_with_graph(&file.path, text, &config);
+        if let Some(fallback) = chunks.first().and_then(|c| c.metadata.fallback) {
+            fallbacks.push((file.path.as_str(), fallback));
+        }
         let language = Language::detect(&file.path);
         let mut metadata: Vec<Option<String>> = vec![None; chunks.len()];
         if matches!(language, Language::Markdown | Language::Text) {
@@ -135,6 +141,14 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
                 ("limit", &graph::MAX_FILE_GRAPH_BYTES.to_string()),
                 ("code", "GRAPH_TOO_LARGE"),
             ],
+        );
+    }
+    for (path, fallback) in &fallbacks {
+        // Its chunks are indexed, cut by the grammar-free heuristics; it has no code graph.
+        statements.push(staging::warning_statement(&ctx.db, &job.id, path, fallback.as_str())?);
+        crate::log::warn(
+            "file_chunked_without_syntax",
+            &[("job", &job.id), ("path", path), ("code", fallback.as_str())],
         );
     }
     ctx.db.batch(statements).await?;

@@ -27,6 +27,12 @@ function manyFunctions(n) {
   return out.join('\n');
 }
 
+// A generated table of literals (≈ 660 KB): its syntax tree would be far over the memory budget.
+function literalTable(rows) {
+  const row = (i) => `    [${Array.from({ length: 40 }, (_, j) => (i * 31 + j) % 251).join(', ')}]`;
+  return `pub static TABLE: [[u8; 40]; ${rows}] = [\n${Array.from({ length: rows }, (_, i) => row(i)).join(',\n')}\n];\n`;
+}
+
 function tarball() {
   return makeTarGz([
     { path: PREFIX, type: 'dir' },
@@ -149,13 +155,14 @@ describe('the limits ledger', () => {
     assert.deepEqual(ledgerOverBudget(stages), [], 'every invocation stays within its budget');
   });
 
-  // A file's whole unresolved code graph is one D1 value (`graph_files.graph`), ≈ 25 × its
-  // source: 3,000 small functions (≈ 120 KB) would make a 3 MB value, over D1's 2 MB limit
-  // (workerd's local D1 does not enforce it). Such a file keeps its chunks and loses its graph.
-  test('a file of 3,000 functions stays within the D1 value budget: its graph is refused, its chunks indexed', async () => {
+  // A file's whole unresolved code graph is one D1 value (`graph_files.graph`), many times its
+  // source: 2,000 small functions (≈ 180 KB, still within the parse budget, which 3,000 are
+  // not) make a value over the 1 MB budget (D1's limit is 2 MB; workerd's local D1 does not
+  // enforce it). Such a file keeps its chunks and loses its graph.
+  test('a file of 2,000 functions stays within the D1 value budget: its graph is refused, its chunks indexed', async () => {
     await er.request('DELETE', '/__test/ledger');
     try {
-      const summary = await er.indexFiles('acme/huge', [{ path: 'src/steps.rs', content: manyFunctions(3000) }], { timeoutMs: 240_000 });
+      const summary = await er.indexFiles('acme/huge', [{ path: 'src/steps.rs', content: manyFunctions(2000) }], { timeoutMs: 240_000 });
       const over = ledgerOverBudget((await er.ledger()).stages);
       assert.deepEqual(over, []);
       const [chunks] = await er.d1("SELECT COUNT(*) AS n FROM chunks WHERE namespace = 'repo:acme/huge' AND path = 'src/steps.rs'");
@@ -171,6 +178,33 @@ describe('the limits ledger', () => {
       assert.equal(status.body.job.files.skipped, 0, 'indexed, not skipped');
     } finally {
       // An overflow is reported here, not again by the harness when the worker stops.
+      await er.request('DELETE', '/__test/ledger');
+    }
+  });
+
+  // A file whose syntax tree would be over the memory budget (hundreds of thousands of tokens)
+  // stops its parse at a budget: it is cut without the tree, searchable, without a code graph,
+  // and the job says so.
+  test('a file too large to parse within the memory budget is indexed without its syntax tree, with a warning', async () => {
+    await er.request('DELETE', '/__test/ledger');
+    try {
+      const files = [
+        { path: 'src/table.rs', content: literalTable(3500) },
+        { path: 'src/lib.rs', content: manyFunctions(3) },
+      ];
+      await er.indexFiles('acme/table', files, { timeoutMs: 240_000 });
+      assert.deepEqual(ledgerOverBudget((await er.ledger()).stages), []);
+      const status = await er.request('GET', '/v1/repos/acme/table/status');
+      assert.equal(status.status, 200, status.text);
+      assert.deepEqual(status.body.job.warnings, [{ path: 'src/table.rs', code: 'PARSE_OVER_BUDGET' }]);
+      const rows = await er.d1("SELECT metadata FROM chunks WHERE namespace = 'repo:acme/table' AND path = 'src/table.rs'");
+      assert.ok(rows.length > 10, `chunks of the table: ${rows.length}`);
+      assert.ok(rows.every((r) => JSON.parse(r.metadata).fallback === 'PARSE_OVER_BUDGET'), 'every chunk says why');
+      const [nodes] = await er.d1("SELECT COUNT(*) AS n FROM graph_nodes WHERE namespace = 'repo:acme/table' AND path = 'src/table.rs'");
+      assert.equal(nodes.n, 0, 'no code graph for it');
+      const [others] = await er.d1("SELECT COUNT(*) AS n FROM graph_nodes WHERE namespace = 'repo:acme/table' AND path = 'src/lib.rs'");
+      assert.ok(others.n > 0, 'the other file keeps its graph');
+    } finally {
       await er.request('DELETE', '/__test/ledger');
     }
   });

@@ -86,6 +86,15 @@ pub enum ChunkFallback {
     ParseOverBudget,
 }
 
+impl ChunkFallback {
+    /// The stable code (as serialized), also a job's warning for the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkFallback::ParseOverBudget => "PARSE_OVER_BUDGET",
+        }
+    }
+}
+
 /// What a chunk holds. Serialized in kebab-case: `code-function`, `markdown-section`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -156,5 +165,7 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<ChunkMetadata>(&json).expect("read back"), metadata);
         assert_eq!(serde_json::from_str::<ChunkMetadata>(&plain).expect("stored before").fallback, None);
+        let code = serde_json::to_value(ChunkFallback::ParseOverBudget).expect("a code");
+        assert_eq!(code, ChunkFallback::ParseOverBudget.as_str(), "the code is the serialized name");
     }
 }
