@@ -148,19 +148,18 @@ impl RankedCandidate {
     pub fn of(c: &Candidate) -> Self {
         let (start_line, end_line) = c.lines();
         let chunk = &c.record.chunk;
-        let round = |x: f32| (x * 1e6).round() / 1e6;
         RankedCandidate {
             path: chunk.path.clone(),
             start_line,
             end_line,
             symbol: symbol_of(chunk),
             chunk_type: chunk.chunk_type.as_str().to_string(),
-            score: round(c.score),
-            fused_score: round(c.trace.fused_score),
+            score: round6(c.score),
+            fused_score: round6(c.trace.fused_score),
             vector_rank: c.trace.vector_rank,
-            vector_score: c.trace.vector_score.map(round),
+            vector_score: c.trace.vector_score.map(round6),
             keyword_rank: c.trace.keyword_rank,
-            keyword_score: c.trace.keyword_score.map(round),
+            keyword_score: c.trace.keyword_score.map(round6),
         }
     }
 }
@@ -211,6 +210,11 @@ fn split_namespace(ns: &str) -> (String, String) {
     }
 }
 
+/// A score as the response shows it: six decimals.
+fn round6(x: f32) -> f32 {
+    (x * 1e6).round() / 1e6
+}
+
 /// What a match is named by: its symbol, or for prose its last heading.
 fn symbol_of(chunk: &edgerag_core::Chunk) -> Option<String> {
     chunk.metadata.symbol_name.clone().or_else(|| chunk.metadata.heading_path.last().cloned())
@@ -225,7 +229,7 @@ pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
     Match {
         path: chunk.path.clone(),
         snippet: c.text().to_string(),
-        score: (c.score * 1e6).round() / 1e6,
+        score: round6(c.score),
         start_line,
         end_line,
         language: chunk.language.as_str().to_string(),
@@ -249,7 +253,7 @@ pub fn to_match(c: &Candidate, sub_queries: &[String]) -> Match {
             neighbor_of_span_hash: c.neighbor_of.clone(),
             vector_rank: c.trace.vector_rank.filter(|_| direct),
             keyword_rank: c.trace.keyword_rank.filter(|_| direct),
-            fused_score: direct.then_some((c.trace.fused_score * 1e6).round() / 1e6),
+            fused_score: direct.then_some(round6(c.trace.fused_score)),
             parent_chars: c.snippet.as_ref().map(|s| s.parent_chars),
             raw_score: c.snippet.as_ref().map(|s| s.raw_score),
             is_context_window: c.snippet.as_ref().map(|s| s.is_context_window),
