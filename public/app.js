@@ -405,6 +405,11 @@ function renderTotals() {
     warnings.push(`${cut.length} chunk${cut.length === 1 ? " was" : "s were"} cut inside a line (${which}): a single line exceeds the token limit.`);
   }
   if (lostLines) warnings.push(`${lostLines} non-blank line${lostLines === 1 ? " is" : "s are"} in no chunk.`);
+  if (chunks.some((c) => c.metadata.fallback === "PARSE_OVER_BUDGET")) {
+    warnings.push(
+      "Too large to parse within the chunker's budget: cut by declarations without its syntax tree (PARSE_OVER_BUDGET); indexed, it has no code graph.",
+    );
+  }
   el.warnings.textContent = warnings.join(" ");
   el.warnings.hidden = warnings.length === 0;
 }

@@ -253,6 +253,25 @@ test("a line longer than the token limit is cut inside the line, and the page wa
   assert.equal(await page.isHidden("#warnings"), true);
 });
 
+test("a file too large to parse within the budget is cut without its syntax tree, and the page says so", async () => {
+  // About 560 KB of table literals: far past the parse budget of every build with the Rust grammar.
+  const row = (i) => `    [${Array.from({ length: 40 }, (_, j) => (i * 31 + j) % 251).join(", ")}]`;
+  const text = `pub static TABLE: [[u8; 40]; 3500] = [\n${Array.from({ length: 3500 }, (_, i) => row(i)).join(",\n")}\n];\n`;
+  await paste("src/table.rs", text);
+  const options = await pageOptions();
+  const expected = await expectedChunks("src/table.rs", text, options);
+  assert.deepEqual(await listedChunks(), expected.map(pick));
+  const version = await page.evaluate(() => document.getElementById("status").textContent);
+  const overBudget = expected.filter((c) => c.metadata.fallback === "PARSE_OVER_BUDGET").length;
+  if (/1[23] grammars/.test(version)) assert.equal(overBudget, expected.length, "every chunk says why");
+  if (overBudget) {
+    await page.waitForSelector("#warnings:not([hidden])");
+    assert.match(await page.textContent("#warnings"), /without its syntax tree \(PARSE_OVER_BUDGET\)/);
+  }
+  await paste("src/small.rs", "pub fn small() -> u32 {\n    1\n}\n");
+  assert.equal(await page.isHidden("#warnings"), true, "a file within the budget has no warning");
+});
+
 test("export JSON is byte for byte the API response; JSONL is its chunks", async () => {
   const text = input("shapes.ts");
   await paste("src/shapes.ts", text);
