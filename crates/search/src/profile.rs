@@ -161,6 +161,11 @@ pub struct CodeAwareSettings {
     /// vector"); 1 = off.
     #[serde(default = "one")]
     pub named_parts_bonus: f32,
+    /// Multiplier for a definition whose enclosing type the question names, case and all, in code
+    /// shape or as a plain word (a method of `Number` for "Returns true if the `Number` is an
+    /// integer…"); on top of the name bonuses; 1 = off.
+    #[serde(default = "one")]
+    pub named_parent_bonus: f32,
     /// In the answer, code comes before tests and prose (tests unless the question asks for
     /// them, prose unless it asks for docs), each in its own order and with its own score.
     #[serde(default)]
@@ -367,6 +372,7 @@ impl Profile {
                     named_symbol_bonus: 1.5,
                     named_word_bonus: 1.25,
                     named_parts_bonus: 1.2,
+                    named_parent_bonus: 1.3,
                     code_first: true,
                 },
                 heuristic: HeuristicSettings {

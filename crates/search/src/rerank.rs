@@ -140,6 +140,12 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
             m *= settings.named_parts_bonus;
         }
     }
+    if let Some(parent) = chunk.metadata.parent_symbol.as_deref() {
+        let own = parent.rsplit(['.', ':', '#']).next().unwrap_or(parent);
+        if own.chars().count() > 2 && query.identifiers.iter().chain(&query.words).any(|w| w == own) {
+            m *= settings.named_parent_bonus;
+        }
+    }
     m
 }
 
@@ -321,6 +327,36 @@ mod tests {
         assert_eq!(code_aware_multiplier(&named("detach_router"), &s, &q), base);
         assert!(s.named_symbol_bonus > s.named_word_bonus && s.named_word_bonus > s.named_parts_bonus);
         assert!(s.named_parts_bonus > 1.0);
+    }
+
+    #[test]
+    fn a_definition_of_the_type_the_query_names_is_preferred() {
+        let method = |name: &str, parent: Option<&str>| {
+            let mut c = candidate("src/number.rs", ChunkType::CodeMethod, "fn x() {}", 1.0);
+            c.record.chunk.metadata.symbol_name = Some(name.into());
+            c.record.chunk.metadata.parent_symbol = parent.map(Into::into);
+            c
+        };
+        let q =
+            crate::expand::analyse("Returns true if the `Number` is an integer; see serde_json::Value", &[]);
+        let s = settings();
+        assert!(s.named_parent_bonus > 1.0);
+        let base = code_aware_multiplier(&method("is_i64", None), &s, &q);
+        assert_eq!(
+            code_aware_multiplier(&method("is_i64", Some("Number")), &s, &q),
+            base * s.named_parent_bonus
+        );
+        assert_eq!(
+            code_aware_multiplier(&method("is_i64", Some("Value")), &s, &q),
+            base * s.named_parent_bonus
+        );
+        assert_eq!(
+            code_aware_multiplier(&method("is_i64", Some("crate::Number")), &s, &q),
+            base * s.named_parent_bonus
+        );
+        // Case and all: `number` is not the type `Number`; nor is a type the question does not name.
+        assert_eq!(code_aware_multiplier(&method("is_i64", Some("number")), &s, &q), base);
+        assert_eq!(code_aware_multiplier(&method("is_i64", Some("Map")), &s, &q), base);
     }
 
     #[test]
