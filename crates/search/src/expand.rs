@@ -30,6 +30,37 @@ pub struct QueryAnalysis {
     /// Every content word of the query, lowercase, identifier parts split (`pretty-printed
     /// byte vector` → `pretty printed byte vector`).
     pub content_words: Vec<String>,
+    /// Single names the query quotes as code: in backticks (`` `u128` ``) or in a Javadoc tag
+    /// (`{@code typeArguments}`, `{@link TypeName}`), as written.
+    pub quoted: Vec<String>,
+}
+
+/// The single names `query` quotes as code (see [`QueryAnalysis::quoted`]).
+fn quoted_names(query: &str) -> Vec<String> {
+    let is_name = |s: &str| {
+        s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |name: &str| {
+        if is_name(name) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    };
+    for (i, part) in query.split('`').enumerate() {
+        if i % 2 == 1 && query.split('`').count() > i + 1 {
+            push(part);
+        }
+    }
+    for tag in ["{@code ", "{@link "] {
+        for (at, _) in query.match_indices(tag) {
+            let rest = &query[at + tag.len()..];
+            if let Some(end) = rest.find('}') {
+                push(&rest[..end]);
+            }
+        }
+    }
+    out
 }
 
 /// Whether a name is written the way code names things: `snake_case`, `camelCase` / `PascalCase`
@@ -135,7 +166,17 @@ pub fn analyse(query: &str, filter_languages: &[Language]) -> QueryAnalysis {
         .flat_map(split_identifier)
         .filter(|w| w.chars().count() > 1 && !is_stopword(w))
         .collect();
-    QueryAnalysis { languages, path_hints, wants_tests, wants_docs, identifiers, words, content_words }
+    let quoted = quoted_names(query);
+    QueryAnalysis {
+        languages,
+        path_hints,
+        wants_tests,
+        wants_docs,
+        identifiers,
+        words,
+        content_words,
+        quoted,
+    }
 }
 
 /// A word that names a language. Ambiguous English words (`go`, `c`, `rust` is fine) need a

@@ -166,6 +166,11 @@ pub struct CodeAwareSettings {
     /// integer…"); on top of the name bonuses; 1 = off.
     #[serde(default = "one")]
     pub named_parent_bonus: f32,
+    /// Multiplier for a definition whose signature (its first line of code) holds a name the
+    /// question quotes as code, other than its own (`u128` in "Converts a `u128` to a
+    /// `Number`", `{@code typeArguments}`); 1 = off.
+    #[serde(default = "one")]
+    pub quoted_in_signature_bonus: f32,
     /// In the answer, code comes before tests and prose (tests unless the question asks for
     /// them, prose unless it asks for docs), each in its own order and with its own score.
     #[serde(default)]
@@ -373,6 +378,7 @@ impl Profile {
                     named_word_bonus: 1.25,
                     named_parts_bonus: 1.2,
                     named_parent_bonus: 1.3,
+                    quoted_in_signature_bonus: 1.2,
                     code_first: true,
                 },
                 heuristic: HeuristicSettings {

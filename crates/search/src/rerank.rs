@@ -52,6 +52,20 @@ pub fn symbol_kind(c: &Candidate) -> &'static str {
     }
 }
 
+/// A chunk's lines of code: not blank, not a comment, docstring quote or annotation.
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(str::trim_start).filter(|l| {
+        !l.is_empty()
+            && !l.starts_with("//")
+            && !l.starts_with('#')
+            && !l.starts_with('*')
+            && !l.starts_with("/*")
+            && !l.starts_with('@')
+            && !l.starts_with("\"\"\"")
+            && !l.starts_with("'''")
+    })
+}
+
 /// Exported / public by the conventions of the chunk's language.
 fn is_public(c: &Candidate) -> bool {
     let chunk = &c.record.chunk;
@@ -59,26 +73,13 @@ fn is_public(c: &Candidate) -> bool {
     match chunk.language {
         Language::Python => !symbol.starts_with('_'),
         Language::Go => symbol.chars().next().is_some_and(char::is_uppercase),
-        _ => chunk
-            .text
-            .lines()
-            .map(str::trim_start)
-            .filter(|l| {
-                !l.is_empty()
-                    && !l.starts_with("//")
-                    && !l.starts_with('#')
-                    && !l.starts_with('*')
-                    && !l.starts_with("/*")
-                    && !l.starts_with('@')
-            })
-            .take(2)
-            .any(|l| {
-                l.starts_with("pub ")
-                    || l.starts_with("pub(")
-                    || l.starts_with("public ")
-                    || l.starts_with("export ")
-                    || l.contains(" public ")
-            }),
+        _ => code_lines(&chunk.text).take(2).any(|l| {
+            l.starts_with("pub ")
+                || l.starts_with("pub(")
+                || l.starts_with("public ")
+                || l.starts_with("export ")
+                || l.contains(" public ")
+        }),
     }
 }
 
@@ -146,7 +147,22 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
             m *= settings.named_parent_bonus;
         }
     }
+    if !query.quoted.is_empty() && chunk.metadata.symbol_name.is_some() && quoted_in_signature(c, query) {
+        m *= settings.quoted_in_signature_bonus;
+    }
     m
+}
+
+/// Whether the definition's first line of code holds a name the question quotes as code, other
+/// than the definition's own name.
+fn quoted_in_signature(c: &Candidate, query: &QueryAnalysis) -> bool {
+    let chunk = &c.record.chunk;
+    let name = chunk.metadata.symbol_name.as_deref().unwrap_or("");
+    let own = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+    let Some(signature) = code_lines(&chunk.text).next() else { return false };
+    signature
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        .any(|token| token != own && query.quoted.iter().any(|q| q == token))
 }
 
 /// Whether a candidate is secondary to code for this question: a test the question does not ask
@@ -327,6 +343,38 @@ mod tests {
         assert_eq!(code_aware_multiplier(&named("detach_router"), &s, &q), base);
         assert!(s.named_symbol_bonus > s.named_word_bonus && s.named_word_bonus > s.named_parts_bonus);
         assert!(s.named_parts_bonus > 1.0);
+    }
+
+    #[test]
+    fn a_definition_whose_signature_holds_a_name_the_question_quotes_is_preferred() {
+        let def = |name: &str, text: &str| {
+            let mut c = candidate("src/number.rs", ChunkType::CodeFunction, text, 1.0);
+            c.record.chunk.metadata.symbol_name = Some(name.into());
+            c
+        };
+        let q = crate::expand::analyse("Converts a `u128` to a number, applying {@code typeArguments}.", &[]);
+        assert_eq!(q.quoted, ["u128", "typeArguments"]);
+        let s = settings();
+        assert!(s.quoted_in_signature_bonus > 1.0);
+        let base = code_aware_multiplier(&def("from_i64", "fn from_i64(i: i64) -> Number {"), &s, &q);
+        let doc_first = "/// Makes one.\n#[inline]\nfn from_u128(i: u128) -> Number {\n    todo!()\n}";
+        assert_eq!(
+            code_aware_multiplier(&def("from_u128", doc_first), &s, &q),
+            base * s.quoted_in_signature_bonus
+        );
+        let java = "static Type get(Type rawType, Type... typeArguments) {";
+        assert_eq!(code_aware_multiplier(&def("get", java), &s, &q), base * s.quoted_in_signature_bonus);
+        // Only the signature counts, and not the definition's own name (the name bonuses see to that).
+        assert_eq!(
+            code_aware_multiplier(&def("widen", "fn widen() {\n    let x: u128 = 0;\n}"), &s, &q),
+            base
+        );
+        let quoted = crate::expand::analyse("What does `u128` do?", &[]);
+        let plain = crate::expand::analyse("What does u128 do?", &[]);
+        let own = def("u128", "fn u128() {");
+        assert_eq!(code_aware_multiplier(&own, &s, &quoted), code_aware_multiplier(&own, &s, &plain));
+        // Quoting needs both backticks.
+        assert!(crate::expand::analyse("a stray ` u128", &[]).quoted.is_empty());
     }
 
     #[test]
