@@ -264,12 +264,6 @@ struct Listed {
     edges_hash: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct StoredGraph {
-    path: String,
-    graph: String,
-}
-
 /// What a namespace's cross-file resolution did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resolved {
@@ -307,32 +301,41 @@ pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// One page of stored graphs, as stored: the files `listed[first..first + count]`, checked to be
-/// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
-async fn read_rows(
+/// One page of stored graphs, parsed one at a time: `each` is called with the files
+/// `listed[first..first + count]` in order, checked to be those (a job writing the namespace
+/// meanwhile makes resolution fail, to run again at its end). The page's rows stay in JS until
+/// each is read: only one row's text and its graph are in wasm memory at a time.
+async fn read_page(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
     (first, count): (usize, usize),
-) -> StoreResult<Vec<StoredGraph>> {
+    mut each: impl FnMut(FileGraph) -> StoreResult<()>,
+) -> StoreResult<()> {
     let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
-    let rows: Vec<StoredGraph> = db
-        .all(
+    let mut rows = db
+        .rows(
             "SELECT path, graph FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
             &args![namespace, after, count],
         )
         .await?;
-    let expected = &listed[first..first + count];
-    if rows.len() != count || rows.iter().zip(expected).any(|(r, l)| r.path != l.path) {
-        return Err(StoreError("the stored file graphs changed during resolution".into()));
+    let changed = || StoreError("the stored file graphs changed during resolution".into());
+    if rows.len() != count {
+        return Err(changed());
     }
-    Ok(rows)
-}
-
-/// A stored file graph, parsed.
-fn parse_row(row: &StoredGraph) -> StoreResult<FileGraph> {
-    serde_json::from_str::<FileGraph>(&row.graph)
-        .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
+    for expected in &listed[first..first + count] {
+        let Some([Some(path), Some(graph)]) = rows.next_text(["path", "graph"]) else {
+            return Err(changed());
+        };
+        if path != expected.path {
+            return Err(changed());
+        }
+        let file = serde_json::from_str::<FileGraph>(&graph)
+            .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?;
+        drop(graph);
+        each(file)?;
+    }
+    Ok(())
 }
 
 /// Where a namespace's cross-file resolution stopped ([`resolve_namespace_from`]).
@@ -411,12 +414,22 @@ pub async fn resolve_namespace_from(
     }
     let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
     let pages = pages_of(&sizes, page_bytes.max(1));
-    // 1: the definitions (each graph parsed, added and dropped in turn).
-    let mut table = edgerag_core::graph::SymbolTable::new();
+    // 1: the definitions (each graph parsed, added and dropped in turn), into a table made for
+    // the namespace's stored nodes (one row per node of these graphs), so that it is allocated
+    // once, before the pages (wasm memory never shrinks; see `SymbolTable::with_capacity`).
+    let json_bytes: usize = sizes.iter().sum();
+    let stored_nodes: Option<NodeCount> =
+        db.first("SELECT count(*) AS n FROM graph_nodes WHERE namespace = ?1", &args![namespace]).await?;
+    let mut table = edgerag_core::graph::SymbolTable::with_capacity(table_capacity(
+        stored_nodes.map_or(0.0, |c| c.n),
+        json_bytes,
+    ));
     for &page in &pages {
-        for row in read_rows(db, namespace, &listed, page).await? {
-            table.add(&parse_row(&row)?);
-        }
+        read_page(db, namespace, &listed, page, |file| {
+            table.add(&file);
+            Ok(())
+        })
+        .await?;
     }
     // 2: each page after `after` resolved, written where it changed, its votes kept when this
     // call resolves every file.
@@ -442,11 +455,12 @@ pub async fn resolve_namespace_from(
             return Ok(left(done, resolved));
         }
         // Each row's text is dropped once it is parsed.
-        let mut files = read_rows(db, namespace, &listed, (first, count))
-            .await?
-            .into_iter()
-            .map(|row| parse_row(&row))
-            .collect::<StoreResult<Vec<FileGraph>>>()?;
+        let mut files = Vec::with_capacity(count);
+        read_page(db, namespace, &listed, (first, count), |file| {
+            files.push(file);
+            Ok(())
+        })
+        .await?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =
             listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
@@ -485,6 +499,21 @@ pub async fn resolve_namespace_from(
     resolved.ranks_written =
         super::ranks::write_ranks(db, namespace, ranked.symbols(), ranked.files().into_iter()).await?;
     Ok(Progress::Done(resolved))
+}
+
+#[derive(Deserialize)]
+struct NodeCount {
+    n: f64,
+}
+
+/// A stored node takes at least this many bytes of its graph's JSON (its 64-character id alone
+/// takes 72).
+const MIN_NODE_JSON_BYTES: usize = 100;
+
+/// The room to make in the symbol table: the stored nodes, at most what `json_bytes` of stored
+/// graphs can hold (a count gone stale cannot make a table larger than its graphs).
+fn table_capacity(stored_nodes: f64, json_bytes: usize) -> usize {
+    (stored_nodes.max(0.0) as usize).min(json_bytes / MIN_NODE_JSON_BYTES)
 }
 
 /// Voting edges read back per statement by [`votes_from_stored_edges`].

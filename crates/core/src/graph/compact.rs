@@ -24,26 +24,45 @@ pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
 
 /// A growing array kept in blocks of [`Column::BLOCK`] items: adding an item never copies the
 /// others into a buffer twice their size (a `Vec` doubles, and holds both while it copies), and
-/// the spare room is at most one block.
+/// the spare room is at most one block. A column made [`Column::with_capacity`] keeps its first
+/// `capacity` items in one buffer of that size, allocated at once (so, in wasm32, where memory
+/// never shrinks, before the passing allocations that would otherwise sit between its blocks),
+/// and [`Column::into_vec`] then hands that buffer over without a copy.
 pub(super) struct Column<T> {
     blocks: Vec<Vec<T>>,
+    /// Items of the first block (the capacity asked for, or [`Column::BLOCK`]).
+    first: usize,
     len: usize,
 }
 
 impl<T> Default for Column<T> {
     fn default() -> Self {
-        Column { blocks: Vec::new(), len: 0 }
+        Column { blocks: Vec::new(), first: Column::<T>::BLOCK, len: 0 }
     }
 }
 
 impl<T> Column<T> {
     const BLOCK: usize = 1 << 12;
 
+    /// A column whose first `capacity` items go into one buffer, allocated now (none for 0).
+    pub(super) fn with_capacity(capacity: usize) -> Column<T> {
+        if capacity == 0 {
+            return Column::default();
+        }
+        Column { blocks: vec![Vec::with_capacity(capacity)], first: capacity, len: 0 }
+    }
+
     pub(super) fn push(&mut self, item: T) {
+        let room = match self.blocks.len() {
+            0 => 0,
+            1 => self.first,
+            _ => Column::<T>::BLOCK,
+        };
         match self.blocks.last_mut() {
-            Some(block) if block.len() < Column::<T>::BLOCK => block.push(item),
+            Some(block) if block.len() < room => block.push(item),
             _ => {
-                let mut block = Vec::with_capacity(Column::<T>::BLOCK);
+                let size = if self.blocks.is_empty() { self.first } else { Column::<T>::BLOCK };
+                let mut block = Vec::with_capacity(size);
                 block.push(item);
                 self.blocks.push(block);
             }
@@ -59,8 +78,12 @@ impl<T> Column<T> {
         self.len == 0
     }
 
-    /// Every item in one buffer of their size, filled as the blocks are freed.
-    pub(super) fn into_vec(self) -> Vec<T> {
+    /// Every item in one buffer of their size, filled as the blocks are freed (the first block
+    /// itself when it holds them all).
+    pub(super) fn into_vec(mut self) -> Vec<T> {
+        if self.blocks.len() <= 1 {
+            return self.blocks.pop().unwrap_or_default();
+        }
         let mut out = Vec::with_capacity(self.len);
         for block in self.blocks {
             out.extend(block);
@@ -71,7 +94,11 @@ impl<T> Column<T> {
 
 impl<T: Copy> Column<T> {
     pub(super) fn get(&self, i: usize) -> T {
-        self.blocks[i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
+        if i < self.first {
+            return self.blocks[0][i];
+        }
+        let i = i - self.first;
+        self.blocks[1 + i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
     }
 }
 
@@ -135,13 +162,20 @@ pub(super) struct Positions {
 }
 
 impl Positions {
+    /// Room for `capacity` positions in one buffer, sorted in place when sealed.
+    pub(super) fn with_capacity(capacity: usize) -> Positions {
+        Positions { added: Column::with_capacity(capacity), entries: Vec::new() }
+    }
+
     pub(super) fn push(&mut self, hash: u32, at: u32) {
         self.added.push(u64::from(hash) << 32 | u64::from(at));
     }
 
     pub(super) fn seal(&mut self) {
         let mut entries = std::mem::take(&mut self.added).into_vec();
-        entries.extend(std::mem::take(&mut self.entries));
+        if !self.entries.is_empty() {
+            entries.extend(std::mem::take(&mut self.entries));
+        }
         entries.sort_unstable();
         self.entries = entries;
     }
@@ -220,6 +254,38 @@ mod tests {
         assert_eq!(v.len(), n);
         assert_eq!(v.capacity(), n);
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
+    }
+
+    #[test]
+    fn a_column_with_a_capacity_keeps_it_in_one_buffer_and_grows_past_it_in_blocks() {
+        for (capacity, n) in [(10, 10), (10, 3), (10, 11), (10, 10 + 2 * Column::<u32>::BLOCK + 1), (0, 7)] {
+            let mut c = Column::with_capacity(capacity);
+            let first = c.blocks.first().map(|b: &Vec<u32>| b.as_ptr());
+            for i in 0..n {
+                c.push(i as u32 * 5);
+            }
+            assert!((0..n).all(|i| c.get(i) == i as u32 * 5), "capacity {capacity}, {n} items");
+            let v = c.into_vec();
+            assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 5) && v.len() == n);
+            // Within the capacity the first buffer itself comes out, not a copy.
+            assert_eq!(n <= capacity, first == Some(v.as_ptr()), "capacity {capacity}, {n} items");
+        }
+    }
+
+    #[test]
+    fn positions_sorted_in_place_or_from_blocks_are_the_same() {
+        let pushes: Vec<(u32, u32)> = (0..3 * Column::<u64>::BLOCK as u32).map(|i| (i.wrapping_mul(2_654_435_761) % 97, i)).collect();
+        let mut sealed = Vec::new();
+        for capacity in [0, 10, pushes.len()] {
+            let mut p = Positions::with_capacity(capacity);
+            for &(hash, at) in &pushes {
+                p.push(hash, at);
+            }
+            p.seal();
+            sealed.push(p.entries);
+        }
+        assert!(sealed.windows(2).all(|w| w[0] == w[1]));
+        assert!(sealed[0].windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]

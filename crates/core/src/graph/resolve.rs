@@ -60,19 +60,57 @@ impl SymbolTable {
         SymbolTable { index: Index::default(), typed: Vec::new(), sealed: false }
     }
 
+    /// A table for about `nodes` nodes (every file's, as [`SymbolTable::nodes`] counts them):
+    /// each per-node array is allocated once at that size, before any file is added, and sorted
+    /// in place when sealed, so that in wasm32 (whose memory never shrinks) the table lies in one
+    /// stretch, not in blocks between the pages of graphs read meanwhile, and sealing it copies
+    /// nothing. More nodes than that still go in (in blocks, copied when sealed, as
+    /// [`SymbolTable::new`] does); the edges and ranks are the same whatever the figure.
+    pub fn with_capacity(nodes: usize) -> SymbolTable {
+        let index = Index {
+            kinds: Column::with_capacity(nodes),
+            top: Column::with_capacity(nodes),
+            names: Column::with_capacity(nodes),
+            scopes: Column::with_capacity(nodes),
+            id_keys: Column::with_capacity(nodes),
+            by_fqn: Positions::with_capacity(nodes),
+            by_name: Positions::with_capacity(nodes),
+            by_id: Vec::with_capacity(nodes),
+            ..Index::default()
+        };
+        SymbolTable { index, typed: Vec::new(), sealed: false }
+    }
+
     /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
     pub fn add(&mut self, file: &FileGraph) {
         debug_assert!(!self.sealed, "a file added after seal");
         let fi = self.len();
         self.index.add(file);
-        let typed: Vec<Edge> = file
+        // Each id and path once (a type's every `impl` names it again), in buffers of their size.
+        let mut shared: HashSet<Arc<str>> = HashSet::new();
+        let mut share = |s: &Arc<str>| -> Arc<str> {
+            if let Some(kept) = shared.get(&**s) {
+                return kept.clone();
+            }
+            shared.insert(s.clone());
+            s.clone()
+        };
+        let mut typed: Vec<Edge> = file
             .edges
             .iter()
             .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
-            .cloned()
+            .map(|e| Edge {
+                src: share(&e.src),
+                dst: e.dst.as_ref().map(&mut share),
+                path: share(&e.path),
+                hint: e.hint.as_ref().map(|h| Hint { owner: h.owner.as_ref().map(&mut share), ..h.clone() }),
+                ..e.clone()
+            })
             .collect();
+        typed.shrink_to_fit();
         if !typed.is_empty() {
-            let imports = type_imports(file, &typed);
+            let mut imports = type_imports(file, &typed);
+            imports.shrink_to_fit();
             let kept = FileGraph {
                 path: file.path.clone(),
                 language: file.language,
@@ -486,7 +524,10 @@ impl Index {
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
     fn seal_ids(&mut self) {
-        let mut by_id: Vec<u32> = (0..self.kinds.len() as u32).collect();
+        // Into the room [`SymbolTable::with_capacity`] made, if any.
+        let mut by_id = std::mem::take(&mut self.by_id);
+        by_id.clear();
+        by_id.extend(0..self.kinds.len() as u32);
         by_id.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
             self.id_keys
