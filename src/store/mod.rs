@@ -335,7 +335,10 @@ impl JsRows {
         let row = self.rows.get(self.next);
         self.rows.set(self.next, JsValue::UNDEFINED);
         self.next += 1;
-        Some(columns.map(|c| js_sys::Reflect::get(&row, &JsValue::from_str(c)).ok().and_then(|v| v.as_string())))
+        Some(
+            columns
+                .map(|c| js_sys::Reflect::get(&row, &JsValue::from_str(c)).ok().and_then(|v| v.as_string())),
+        )
     }
 }
 

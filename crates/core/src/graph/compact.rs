@@ -78,6 +78,11 @@ impl<T> Column<T> {
         self.len == 0
     }
 
+    /// Every item in order, each block freed once read.
+    pub(super) fn into_items(self) -> impl Iterator<Item = T> {
+        self.blocks.into_iter().flatten()
+    }
+
     /// Every item in one buffer of their size, filled as the blocks are freed (the first block
     /// itself when it holds them all).
     pub(super) fn into_vec(mut self) -> Vec<T> {
@@ -102,18 +107,28 @@ impl<T: Copy> Column<T> {
     }
 }
 
-/// Strings stored once each, by number: one buffer and the end of each string in it. While
-/// strings are added, equal ones get the same number (a map from their hash; a rare hash collision
-/// only stores the string twice: strings are always compared by their text, never by number).
+/// Strings stored once each, by number: their text in buffers of [`Strings::BLOCK`] bytes (a
+/// string never straddles two; a longer one has a buffer of its own), so that the text never
+/// doubles into a copy of itself, and the end of each string in the text of all buffers end to
+/// end. While strings are added, equal ones get the same number (a map from their hash; a rare
+/// hash collision only stores the string twice: strings are always compared by their text, never
+/// by number).
 #[derive(Default)]
 pub(super) struct Strings {
-    text: String,
+    blocks: Vec<String>,
+    /// Each buffer's first string and where its text starts (in the text of all buffers).
+    block_first: Vec<u32>,
+    block_start: Vec<u32>,
     ends: Column<u32>,
+    /// Bytes of text stored.
+    bytes: u32,
     /// By [`fnv32`] of the text (a collision only stores a string twice).
     seen: HashMap<u32, u32>,
 }
 
 impl Strings {
+    const BLOCK: usize = 1 << 16;
+
     /// The number of `s` (added unless already there).
     pub(super) fn intern(&mut self, s: &str) -> u32 {
         let hash = fnv32(&[s.as_bytes()]);
@@ -129,9 +144,19 @@ impl Strings {
     }
 
     fn push(&mut self, s: &str) -> u32 {
-        self.text.push_str(s);
-        self.ends.push(self.text.len() as u32);
-        (self.ends.len() - 1) as u32
+        let id = self.ends.len() as u32;
+        let fits = self.blocks.last().is_some_and(|b| b.capacity() - b.len() >= s.len());
+        if !fits {
+            self.blocks.push(String::with_capacity(Strings::BLOCK.max(s.len())));
+            self.block_first.push(id);
+            self.block_start.push(self.bytes);
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.push_str(s);
+        }
+        self.bytes += s.len() as u32;
+        self.ends.push(self.bytes);
+        id
     }
 
     /// Strings stored.
@@ -140,15 +165,15 @@ impl Strings {
     }
 
     pub(super) fn get(&self, id: u32) -> &str {
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends.get(id - 1) as usize };
-        &self.text[start..self.ends.get(id) as usize]
+        let k = self.block_first.partition_point(|&f| f <= id) - 1;
+        let base = self.block_start[k] as usize;
+        let start = if id == 0 { 0 } else { self.ends.get(id as usize - 1) as usize };
+        &self.blocks[k][start - base..self.ends.get(id as usize) as usize - base]
     }
 
     /// No more strings: the map that finds equal ones is dropped.
     pub(super) fn seal(&mut self) {
         self.seen = HashMap::new();
-        self.text.shrink_to_fit();
     }
 }
 
@@ -178,6 +203,11 @@ impl Positions {
         }
         entries.sort_unstable();
         self.entries = entries;
+    }
+
+    /// The sorted entries' buffer, for another use of its memory (see [`super::SymbolTable::rank`]).
+    pub(super) fn into_buffer(self) -> Vec<u64> {
+        self.entries
     }
 
     /// The positions in `from..to` under `hash`, in order.
@@ -242,6 +272,24 @@ mod tests {
     }
 
     #[test]
+    fn strings_read_back_across_buffers_and_a_long_one_has_its_own() {
+        let mut s = Strings::default();
+        let long = "x".repeat(Strings::BLOCK + 3);
+        let words: Vec<String> = (0..40_000)
+            .map(|i| if i == 20_000 { long.clone() } else { format!("name_{i}") })
+            .chain(["".to_string(), "name_7".to_string()])
+            .collect();
+        let ids: Vec<u32> = words.iter().map(|w| s.intern(w)).collect();
+        assert!(s.blocks.len() > 5, "{} buffers", s.blocks.len());
+        assert_eq!(ids[40_001], ids[7]);
+        s.seal();
+        for (w, id) in words.iter().zip(ids) {
+            assert_eq!(s.get(id), w);
+        }
+        assert!(s.blocks.iter().all(|b| b.capacity() == Strings::BLOCK || b.len() == long.len()));
+    }
+
+    #[test]
     fn a_column_reads_back_every_item_across_blocks() {
         let mut c = Column::default();
         let n = 3 * Column::<u32>::BLOCK + 5;
@@ -274,7 +322,8 @@ mod tests {
 
     #[test]
     fn positions_sorted_in_place_or_from_blocks_are_the_same() {
-        let pushes: Vec<(u32, u32)> = (0..3 * Column::<u64>::BLOCK as u32).map(|i| (i.wrapping_mul(2_654_435_761) % 97, i)).collect();
+        let pushes: Vec<(u32, u32)> =
+            (0..3 * Column::<u64>::BLOCK as u32).map(|i| (i.wrapping_mul(2_654_435_761) % 97, i)).collect();
         let mut sealed = Vec::new();
         for capacity in [0, 10, pushes.len()] {
             let mut p = Positions::with_capacity(capacity);

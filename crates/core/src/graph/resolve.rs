@@ -194,16 +194,28 @@ impl SymbolTable {
     pub fn rank(mut self, links: Links) -> Ranked {
         self.seal();
         let index = &mut self.index;
-        for dropped in [&mut index.by_fqn, &mut index.by_name] {
-            *dropped = Positions::default();
-        }
+        let lookups: Vec<Vec<u64>> = [&mut index.by_fqn, &mut index.by_name]
+            .into_iter()
+            .map(|dropped| std::mem::take(dropped).into_buffer())
+            .collect();
         index.by_key = HashMap::new();
         index.by_package = HashMap::new();
+        index.packages = Vec::new();
         index.modules = HashSet::new();
         index.bases = HashMap::new();
         index.declared = Vec::new();
         index.top = Column::default();
-        Ranked { index: self.index, ranks: links.ranks() }
+        index.id_keys = Column::default();
+        // The two lookups' buffers (8 bytes a node each) hold the ranks' two rounds (8 bytes a
+        // symbol), turned into `f64` buffers in place (same size and alignment, so collecting
+        // reuses each allocation), so that the ranks take no new memory when they fit.
+        let mut buffers = lookups.into_iter().map(|b| {
+            let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
+            f.clear();
+            f
+        });
+        let (rank, next) = (buffers.next().unwrap_or_default(), buffers.next().unwrap_or_default());
+        Ranked { index: self.index, ranks: links.ranks_in(rank, next) }
     }
 }
 
