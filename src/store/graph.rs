@@ -363,14 +363,15 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// rewrite), so it is safe to repeat.
 ///
 /// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
-/// pages of at most `page_bytes` of JSON (listed first by size), twice — the first time only
-/// their definitions are kept ([`edgerag_core::graph::SymbolTable`], each graph parsed and
-/// dropped in turn), the second time each page is resolved against them, its changed files
-/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
-/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
-/// compared with the stored ones in pages, in id order, without a map of every id. The edges and
-/// ranks are those of one resolution over every file at once (the core's tests check this at any
-/// page split).
+/// pages of at most `page_bytes` of JSON (listed first by size), twice, each page's rows left in
+/// JS and taken into wasm one at a time ([`read_page`]) — the first time only their definitions
+/// are kept ([`edgerag_core::graph::SymbolTable`], made for the namespace's stored node count so
+/// that it is allocated once; each graph parsed and dropped in turn), the second time each page
+/// is resolved against them, its changed files written in one transaction (edges and hash
+/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
+/// the ranks (8 bytes a vote). The ranks are then compared with the stored ones in pages, in id
+/// order, without a map of every id. The edges and ranks are those of one resolution over every
+/// file at once (the core's tests check this at any page split).
 ///
 /// Across calls (queue messages): with `after`, the files up to that path were resolved and
 /// written by an earlier call, so only the later ones are (the definitions are read again: one
@@ -531,65 +532,37 @@ fn ranks_statements(table: &edgerag_core::graph::SymbolTable) -> usize {
     reads + writes + votes
 }
 
-#[derive(Deserialize)]
-struct VoteRow {
-    r: f64,
-    src: String,
-    dst: String,
-    kind: String,
-}
-
 /// The PageRank votes of the namespace's stored edges (once every file's cross-file edges are
 /// written, the stored edges are the resolved ones, column for column), read in pages in rowid
-/// order: what the pages' resolution would have voted, for a call that did not resolve them all.
+/// order, each row taken into wasm and voted in turn: what the pages' resolution would have
+/// voted, for a call that did not resolve them all.
 async fn votes_from_stored_edges(
     db: &Db,
     namespace: &str,
     table: &mut edgerag_core::graph::SymbolTable,
 ) -> StoreResult<edgerag_core::graph::rank::Links> {
-    use edgerag_core::graph::{EdgeKind, Resolution};
+    use edgerag_core::graph::EdgeKind;
     let mut votes = table.votes();
     let kinds: Vec<&str> =
         EdgeKind::ALL.iter().filter(|k| edgerag_core::graph::rank::votes(**k)).map(|k| k.as_str()).collect();
     let kinds = super::json_array(&kinds)?;
     let mut after = -1.0;
     loop {
-        let rows: Vec<VoteRow> = db
-            .all(
-                "SELECT rowid AS r, src, dst, kind FROM graph_edges \
+        let mut rows = db
+            .rows(
+                "SELECT rowid AS r, src, dst FROM graph_edges \
                  WHERE namespace = ?1 AND rowid > ?2 AND dst IS NOT NULL \
                    AND kind IN (SELECT value FROM json_each(?3)) ORDER BY rowid LIMIT ?4",
                 &args![namespace, after, kinds.as_str(), VOTE_ROWS_PER_READ],
             )
             .await?;
         let full = rows.len() == VOTE_ROWS_PER_READ;
-        after = rows.last().map_or(after, |r| r.r);
-        let edges = rows
-            .into_iter()
-            .filter_map(|row| {
-                let kind = EdgeKind::ALL.into_iter().find(|k| k.as_str() == row.kind)?;
-                Some(Edge {
-                    kind,
-                    src: row.src.into(),
-                    dst: Some(row.dst.into()),
-                    dst_name: String::new(),
-                    confidence: 0.0,
-                    resolution: Resolution::External,
-                    path: "".into(),
-                    line: 0,
-                    hint: None,
-                })
-            })
-            .collect();
-        let file = FileGraph {
-            path: String::new(),
-            language: edgerag_core::Language::Text,
-            package: None,
-            nodes: Vec::new(),
-            edges,
-            imports: Vec::new(),
-        };
-        table.vote(&mut votes, &file);
+        while let Some(row) = rows.next_row() {
+            after = row.number("r").unwrap_or(after);
+            if let (Some(src), Some(dst)) = (row.text("src"), row.text("dst")) {
+                table.vote_ids(&mut votes, &src, &dst);
+            }
+        }
         if !full {
             return Ok(votes);
         }

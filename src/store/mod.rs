@@ -326,19 +326,39 @@ impl JsRows {
         self.rows.length() == 0
     }
 
-    /// The text columns `columns` of the next row (`None` for a column that is not text); the
-    /// JS array lets go of the row.
-    pub fn next_text<const N: usize>(&mut self, columns: [&str; N]) -> Option<[Option<String>; N]> {
+    /// The next row (the JS array lets go of it).
+    pub fn next_row(&mut self) -> Option<JsRow> {
         if self.next >= self.rows.length() {
             return None;
         }
         let row = self.rows.get(self.next);
         self.rows.set(self.next, JsValue::UNDEFINED);
         self.next += 1;
-        Some(
-            columns
-                .map(|c| js_sys::Reflect::get(&row, &JsValue::from_str(c)).ok().and_then(|v| v.as_string())),
-        )
+        Some(JsRow(row))
+    }
+
+    /// The text columns `columns` of the next row (`None` for a column that is not text).
+    pub fn next_text<const N: usize>(&mut self, columns: [&str; N]) -> Option<[Option<String>; N]> {
+        self.next_row().map(|row| columns.map(|c| row.text(c)))
+    }
+}
+
+/// One row of [`JsRows`], its columns read one by one.
+pub struct JsRow(JsValue);
+
+impl JsRow {
+    fn get(&self, column: &str) -> Option<JsValue> {
+        js_sys::Reflect::get(&self.0, &JsValue::from_str(column)).ok()
+    }
+
+    /// A text column (`None` when it is not text).
+    pub fn text(&self, column: &str) -> Option<String> {
+        self.get(column).and_then(|v| v.as_string())
+    }
+
+    /// A number column (`None` when it is not a number).
+    pub fn number(&self, column: &str) -> Option<f64> {
+        self.get(column).and_then(|v| v.as_f64())
     }
 }
 

@@ -120,6 +120,18 @@ unsafe impl std::alloc::GlobalAlloc for Counting {
         LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
         std::alloc::System.dealloc(ptr, layout);
     }
+
+    // The system's own (which may grow a block in place), as the worker's allocator does.
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        use std::sync::atomic::Ordering::Relaxed;
+        if new_size >= layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        std::alloc::System.realloc(ptr, layout, new_size)
+    }
 }
 
 #[global_allocator]

@@ -181,10 +181,18 @@ impl SymbolTable {
     /// The votes of one resolved file's edges (as [`crate::graph::rank::Votes::add`] counts them).
     pub fn vote(&self, links: &mut Links, file: &FileGraph) {
         for edge in file.edges.iter().filter(|e| votes(e.kind)) {
-            let Some(dst) = edge.dst.as_deref() else { continue };
-            if let (Some((_, s)), Some((_, d))) = (self.index.at_of_id(&edge.src), self.index.at_of_id(dst)) {
-                links.push(s, d);
+            if let Some(dst) = edge.dst.as_deref() {
+                self.vote_ids(links, &edge.src, dst);
             }
+        }
+    }
+
+    /// The vote of one voting edge ([`crate::graph::rank::votes`] of its kind), from `src` to
+    /// `dst` (node ids; none when either is not a symbol of the table): as [`SymbolTable::vote`]
+    /// counts it, for edges read back one by one.
+    pub fn vote_ids(&self, links: &mut Links, src: &str, dst: &str) {
+        if let (Some((_, s)), Some((_, d))) = (self.index.at_of_id(src), self.index.at_of_id(dst)) {
+            links.push(s, d);
         }
     }
 
