@@ -184,7 +184,11 @@ async function step(name, before) {
 async function jobEndInANewIsolate(rel, content) {
   const dir = er.persistDir;
   await er.kill();
-  er = await startEdgerag({ persistDir: dir, vars });
+  // LARGE_END_COPY_MB=16: the in-memory copy budgets of a deployment (the local environment's
+  // are 256 MB, wrangler.toml) for this step, so that its memory is the one production would see.
+  const copies = process.env.LARGE_END_COPY_MB;
+  const endVars = copies ? { ...vars, LOCAL_INDEX_CACHE_MB: copies, KEYWORD_INDEX_CACHE_MB: copies } : vars;
+  er = await startEdgerag({ persistDir: dir, vars: endVars });
   const t0 = performance.now();
   const job = await er.indexFiles(repo, [{ path: rel, content }], { timeoutMs: 3_600_000, quietMs: 3_600_000 });
   const readyS = Number(s(performance.now() - t0));

@@ -22,6 +22,9 @@
 #   LARGE_STATE=DIR                                 keep the hash run's worker state in DIR (a new
 #                                                   path); a later run finding it there runs only
 #                                                   the job's end alone in a new isolate on it
+#   LARGE_END_COPY_MB=16                            that step with a deployment's in-memory copy
+#                                                   budgets (LOCAL_INDEX_CACHE_MB and
+#                                                   KEYWORD_INDEX_CACHE_MB; the local ones are 256)
 #   EDGERAG_CLI=PATH                                a built `edgerag` CLI (default: built here)
 #   BENCH_OUT=FILE                                  also append each run's figures as JSON lines
 set -euo pipefail

@@ -4,9 +4,11 @@
 // build of crates/wasm-check (the core's `SymbolTable`, in pages of PAGE_BYTES of JSON, default
 // 4 MB as `GRAPH_PAGE_BYTES`): every graph's definitions, then each page resolved and voted, then
 // the ranks. Prints `memory.buffer.byteLength` after each step as JSON (wasm memory never shrinks:
-// the last figure is the peak).
+// the last figure is the peak), and the live heap and its peak (the module's counting allocator).
+// The table is made for NODES nodes (the worker counts its stored nodes; 0: grown as needed).
 //
-//   node scripts/bench/resolve-wasm.mjs <module.wasm> <graphs.tsv>
+//   node scripts/bench/resolve-wasm.mjs <module.wasm> <graphs.tsv>   (scripts/bench/resolve-wasm.sh
+//                                                                     makes both)
 import { createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
