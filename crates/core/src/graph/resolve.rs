@@ -216,8 +216,10 @@ impl SymbolTable {
         index.id_keys = Column::default();
         // The two lookups' buffers (8 bytes a node each) hold the ranks' two rounds (8 bytes a
         // symbol), turned into `f64` buffers in place (same size and alignment, so collecting
-        // reuses each allocation), so that the ranks take no new memory when they fit.
-        let mut buffers = lookups.into_iter().map(|b| {
+        // reuses each allocation), so that the ranks take no new memory; a buffer with no room
+        // for every symbol (a table grown past its capacity) is freed instead of grown.
+        let symbols = index.symbols;
+        let mut buffers = lookups.into_iter().filter(|b| b.capacity() >= symbols).map(|b| {
             let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
             f.clear();
             f
