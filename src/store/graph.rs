@@ -664,6 +664,19 @@ mod tests {
     use edgerag_core::Language;
 
     #[test]
+    fn the_table_is_made_for_the_stored_nodes_but_never_more_than_the_graphs_can_hold() {
+        assert_eq!(table_capacity(523_302.0, 728_000_000), 523_302);
+        // A count gone stale (or wrong) is capped by the graphs' bytes; none makes no room.
+        assert_eq!(table_capacity(1e9, 1_000_000), 1_000_000 / MIN_NODE_JSON_BYTES);
+        assert_eq!(table_capacity(-3.0, 1_000_000), 0);
+        assert_eq!(table_capacity(0.0, 0), 0);
+        // Every node of a real stored graph takes more JSON than the cap assumes.
+        let nodes = huge_file(50).nodes;
+        let json = serde_json::to_string(&nodes).expect("nodes as JSON");
+        assert!(json.len() / nodes.len() > MIN_NODE_JSON_BYTES, "{} B a node", json.len() / nodes.len());
+    }
+
+    #[test]
     fn pages_hold_consecutive_files_up_to_the_byte_budget_and_a_larger_file_alone() {
         assert!(pages_of(&[], 10).is_empty());
         assert_eq!(pages_of(&[4, 4, 4, 4], 10), [(0, 2), (2, 2)]);
