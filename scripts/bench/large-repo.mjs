@@ -7,13 +7,13 @@
 // limits ledger's maxima per stage. Goals are printed beside the figures.
 //
 //   node scripts/bench/large-repo.mjs --tree DIR [--max-files N] [--embedder hash|real]
-//        [--embed-url URL] [--label NAME] [--no-edits]
+//        [--embed-url URL] [--label NAME] [--no-edits] [--end-only]
 //
 // `--max-files N`: the first top-level directories of DIR (in name order) until N files (a
 // bounded run); `--embedder real`: the local MiniLM server (`--embed-url`, default a server this
 // script starts) instead of the hash test embedder.
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,6 +30,13 @@ const maxFiles = Number(opt('--max-files', '0'));
 const embedderKind = opt('--embedder', 'hash');
 const label = opt('--label', embedderKind === 'hash' ? 'large tree, hash embedder' : 'MiniLM');
 const edits = !args.includes('--no-edits');
+// `--end-only`: after the first index, only the job's end alone in a new isolate (no change and
+// deletion steps).
+const endOnly = args.includes('--end-only');
+// LARGE_STATE=DIR: the worker's state is kept there at the end; a run that finds a state there
+// skips the index and runs only the job's end alone in a new isolate on it.
+const state = process.env.LARGE_STATE;
+const reuse = Boolean(state) && existsSync(join(state, 'v3'));
 const cli = process.env.EDGERAG_CLI ?? join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
 const repo = 'bench/large';
 const s = (ms) => (ms / 1000).toFixed(1);
@@ -73,7 +80,7 @@ function spawnSyncText(cmd, argv) {
 
 const embed = embedderKind === 'hash' ? await startHashEmbedder() : opt('--embed-url', null) ? { url: opt('--embed-url'), stop: async () => {} } : await startEmbedServer();
 const vars = { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' };
-let er = await startEdgerag({ vars });
+let er = await startEdgerag(reuse ? { vars, persistDir: state } : { vars });
 const QUERIES = ['parse the configuration file', 'error handling when the connection fails', 'serialize to json', 'iterator over the entries', 'unit tests for the parser', 'read bytes from a buffer', 'hash map lookup', 'spawn a thread and join'];
 
 /** Searches one at a time until `stop()`: latencies and non-200 answers. */
@@ -177,7 +184,11 @@ async function step(name, before) {
 async function jobEndInANewIsolate(rel, content) {
   const dir = er.persistDir;
   await er.kill();
-  er = await startEdgerag({ persistDir: dir, vars });
+  // LARGE_END_COPY_MB=16: the in-memory copy budgets of a deployment (the local environment's
+  // are 256 MB, wrangler.toml) for this step, so that its memory is the one production would see.
+  const copies = process.env.LARGE_END_COPY_MB;
+  const endVars = copies ? { ...vars, LOCAL_INDEX_CACHE_MB: copies, KEYWORD_INDEX_CACHE_MB: copies } : vars;
+  er = await startEdgerag({ persistDir: dir, vars: endVars });
   const t0 = performance.now();
   const job = await er.indexFiles(repo, [{ path: rel, content }], { timeoutMs: 3_600_000, quietMs: 3_600_000 });
   const readyS = Number(s(performance.now() - t0));
@@ -199,8 +210,8 @@ let workerErrors = 0;
 let newIsolate = null;
 let logs = '';
 try {
-  rows.push(await step('first index'));
-  if (edits) {
+  if (!reuse) rows.push(await step('first index'));
+  if (edits && !endOnly && !reuse) {
     // One file changed: a comment appended (the hard link replaced by a file of its own).
     const files = [];
     const find = (d) => {
@@ -227,7 +238,7 @@ try {
   if (edits) {
     const [file] = readdirSync(listing, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && /\.(rs|js|ts|py|c|h)$/.test(e.name));
     const path = join(file.parentPath ?? file.path, file.name);
-    newIsolate = await jobEndInANewIsolate(path.slice(listing.length + 1), `${readFileSync(path, 'utf8')}\n// changed again, in a new isolate\n`);
+    newIsolate = await jobEndInANewIsolate(path.slice(listing.length + 1), `${readFileSync(path, 'utf8')}\n// changed again, in a new isolate (${new Date().toISOString()})\n`);
     console.log(`[${label}] a job's end in a new isolate: ${JSON.stringify(newIsolate)}`);
   }
 } finally {
@@ -236,7 +247,8 @@ try {
   if (process.env.BENCH_LOG) writeFileSync(process.env.BENCH_LOG, logs || er.logs());
   const dir = er.persistDir;
   await er.stop();
-  if (newIsolate) rmSync(dir, { recursive: true, force: true });
+  if (state && !reuse) execFileSync('mv', [dir, state]);
+  else if (newIsolate && !reuse) rmSync(dir, { recursive: true, force: true });
   await embed.stop();
   rmSync(work, { recursive: true, force: true });
 }

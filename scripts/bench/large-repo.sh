@@ -16,6 +16,15 @@
 #   MINILM_URL=http://127.0.0.1:8788/v1             an embedding server already running (default: one
 #                                                   started here)
 #   LARGE_ONLY=hash|minilm                          one of the two runs
+#   LARGE_END_ONLY=1                                the hash run without the change and deletion
+#                                                   steps: the first index, then the job's end alone
+#                                                   in a new isolate
+#   LARGE_STATE=DIR                                 keep the hash run's worker state in DIR (a new
+#                                                   path); a later run finding it there runs only
+#                                                   the job's end alone in a new isolate on it
+#   LARGE_END_COPY_MB=16                            that step with a deployment's in-memory copy
+#                                                   budgets (LOCAL_INDEX_CACHE_MB and
+#                                                   KEYWORD_INDEX_CACHE_MB; the local ones are 256)
 #   EDGERAG_CLI=PATH                                a built `edgerag` CLI (default: built here)
 #   BENCH_OUT=FILE                                  also append each run's figures as JSON lines
 set -euo pipefail
@@ -31,7 +40,7 @@ only="${LARGE_ONLY:-}"
 # A run whose ledger went over a budget exits non-zero (the harness): the other run still runs.
 status=0
 if [ "$only" != minilm ]; then
-  node scripts/bench/large-repo.mjs --tree "${LARGE_TREE:-$registry}" --max-files "${LARGE_MAX_FILES:-20000}" --embedder hash || status=1
+  node scripts/bench/large-repo.mjs --tree "${LARGE_TREE:-$registry}" --max-files "${LARGE_MAX_FILES:-20000}" --embedder hash ${LARGE_END_ONLY:+--end-only} || status=1
 fi
 if [ "$only" != hash ]; then
   url=()

@@ -264,12 +264,6 @@ struct Listed {
     edges_hash: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct StoredGraph {
-    path: String,
-    graph: String,
-}
-
 /// What a namespace's cross-file resolution did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resolved {
@@ -307,32 +301,41 @@ pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// One page of stored graphs, as stored: the files `listed[first..first + count]`, checked to be
-/// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
-async fn read_rows(
+/// One page of stored graphs, parsed one at a time: `each` is called with the files
+/// `listed[first..first + count]` in order, checked to be those (a job writing the namespace
+/// meanwhile makes resolution fail, to run again at its end). The page's rows stay in JS until
+/// each is read: only one row's text and its graph are in wasm memory at a time.
+async fn read_page(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
     (first, count): (usize, usize),
-) -> StoreResult<Vec<StoredGraph>> {
+    mut each: impl FnMut(FileGraph) -> StoreResult<()>,
+) -> StoreResult<()> {
     let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
-    let rows: Vec<StoredGraph> = db
-        .all(
+    let mut rows = db
+        .rows(
             "SELECT path, graph FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
             &args![namespace, after, count],
         )
         .await?;
-    let expected = &listed[first..first + count];
-    if rows.len() != count || rows.iter().zip(expected).any(|(r, l)| r.path != l.path) {
-        return Err(StoreError("the stored file graphs changed during resolution".into()));
+    let changed = || StoreError("the stored file graphs changed during resolution".into());
+    if rows.len() != count {
+        return Err(changed());
     }
-    Ok(rows)
-}
-
-/// A stored file graph, parsed.
-fn parse_row(row: &StoredGraph) -> StoreResult<FileGraph> {
-    serde_json::from_str::<FileGraph>(&row.graph)
-        .map_err(|e| StoreError(format!("stored file graph {}: {e}", row.path)))
+    for expected in &listed[first..first + count] {
+        let Some([Some(path), Some(graph)]) = rows.next_text(["path", "graph"]) else {
+            return Err(changed());
+        };
+        if path != expected.path {
+            return Err(changed());
+        }
+        let file = serde_json::from_str::<FileGraph>(&graph)
+            .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?;
+        drop(graph);
+        each(file)?;
+    }
+    Ok(())
 }
 
 /// Where a namespace's cross-file resolution stopped ([`resolve_namespace_from`]).
@@ -360,14 +363,15 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// rewrite), so it is safe to repeat.
 ///
 /// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
-/// pages of at most `page_bytes` of JSON (listed first by size), twice — the first time only
-/// their definitions are kept ([`edgerag_core::graph::SymbolTable`], each graph parsed and
-/// dropped in turn), the second time each page is resolved against them, its changed files
-/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
-/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
-/// compared with the stored ones in pages, in id order, without a map of every id. The edges and
-/// ranks are those of one resolution over every file at once (the core's tests check this at any
-/// page split).
+/// pages of at most `page_bytes` of JSON (listed first by size), twice, each page's rows left in
+/// JS and taken into wasm one at a time ([`read_page`]) — the first time only their definitions
+/// are kept ([`edgerag_core::graph::SymbolTable`], made for the namespace's stored node count so
+/// that it is allocated once; each graph parsed and dropped in turn), the second time each page
+/// is resolved against them, its changed files written in one transaction (edges and hash
+/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
+/// the ranks (8 bytes a vote). The ranks are then compared with the stored ones in pages, in id
+/// order, without a map of every id. The edges and ranks are those of one resolution over every
+/// file at once (the core's tests check this at any page split).
 ///
 /// Across calls (queue messages): with `after`, the files up to that path were resolved and
 /// written by an earlier call, so only the later ones are (the definitions are read again: one
@@ -411,12 +415,22 @@ pub async fn resolve_namespace_from(
     }
     let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
     let pages = pages_of(&sizes, page_bytes.max(1));
-    // 1: the definitions (each graph parsed, added and dropped in turn).
-    let mut table = edgerag_core::graph::SymbolTable::new();
+    // 1: the definitions (each graph parsed, added and dropped in turn), into a table made for
+    // the namespace's stored nodes (one row per node of these graphs), so that it is allocated
+    // once, before the pages (wasm memory never shrinks; see `SymbolTable::with_capacity`).
+    let json_bytes: usize = sizes.iter().sum();
+    let stored_nodes: Option<NodeCount> =
+        db.first("SELECT count(*) AS n FROM graph_nodes WHERE namespace = ?1", &args![namespace]).await?;
+    let mut table = edgerag_core::graph::SymbolTable::with_capacity(table_capacity(
+        stored_nodes.map_or(0.0, |c| c.n),
+        json_bytes,
+    ));
     for &page in &pages {
-        for row in read_rows(db, namespace, &listed, page).await? {
-            table.add(&parse_row(&row)?);
-        }
+        read_page(db, namespace, &listed, page, |file| {
+            table.add(&file);
+            Ok(())
+        })
+        .await?;
     }
     // 2: each page after `after` resolved, written where it changed, its votes kept when this
     // call resolves every file.
@@ -442,11 +456,12 @@ pub async fn resolve_namespace_from(
             return Ok(left(done, resolved));
         }
         // Each row's text is dropped once it is parsed.
-        let mut files = read_rows(db, namespace, &listed, (first, count))
-            .await?
-            .into_iter()
-            .map(|row| parse_row(&row))
-            .collect::<StoreResult<Vec<FileGraph>>>()?;
+        let mut files = Vec::with_capacity(count);
+        read_page(db, namespace, &listed, (first, count), |file| {
+            files.push(file);
+            Ok(())
+        })
+        .await?;
         table.resolve_page(first, &mut files);
         let hashes: Vec<Option<&str>> =
             listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
@@ -487,6 +502,21 @@ pub async fn resolve_namespace_from(
     Ok(Progress::Done(resolved))
 }
 
+#[derive(Deserialize)]
+struct NodeCount {
+    n: f64,
+}
+
+/// A stored node takes at least this many bytes of its graph's JSON (its 64-character id alone
+/// takes 72).
+const MIN_NODE_JSON_BYTES: usize = 100;
+
+/// The room to make in the symbol table: the stored nodes, at most what `json_bytes` of stored
+/// graphs can hold (a count gone stale cannot make a table larger than its graphs).
+fn table_capacity(stored_nodes: f64, json_bytes: usize) -> usize {
+    (stored_nodes.max(0.0) as usize).min(json_bytes / MIN_NODE_JSON_BYTES)
+}
+
 /// Voting edges read back per statement by [`votes_from_stored_edges`].
 const VOTE_ROWS_PER_READ: usize = 50_000;
 
@@ -502,65 +532,37 @@ fn ranks_statements(table: &edgerag_core::graph::SymbolTable) -> usize {
     reads + writes + votes
 }
 
-#[derive(Deserialize)]
-struct VoteRow {
-    r: f64,
-    src: String,
-    dst: String,
-    kind: String,
-}
-
 /// The PageRank votes of the namespace's stored edges (once every file's cross-file edges are
 /// written, the stored edges are the resolved ones, column for column), read in pages in rowid
-/// order: what the pages' resolution would have voted, for a call that did not resolve them all.
+/// order, each row taken into wasm and voted in turn: what the pages' resolution would have
+/// voted, for a call that did not resolve them all.
 async fn votes_from_stored_edges(
     db: &Db,
     namespace: &str,
     table: &mut edgerag_core::graph::SymbolTable,
 ) -> StoreResult<edgerag_core::graph::rank::Links> {
-    use edgerag_core::graph::{EdgeKind, Resolution};
+    use edgerag_core::graph::EdgeKind;
     let mut votes = table.votes();
     let kinds: Vec<&str> =
         EdgeKind::ALL.iter().filter(|k| edgerag_core::graph::rank::votes(**k)).map(|k| k.as_str()).collect();
     let kinds = super::json_array(&kinds)?;
     let mut after = -1.0;
     loop {
-        let rows: Vec<VoteRow> = db
-            .all(
-                "SELECT rowid AS r, src, dst, kind FROM graph_edges \
+        let mut rows = db
+            .rows(
+                "SELECT rowid AS r, src, dst FROM graph_edges \
                  WHERE namespace = ?1 AND rowid > ?2 AND dst IS NOT NULL \
                    AND kind IN (SELECT value FROM json_each(?3)) ORDER BY rowid LIMIT ?4",
                 &args![namespace, after, kinds.as_str(), VOTE_ROWS_PER_READ],
             )
             .await?;
         let full = rows.len() == VOTE_ROWS_PER_READ;
-        after = rows.last().map_or(after, |r| r.r);
-        let edges = rows
-            .into_iter()
-            .filter_map(|row| {
-                let kind = EdgeKind::ALL.into_iter().find(|k| k.as_str() == row.kind)?;
-                Some(Edge {
-                    kind,
-                    src: row.src.into(),
-                    dst: Some(row.dst.into()),
-                    dst_name: String::new(),
-                    confidence: 0.0,
-                    resolution: Resolution::External,
-                    path: "".into(),
-                    line: 0,
-                    hint: None,
-                })
-            })
-            .collect();
-        let file = FileGraph {
-            path: String::new(),
-            language: edgerag_core::Language::Text,
-            package: None,
-            nodes: Vec::new(),
-            edges,
-            imports: Vec::new(),
-        };
-        table.vote(&mut votes, &file);
+        while let Some(row) = rows.next_row() {
+            after = row.number("r").unwrap_or(after);
+            if let (Some(src), Some(dst)) = (row.text("src"), row.text("dst")) {
+                table.vote_ids(&mut votes, &src, &dst);
+            }
+        }
         if !full {
             return Ok(votes);
         }
@@ -660,6 +662,19 @@ mod tests {
     use super::*;
     use edgerag_core::graph::{node_id, EdgeKind, Hint, NodeKind, Resolution};
     use edgerag_core::Language;
+
+    #[test]
+    fn the_table_is_made_for_the_stored_nodes_but_never_more_than_the_graphs_can_hold() {
+        assert_eq!(table_capacity(523_302.0, 728_000_000), 523_302);
+        // A count gone stale (or wrong) is capped by the graphs' bytes; none makes no room.
+        assert_eq!(table_capacity(1e9, 1_000_000), 1_000_000 / MIN_NODE_JSON_BYTES);
+        assert_eq!(table_capacity(-3.0, 1_000_000), 0);
+        assert_eq!(table_capacity(0.0, 0), 0);
+        // Every node of a real stored graph takes more JSON than the cap assumes.
+        let nodes = huge_file(50).nodes;
+        let json = serde_json::to_string(&nodes).expect("nodes as JSON");
+        assert!(json.len() / nodes.len() > MIN_NODE_JSON_BYTES, "{} B a node", json.len() / nodes.len());
+    }
 
     #[test]
     fn pages_hold_consecutive_files_up_to_the_byte_budget_and_a_larger_file_alone() {

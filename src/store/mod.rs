@@ -244,6 +244,18 @@ impl Db {
         Ok(self.stmt(sql, args)?.all().await?.results::<T>()?)
     }
 
+    /// The rows of one statement, left in JS: [`JsRows::next`] converts one row at a time, so a
+    /// page of large rows is never all in wasm memory at once (which never shrinks) — only the
+    /// row being read.
+    pub async fn rows(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<JsRows> {
+        let statement = self.stmt(sql, args)?;
+        let promise = statement.inner().all().map_err(d1_error)?;
+        let result = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(d1_error)?;
+        let rows = js_sys::Reflect::get(&result, &JsValue::from_str("results")).map_err(d1_error)?;
+        let rows = if rows.is_array() { js_sys::Array::from(&rows) } else { js_sys::Array::new() };
+        Ok(JsRows { rows, next: 0 })
+    }
+
     pub async fn first<T: DeserializeOwned>(&self, sql: &str, args: &[Arg<'_>]) -> StoreResult<Option<T>> {
         Ok(self.stmt(sql, args)?.first::<T>(None).await?)
     }
@@ -299,6 +311,57 @@ impl Db {
 /// `usize` fields, and on wasm32 its `size_after` (the database's size in bytes) no longer fits
 /// once the database passes 4 GiB — every write then failed (`invalid value: integer …, expected
 /// usize`), which the large-repository benchmark found at 4.3 GB.
+/// A statement's rows in JS ([`Db::rows`]).
+pub struct JsRows {
+    rows: js_sys::Array,
+    next: u32,
+}
+
+impl JsRows {
+    pub fn len(&self) -> usize {
+        self.rows.length() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.length() == 0
+    }
+
+    /// The next row (the JS array lets go of it).
+    pub fn next_row(&mut self) -> Option<JsRow> {
+        if self.next >= self.rows.length() {
+            return None;
+        }
+        let row = self.rows.get(self.next);
+        self.rows.set(self.next, JsValue::UNDEFINED);
+        self.next += 1;
+        Some(JsRow(row))
+    }
+
+    /// The text columns `columns` of the next row (`None` for a column that is not text).
+    pub fn next_text<const N: usize>(&mut self, columns: [&str; N]) -> Option<[Option<String>; N]> {
+        self.next_row().map(|row| columns.map(|c| row.text(c)))
+    }
+}
+
+/// One row of [`JsRows`], its columns read one by one.
+pub struct JsRow(JsValue);
+
+impl JsRow {
+    fn get(&self, column: &str) -> Option<JsValue> {
+        js_sys::Reflect::get(&self.0, &JsValue::from_str(column)).ok()
+    }
+
+    /// A text column (`None` when it is not text).
+    pub fn text(&self, column: &str) -> Option<String> {
+        self.get(column).and_then(|v| v.as_string())
+    }
+
+    /// A number column (`None` when it is not a number).
+    pub fn number(&self, column: &str) -> Option<f64> {
+        self.get(column).and_then(|v| v.as_f64())
+    }
+}
+
 fn changes_of(result: &JsValue) -> usize {
     js_sys::Reflect::get(result, &JsValue::from_str("meta"))
         .ok()

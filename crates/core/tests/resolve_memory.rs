@@ -120,8 +120,10 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
     let json_bytes: usize = stored.iter().map(|(_, g)| g.len()).sum();
 
     // All at once, as the job's end did: every graph parsed, then resolved together and ranked.
+    let mut nodes = 0;
     let ((whole, whole_ranks), whole_peak) = peak_of(|| {
         let mut all: Vec<FileGraph> = stored.iter().map(|(_, g)| parse(g)).collect();
+        nodes = all.iter().map(|f| f.nodes.len()).sum();
         resolve(&mut all);
         let ranks = stored_ranks(&all);
         (all.iter().map(|f| serde_json::to_string(&f.edges).expect("json")).collect::<Vec<_>>(), ranks)
@@ -151,7 +153,8 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
     let mut definitions = 0;
     let ((symbols, file_ranks), paged_peak) = peak_of(|| {
         let before = peak_alloc::live();
-        let mut table = SymbolTable::new();
+        // Made for its nodes, as the worker makes it (from the count of stored nodes).
+        let mut table = SymbolTable::with_capacity(nodes);
         for page in &pages {
             for (_, g) in &stored[page.clone()] {
                 table.add(&parse(g));
@@ -208,38 +211,71 @@ fn resolution_in_pages_peaks_at_a_fraction_of_resolving_every_file_at_once() {
 }
 
 /// What the table keeps per definition once every file is in, and what the votes keep per
-/// edge: counted allocations, the same on every run.
+/// edge: counted allocations, the same on every run. A table made for its node count (as the
+/// worker makes it) is sealed in place and ranks in its lookups' freed buffers: what sealing and
+/// ranking allocate (whatever they free meanwhile) is compared with a table grown as needed.
 #[test]
 fn the_table_keeps_a_few_dozen_bytes_per_definition() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let stored = generated(1_000);
-    let before = peak_alloc::live();
-    let mut table = SymbolTable::new();
-    for (_, g) in &stored {
-        table.add(&parse(g));
+    let nodes: usize = stored.iter().map(|(_, g)| parse(g).nodes.len()).sum();
+    let mut figures = Vec::new();
+    for capacity in [0, nodes] {
+        let before = peak_alloc::live();
+        let mut table = SymbolTable::with_capacity(capacity);
+        for (_, g) in &stored {
+            table.add(&parse(g));
+        }
+        let added = peak_alloc::allocated();
+        let mut links = table.votes();
+        let sealing = peak_alloc::allocated() - added;
+        let table_bytes = peak_alloc::live() - before;
+        let definitions = table.nodes();
+        assert_eq!(definitions, nodes);
+        for (n, (_, g)) in stored.iter().enumerate() {
+            let mut file = [parse(g)];
+            table.resolve_page(n, &mut file);
+            table.vote(&mut links, &file[0]);
+        }
+        let votes = links.len();
+        let votes_bytes = peak_alloc::live() - before - table_bytes;
+        let voted = peak_alloc::allocated();
+        let ranked = table.rank(links);
+        let ranking = peak_alloc::allocated() - voted;
+        let symbols = ranked.symbols().count();
+        eprintln!(
+            "[resolve memory] table for {capacity} nodes: {definitions} definitions, {:.2} MB, {:.1} B a definition; sealing allocated {:.1} B a definition; votes: {votes}, {:.1} B a vote; ranking allocated {:.1} B a symbol",
+            table_bytes as f64 / 1e6,
+            table_bytes as f64 / definitions as f64,
+            sealing as f64 / definitions as f64,
+            votes_bytes as f64 / votes as f64,
+            ranking as f64 / symbols as f64,
+        );
+        assert!(
+            definitions > 15_000 && votes > 25_000,
+            "{definitions} definitions, {votes} votes: too few to tell"
+        );
+        assert!((votes_bytes as f64) < 10.0 * votes as f64, "{votes_bytes} B for {votes} votes");
+        figures.push((table_bytes as f64 / definitions as f64, sealing, ranking, votes, symbols));
     }
-    let mut links = table.votes();
-    let table_bytes = peak_alloc::live() - before;
-    let definitions = table.nodes();
-    let per_definition = table_bytes as f64 / definitions as f64;
-    for (n, (_, g)) in stored.iter().enumerate() {
-        let mut file = [parse(g)];
-        table.resolve_page(n, &mut file);
-        table.vote(&mut links, &file[0]);
-    }
-    let votes = links.len();
-    let votes_bytes = peak_alloc::live() - before - table_bytes;
-    eprintln!(
-        "[resolve memory] table: {definitions} definitions, {:.2} MB, {per_definition:.1} B a definition; votes: {votes}, {:.1} B a vote",
-        table_bytes as f64 / 1e6,
-        votes_bytes as f64 / votes as f64
-    );
-    assert!(
-        definitions > 15_000 && votes > 25_000,
-        "{definitions} definitions, {votes} votes: too few to tell"
-    );
+    let (grown, grown_sealing, grown_ranking, _, _) = figures[0];
+    let (made, sealing, ranking, votes, symbols) = figures[1];
     // Ids, names and fqns kept as owned strings and positions as 16-byte entries took ≈ 380 B
-    // here; now 76 B (each file's path, package and module keys included: 17 definitions a file).
-    assert!(per_definition < 90.0, "{per_definition:.1} B a definition");
-    assert!((votes_bytes as f64) < 10.0 * votes as f64, "{votes_bytes} B for {votes} votes");
+    // here; then 76 B (each file's path, package and module keys included: 17 definitions a
+    // file); 74 B with the strings in fixed buffers.
+    assert!(grown < 80.0 && made < 80.0, "{grown:.1} B, {made:.1} B a definition");
+    // Made for its nodes, sealing sorts the lookups and orders the ids where they are: beside
+    // what resolving the base types allocates (and frees), it allocates no copy of the lookups
+    // (16 B a node) and no id order (4 B), as a grown table's does.
+    assert!(
+        grown_sealing >= sealing + 18 * nodes,
+        "sealing allocated {sealing} B made for its nodes, {grown_sealing} B grown"
+    );
+    // The ranks' two rounds reuse the lookups' buffers: ranking allocates the votes by source
+    // (4 B a vote and a symbol) and little more, not 16 B a symbol more.
+    assert!(
+        ranking <= 4 * votes + 4 * (symbols + 1) + 64 * 1024,
+        "ranking allocated {ranking} B for {votes} votes and {symbols} symbols"
+    );
+    assert!(grown_ranking > ranking + 12 * symbols, "a grown table's ranking allocated {grown_ranking} B");
 }

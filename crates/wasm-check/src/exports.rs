@@ -67,3 +67,83 @@ pub extern "C" fn ewc_chunk(
 pub extern "C" fn ewc_output_ptr() -> *const u8 {
     OUTPUT.with(|o| o.borrow().as_ptr())
 }
+
+thread_local! {
+    static RESOLUTION: RefCell<Option<crate::resolution::Resolution>> = const { RefCell::new(None) };
+}
+
+/// The resolution's steps (see [`crate::resolution`]): `step` 0 starts over, 1 adds a stored
+/// graph's definitions (0: with room for `first` nodes), 2 parses and holds a row of the next page, 3 resolves the graphs held as file `first`
+/// on, 4 ranks, 5 seals, 6 counts the votes. Takes ownership of the buffer (`len` 0: none).
+#[no_mangle]
+pub extern "C" fn ewc_resolve(step: u32, ptr: *mut u8, len: usize, first: usize) -> usize {
+    let text = if len == 0 { String::new() } else { read(ptr, len) };
+    RESOLUTION.with(|r| {
+        let mut r = r.borrow_mut();
+        match step {
+            0 => {
+                *r = Some(crate::resolution::Resolution::with_capacity(first));
+                0
+            }
+            1 => r.as_mut().map_or(0, |r| r.add(&text)),
+            2 => {
+                if let Some(r) = r.as_mut() {
+                    r.row(&text);
+                }
+                0
+            }
+            3 => r.as_mut().map_or(0, |r| r.page(first)),
+            5 => r.as_mut().map_or(0, crate::resolution::Resolution::seal),
+            6 => r.as_ref().map_or(0, crate::resolution::Resolution::votes),
+            _ => r.take().map_or(0, crate::resolution::Resolution::rank),
+        }
+    })
+}
+
+/// The system allocator, counting: live bytes and their peak (beside `memory.buffer.byteLength`,
+/// which also counts what the allocator holds free).
+struct Counting;
+
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged; only counters are added.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        use std::sync::atomic::Ordering::Relaxed;
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        std::alloc::System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        std::alloc::System.dealloc(ptr, layout);
+    }
+
+    // The system's own (which may grow a block in place), as the worker's allocator does.
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        use std::sync::atomic::Ordering::Relaxed;
+        if new_size >= layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        std::alloc::System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Live heap bytes (`which` 0) or their peak since the last call with `which` 2 (1).
+#[no_mangle]
+pub extern "C" fn ewc_heap(which: u32) -> usize {
+    use std::sync::atomic::Ordering::Relaxed;
+    match which {
+        0 => LIVE.load(Relaxed),
+        1 => PEAK.load(Relaxed),
+        _ => PEAK.swap(LIVE.load(Relaxed), Relaxed),
+    }
+}

@@ -46,3 +46,80 @@ fn parse_config(config_json: &str) -> Result<ChunkConfig, String> {
 
 #[cfg(target_arch = "wasm32")]
 mod exports;
+
+/// The job end's code-graph resolution as the worker runs it ([`edgerag_core::graph::SymbolTable`]
+/// over stored graphs in pages), driven one call at a time by the host, so the wasm32 module's
+/// memory (`memory.buffer.byteLength`) can be read between steps (`scripts/bench/resolve-wasm.mjs`).
+pub mod resolution {
+    use edgerag_core::graph::{rank::Links, FileGraph, SymbolTable};
+
+    /// The state between calls.
+    #[derive(Default)]
+    pub struct Resolution {
+        table: SymbolTable,
+        links: Option<Links>,
+        /// The page's graphs, parsed as the worker reads each of its rows.
+        files: Vec<FileGraph>,
+    }
+
+    impl Resolution {
+        /// A table made for `nodes` nodes ([`SymbolTable::with_capacity`]; 0: grown as needed).
+        pub fn with_capacity(nodes: usize) -> Resolution {
+            Resolution { table: SymbolTable::with_capacity(nodes), links: None, files: Vec::new() }
+        }
+
+        /// Step 1: a stored graph's definitions (parsed, added, dropped).
+        pub fn add(&mut self, json: &str) -> usize {
+            match serde_json::from_str::<FileGraph>(json) {
+                Ok(file) => {
+                    self.table.add(&file);
+                    file.nodes.len()
+                }
+                Err(_) => 0,
+            }
+        }
+
+        /// Step 2 begins: the table sealed, no votes yet.
+        pub fn seal(&mut self) -> usize {
+            self.links = Some(self.table.votes());
+            self.table.nodes()
+        }
+
+        /// Votes so far.
+        pub fn votes(&self) -> usize {
+            self.links.as_ref().map_or(0, Links::len)
+        }
+
+        /// Step 2: one row of the page read next, parsed and held.
+        pub fn row(&mut self, json: &str) {
+            if let Ok(file) = serde_json::from_str(json) {
+                self.files.push(file);
+            }
+        }
+
+        /// Step 2: the graphs held resolved as file `first` on, voted and dropped. Returns the
+        /// edges.
+        pub fn page(&mut self, first: usize) -> usize {
+            if self.links.is_none() {
+                self.links = Some(self.table.votes());
+            }
+            let mut files = std::mem::take(&mut self.files);
+            self.table.resolve_page(first, &mut files);
+            let links = self.links.as_mut().expect("votes");
+            for f in &files {
+                self.table.vote(links, f);
+            }
+            files.iter().map(|f| f.edges.len()).sum()
+        }
+
+        /// Step 3: the ranks, read in order as the worker compares them with the stored ones.
+        /// Returns the symbols ranked.
+        pub fn rank(self) -> usize {
+            let Resolution { mut table, links, .. } = self;
+            let links = links.unwrap_or_else(|| table.votes());
+            let ranked = table.rank(links);
+            let symbols = ranked.symbols().count();
+            symbols + ranked.files().len()
+        }
+    }
+}

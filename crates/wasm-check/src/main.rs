@@ -56,8 +56,30 @@ fn main() {
                 bytes as f64 / best / 1e6
             );
         }
+        "graphs" => {
+            // Each code file's graph as the chunk stage stores it, `path\tjson` in path order
+            // (the path relative to `GRAPH_ROOT`); a graph over the 1 MB value budget is left out.
+            let root = std::env::var("GRAPH_ROOT").unwrap_or_default();
+            let mut rows: Vec<(String, String)> = files
+                .iter()
+                .filter_map(|(path, text)| {
+                    let rel = path.strip_prefix(root.as_str()).unwrap_or(path).trim_start_matches('/');
+                    let (_, graph) = edgerag_core::graph::chunk_with_graph(rel, text, &Default::default());
+                    let json = serde_json::to_string(&graph?).ok()?;
+                    (json.len() <= 1_000_000).then(|| (rel.to_string(), json))
+                })
+                .collect();
+            rows.sort();
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            for (path, json) in &rows {
+                if writeln!(out, "{path}\t{json}").is_err() {
+                    std::process::exit(1);
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: edgerag-wasm-check json|time [FILE...]   (paths from stdin when none)");
+            eprintln!("usage: edgerag-wasm-check json|time|graphs [FILE...]   (paths from stdin when none)");
             std::process::exit(2);
         }
     }

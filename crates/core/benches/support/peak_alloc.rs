@@ -10,11 +10,14 @@ pub struct PeakAlloc;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Bytes ever allocated (a realloc that grows counts its growth).
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for PeakAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
+            TOTAL.fetch_add(layout.size(), Ordering::Relaxed);
             let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(live, Ordering::Relaxed);
         }
@@ -29,6 +32,7 @@ unsafe impl GlobalAlloc for PeakAlloc {
         if !p.is_null() {
             if new_size >= layout.size() {
                 let grow = new_size - layout.size();
+                TOTAL.fetch_add(grow, Ordering::Relaxed);
                 let live = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
                 PEAK.fetch_max(live, Ordering::Relaxed);
             } else {
@@ -49,6 +53,13 @@ pub fn start() -> usize {
 /// Peak heap bytes above `baseline` (from [`start`]) since the measurement started.
 pub fn peak_since(baseline: usize) -> usize {
     PEAK.load(Ordering::Relaxed).saturating_sub(baseline)
+}
+
+/// Bytes allocated so far (frees not subtracted): what an operation allocates, whatever it frees
+/// meanwhile, is the difference of two readings.
+#[allow(dead_code)] // not every bench or test that includes this file reads it
+pub fn allocated() -> usize {
+    TOTAL.load(Ordering::Relaxed)
 }
 
 /// Heap bytes live now.

@@ -24,26 +24,45 @@ pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
 
 /// A growing array kept in blocks of [`Column::BLOCK`] items: adding an item never copies the
 /// others into a buffer twice their size (a `Vec` doubles, and holds both while it copies), and
-/// the spare room is at most one block.
+/// the spare room is at most one block. A column made [`Column::with_capacity`] keeps its first
+/// `capacity` items in one buffer of that size, allocated at once (so, in wasm32, where memory
+/// never shrinks, before the passing allocations that would otherwise sit between its blocks),
+/// and [`Column::into_vec`] then hands that buffer over without a copy.
 pub(super) struct Column<T> {
     blocks: Vec<Vec<T>>,
+    /// Items of the first block (the capacity asked for, or [`Column::BLOCK`]).
+    first: usize,
     len: usize,
 }
 
 impl<T> Default for Column<T> {
     fn default() -> Self {
-        Column { blocks: Vec::new(), len: 0 }
+        Column { blocks: Vec::new(), first: Column::<T>::BLOCK, len: 0 }
     }
 }
 
 impl<T> Column<T> {
     const BLOCK: usize = 1 << 12;
 
+    /// A column whose first `capacity` items go into one buffer, allocated now (none for 0).
+    pub(super) fn with_capacity(capacity: usize) -> Column<T> {
+        if capacity == 0 {
+            return Column::default();
+        }
+        Column { blocks: vec![Vec::with_capacity(capacity)], first: capacity, len: 0 }
+    }
+
     pub(super) fn push(&mut self, item: T) {
+        let room = match self.blocks.len() {
+            0 => 0,
+            1 => self.first,
+            _ => Column::<T>::BLOCK,
+        };
         match self.blocks.last_mut() {
-            Some(block) if block.len() < Column::<T>::BLOCK => block.push(item),
+            Some(block) if block.len() < room => block.push(item),
             _ => {
-                let mut block = Vec::with_capacity(Column::<T>::BLOCK);
+                let size = if self.blocks.is_empty() { self.first } else { Column::<T>::BLOCK };
+                let mut block = Vec::with_capacity(size);
                 block.push(item);
                 self.blocks.push(block);
             }
@@ -59,8 +78,17 @@ impl<T> Column<T> {
         self.len == 0
     }
 
-    /// Every item in one buffer of their size, filled as the blocks are freed.
-    pub(super) fn into_vec(self) -> Vec<T> {
+    /// Every item in order, each block freed once read.
+    pub(super) fn into_items(self) -> impl Iterator<Item = T> {
+        self.blocks.into_iter().flatten()
+    }
+
+    /// Every item in one buffer of their size, filled as the blocks are freed (the first block
+    /// itself when it holds them all).
+    pub(super) fn into_vec(mut self) -> Vec<T> {
+        if self.blocks.len() <= 1 {
+            return self.blocks.pop().unwrap_or_default();
+        }
         let mut out = Vec::with_capacity(self.len);
         for block in self.blocks {
             out.extend(block);
@@ -71,22 +99,36 @@ impl<T> Column<T> {
 
 impl<T: Copy> Column<T> {
     pub(super) fn get(&self, i: usize) -> T {
-        self.blocks[i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
+        if i < self.first {
+            return self.blocks[0][i];
+        }
+        let i = i - self.first;
+        self.blocks[1 + i / Column::<T>::BLOCK][i % Column::<T>::BLOCK]
     }
 }
 
-/// Strings stored once each, by number: one buffer and the end of each string in it. While
-/// strings are added, equal ones get the same number (a map from their hash; a rare hash collision
-/// only stores the string twice: strings are always compared by their text, never by number).
+/// Strings stored once each, by number: their text in buffers of [`Strings::BLOCK`] bytes (a
+/// string never straddles two; a longer one has a buffer of its own), so that the text never
+/// doubles into a copy of itself, and the end of each string in the text of all buffers end to
+/// end. While strings are added, equal ones get the same number (a map from their hash; a rare
+/// hash collision only stores the string twice: strings are always compared by their text, never
+/// by number).
 #[derive(Default)]
 pub(super) struct Strings {
-    text: String,
+    blocks: Vec<String>,
+    /// Each buffer's first string and where its text starts (in the text of all buffers).
+    block_first: Vec<u32>,
+    block_start: Vec<u32>,
     ends: Column<u32>,
+    /// Bytes of text stored.
+    bytes: u32,
     /// By [`fnv32`] of the text (a collision only stores a string twice).
     seen: HashMap<u32, u32>,
 }
 
 impl Strings {
+    const BLOCK: usize = 1 << 16;
+
     /// The number of `s` (added unless already there).
     pub(super) fn intern(&mut self, s: &str) -> u32 {
         let hash = fnv32(&[s.as_bytes()]);
@@ -102,9 +144,19 @@ impl Strings {
     }
 
     fn push(&mut self, s: &str) -> u32 {
-        self.text.push_str(s);
-        self.ends.push(self.text.len() as u32);
-        (self.ends.len() - 1) as u32
+        let id = self.ends.len() as u32;
+        let fits = self.blocks.last().is_some_and(|b| b.capacity() - b.len() >= s.len());
+        if !fits {
+            self.blocks.push(String::with_capacity(Strings::BLOCK.max(s.len())));
+            self.block_first.push(id);
+            self.block_start.push(self.bytes);
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.push_str(s);
+        }
+        self.bytes += s.len() as u32;
+        self.ends.push(self.bytes);
+        id
     }
 
     /// Strings stored.
@@ -113,15 +165,15 @@ impl Strings {
     }
 
     pub(super) fn get(&self, id: u32) -> &str {
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends.get(id - 1) as usize };
-        &self.text[start..self.ends.get(id) as usize]
+        let k = self.block_first.partition_point(|&f| f <= id) - 1;
+        let base = self.block_start[k] as usize;
+        let start = if id == 0 { 0 } else { self.ends.get(id as usize - 1) as usize };
+        &self.blocks[k][start - base..self.ends.get(id as usize) as usize - base]
     }
 
     /// No more strings: the map that finds equal ones is dropped.
     pub(super) fn seal(&mut self) {
         self.seen = HashMap::new();
-        self.text.shrink_to_fit();
     }
 }
 
@@ -135,15 +187,27 @@ pub(super) struct Positions {
 }
 
 impl Positions {
+    /// Room for `capacity` positions in one buffer, sorted in place when sealed.
+    pub(super) fn with_capacity(capacity: usize) -> Positions {
+        Positions { added: Column::with_capacity(capacity), entries: Vec::new() }
+    }
+
     pub(super) fn push(&mut self, hash: u32, at: u32) {
         self.added.push(u64::from(hash) << 32 | u64::from(at));
     }
 
     pub(super) fn seal(&mut self) {
         let mut entries = std::mem::take(&mut self.added).into_vec();
-        entries.extend(std::mem::take(&mut self.entries));
+        if !self.entries.is_empty() {
+            entries.extend(std::mem::take(&mut self.entries));
+        }
         entries.sort_unstable();
         self.entries = entries;
+    }
+
+    /// The sorted entries' buffer, for another use of its memory (see [`super::SymbolTable::rank`]).
+    pub(super) fn into_buffer(self) -> Vec<u64> {
+        self.entries
     }
 
     /// The positions in `from..to` under `hash`, in order.
@@ -208,6 +272,24 @@ mod tests {
     }
 
     #[test]
+    fn strings_read_back_across_buffers_and_a_long_one_has_its_own() {
+        let mut s = Strings::default();
+        let long = "x".repeat(Strings::BLOCK + 3);
+        let words: Vec<String> = (0..40_000)
+            .map(|i| if i == 20_000 { long.clone() } else { format!("name_{i}") })
+            .chain(["".to_string(), "name_7".to_string()])
+            .collect();
+        let ids: Vec<u32> = words.iter().map(|w| s.intern(w)).collect();
+        assert!(s.blocks.len() > 5, "{} buffers", s.blocks.len());
+        assert_eq!(ids[40_001], ids[7]);
+        s.seal();
+        for (w, id) in words.iter().zip(ids) {
+            assert_eq!(s.get(id), w);
+        }
+        assert!(s.blocks.iter().all(|b| b.capacity() == Strings::BLOCK || b.len() == long.len()));
+    }
+
+    #[test]
     fn a_column_reads_back_every_item_across_blocks() {
         let mut c = Column::default();
         let n = 3 * Column::<u32>::BLOCK + 5;
@@ -220,6 +302,39 @@ mod tests {
         assert_eq!(v.len(), n);
         assert_eq!(v.capacity(), n);
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
+    }
+
+    #[test]
+    fn a_column_with_a_capacity_keeps_it_in_one_buffer_and_grows_past_it_in_blocks() {
+        for (capacity, n) in [(10, 10), (10, 3), (10, 11), (10, 10 + 2 * Column::<u32>::BLOCK + 1), (0, 7)] {
+            let mut c = Column::with_capacity(capacity);
+            let first = c.blocks.first().map(|b: &Vec<u32>| b.as_ptr());
+            for i in 0..n {
+                c.push(i as u32 * 5);
+            }
+            assert!((0..n).all(|i| c.get(i) == i as u32 * 5), "capacity {capacity}, {n} items");
+            let v = c.into_vec();
+            assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 5) && v.len() == n);
+            // Within the capacity the first buffer itself comes out, not a copy.
+            assert_eq!(n <= capacity, first == Some(v.as_ptr()), "capacity {capacity}, {n} items");
+        }
+    }
+
+    #[test]
+    fn positions_sorted_in_place_or_from_blocks_are_the_same() {
+        let pushes: Vec<(u32, u32)> =
+            (0..3 * Column::<u64>::BLOCK as u32).map(|i| (i.wrapping_mul(2_654_435_761) % 97, i)).collect();
+        let mut sealed = Vec::new();
+        for capacity in [0, 10, pushes.len()] {
+            let mut p = Positions::with_capacity(capacity);
+            for &(hash, at) in &pushes {
+                p.push(hash, at);
+            }
+            p.seal();
+            sealed.push(p.entries);
+        }
+        assert!(sealed.windows(2).all(|w| w[0] == w[1]));
+        assert!(sealed[0].windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]

@@ -60,19 +60,57 @@ impl SymbolTable {
         SymbolTable { index: Index::default(), typed: Vec::new(), sealed: false }
     }
 
+    /// A table for about `nodes` nodes (every file's, as [`SymbolTable::nodes`] counts them):
+    /// each per-node array is allocated once at that size, before any file is added, and sorted
+    /// in place when sealed, so that in wasm32 (whose memory never shrinks) the table lies in one
+    /// stretch, not in blocks between the pages of graphs read meanwhile, and sealing it copies
+    /// nothing. More nodes than that still go in (in blocks, copied when sealed, as
+    /// [`SymbolTable::new`] does); the edges and ranks are the same whatever the figure.
+    pub fn with_capacity(nodes: usize) -> SymbolTable {
+        let index = Index {
+            kinds: Column::with_capacity(nodes),
+            top: Column::with_capacity(nodes),
+            names: Column::with_capacity(nodes),
+            scopes: Column::with_capacity(nodes),
+            id_keys: Column::with_capacity(nodes),
+            by_fqn: Positions::with_capacity(nodes),
+            by_name: Positions::with_capacity(nodes),
+            by_id: Vec::with_capacity(nodes),
+            ..Index::default()
+        };
+        SymbolTable { index, typed: Vec::new(), sealed: false }
+    }
+
     /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
     pub fn add(&mut self, file: &FileGraph) {
         debug_assert!(!self.sealed, "a file added after seal");
         let fi = self.len();
         self.index.add(file);
-        let typed: Vec<Edge> = file
+        // Each id and path once (a type's every `impl` names it again), in buffers of their size.
+        let mut shared: HashSet<Arc<str>> = HashSet::new();
+        let mut share = |s: &Arc<str>| -> Arc<str> {
+            if let Some(kept) = shared.get(&**s) {
+                return kept.clone();
+            }
+            shared.insert(s.clone());
+            s.clone()
+        };
+        let mut typed: Vec<Edge> = file
             .edges
             .iter()
             .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
-            .cloned()
+            .map(|e| Edge {
+                src: share(&e.src),
+                dst: e.dst.as_ref().map(&mut share),
+                path: share(&e.path),
+                hint: e.hint.as_ref().map(|h| Hint { owner: h.owner.as_ref().map(&mut share), ..h.clone() }),
+                ..e.clone()
+            })
             .collect();
+        typed.shrink_to_fit();
         if !typed.is_empty() {
-            let imports = type_imports(file, &typed);
+            let mut imports = type_imports(file, &typed);
+            imports.shrink_to_fit();
             let kept = FileGraph {
                 path: file.path.clone(),
                 language: file.language,
@@ -143,10 +181,18 @@ impl SymbolTable {
     /// The votes of one resolved file's edges (as [`crate::graph::rank::Votes::add`] counts them).
     pub fn vote(&self, links: &mut Links, file: &FileGraph) {
         for edge in file.edges.iter().filter(|e| votes(e.kind)) {
-            let Some(dst) = edge.dst.as_deref() else { continue };
-            if let (Some((_, s)), Some((_, d))) = (self.index.at_of_id(&edge.src), self.index.at_of_id(dst)) {
-                links.push(s, d);
+            if let Some(dst) = edge.dst.as_deref() {
+                self.vote_ids(links, &edge.src, dst);
             }
+        }
+    }
+
+    /// The vote of one voting edge ([`crate::graph::rank::votes`] of its kind), from `src` to
+    /// `dst` (node ids; none when either is not a symbol of the table): as [`SymbolTable::vote`]
+    /// counts it, for edges read back one by one.
+    pub fn vote_ids(&self, links: &mut Links, src: &str, dst: &str) {
+        if let (Some((_, s)), Some((_, d))) = (self.index.at_of_id(src), self.index.at_of_id(dst)) {
+            links.push(s, d);
         }
     }
 
@@ -156,16 +202,30 @@ impl SymbolTable {
     pub fn rank(mut self, links: Links) -> Ranked {
         self.seal();
         let index = &mut self.index;
-        for dropped in [&mut index.by_fqn, &mut index.by_name] {
-            *dropped = Positions::default();
-        }
+        let lookups: Vec<Vec<u64>> = [&mut index.by_fqn, &mut index.by_name]
+            .into_iter()
+            .map(|dropped| std::mem::take(dropped).into_buffer())
+            .collect();
         index.by_key = HashMap::new();
         index.by_package = HashMap::new();
+        index.packages = Vec::new();
         index.modules = HashSet::new();
         index.bases = HashMap::new();
         index.declared = Vec::new();
         index.top = Column::default();
-        Ranked { index: self.index, ranks: links.ranks() }
+        index.id_keys = Column::default();
+        // The two lookups' buffers (8 bytes a node each) hold the ranks' two rounds (8 bytes a
+        // symbol), turned into `f64` buffers in place (same size and alignment, so collecting
+        // reuses each allocation), so that the ranks take no new memory; a buffer with no room
+        // for every symbol (a table grown past its capacity) is freed instead of grown.
+        let symbols = index.symbols;
+        let mut buffers = lookups.into_iter().filter(|b| b.capacity() >= symbols).map(|b| {
+            let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
+            f.clear();
+            f
+        });
+        let (rank, next) = (buffers.next().unwrap_or_default(), buffers.next().unwrap_or_default());
+        Ranked { index: self.index, ranks: links.ranks_in(rank, next) }
     }
 }
 
@@ -486,7 +546,10 @@ impl Index {
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
     fn seal_ids(&mut self) {
-        let mut by_id: Vec<u32> = (0..self.kinds.len() as u32).collect();
+        // Into the room [`SymbolTable::with_capacity`] made, if any.
+        let mut by_id = std::mem::take(&mut self.by_id);
+        by_id.clear();
+        by_id.extend(0..self.kinds.len() as u32);
         by_id.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
             self.id_keys
