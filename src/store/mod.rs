@@ -307,10 +307,6 @@ impl Db {
     }
 }
 
-/// `meta.changes` of a D1 result, read by itself: workers-rs reads the whole `meta` object into
-/// `usize` fields, and on wasm32 its `size_after` (the database's size in bytes) no longer fits
-/// once the database passes 4 GiB — every write then failed (`invalid value: integer …, expected
-/// usize`), which the large-repository benchmark found at 4.3 GB.
 /// A statement's rows in JS ([`Db::rows`]).
 pub struct JsRows {
     rows: js_sys::Array,
@@ -362,6 +358,10 @@ impl JsRow {
     }
 }
 
+/// `meta.changes` of a D1 result, read by itself: workers-rs reads the whole `meta` object into
+/// `usize` fields, and on wasm32 its `size_after` (the database's size in bytes) no longer fits
+/// once the database passes 4 GiB — every write then failed (`invalid value: integer …, expected
+/// usize`), which the large-repository benchmark found at 4.3 GB.
 fn changes_of(result: &JsValue) -> usize {
     js_sys::Reflect::get(result, &JsValue::from_str("meta"))
         .ok()
