@@ -47,10 +47,10 @@ fn quoted_names(query: &str) -> Vec<String> {
             out.push(name.to_string());
         }
     };
-    for (i, part) in query.split('`').enumerate() {
-        if i % 2 == 1 && query.split('`').count() > i + 1 {
-            push(part);
-        }
+    // Between an opening and a closing backtick: the odd parts, save a last one left open.
+    let parts: Vec<&str> = query.split('`').collect();
+    for part in parts.iter().take(parts.len().saturating_sub(1)).skip(1).step_by(2) {
+        push(part);
     }
     for tag in ["{@code ", "{@link "] {
         for (at, _) in query.match_indices(tag) {

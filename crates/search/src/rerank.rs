@@ -7,7 +7,7 @@
 //! Each returns whether the order changed (→ `rerankApplied`).
 use std::collections::HashMap;
 
-use edgerag_core::text::split_identifier;
+use edgerag_core::text::{identifiers, split_identifier};
 use edgerag_core::{ChunkType, Language};
 
 use crate::candidate::{order_of, sort_by_score, Candidate};
@@ -131,8 +131,7 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
         m *= 1.25;
     }
     if let Some(name) = chunk.metadata.symbol_name.as_deref() {
-        // The definition's own name: the last segment of a qualified one (`Store::new` → `new`).
-        let own = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+        let own = own_name(name);
         if query.identifiers.iter().any(|i| i == own) {
             m *= settings.named_symbol_bonus;
         } else if own.chars().count() > 2 && query.words.iter().any(|w| w == own) {
@@ -142,7 +141,7 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
         }
     }
     if let Some(parent) = chunk.metadata.parent_symbol.as_deref() {
-        let own = parent.rsplit(['.', ':', '#']).next().unwrap_or(parent);
+        let own = own_name(parent);
         if own.chars().count() > 2 && query.identifiers.iter().chain(&query.words).any(|w| w == own) {
             m *= settings.named_parent_bonus;
         }
@@ -157,12 +156,14 @@ pub fn code_aware_multiplier(c: &Candidate, settings: &CodeAwareSettings, query:
 /// than the definition's own name.
 fn quoted_in_signature(c: &Candidate, query: &QueryAnalysis) -> bool {
     let chunk = &c.record.chunk;
-    let name = chunk.metadata.symbol_name.as_deref().unwrap_or("");
-    let own = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+    let own = own_name(chunk.metadata.symbol_name.as_deref().unwrap_or(""));
     let Some(signature) = code_lines(&chunk.text).next() else { return false };
-    signature
-        .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-        .any(|token| token != own && query.quoted.iter().any(|q| q == token))
+    identifiers(signature).any(|token| token != own && query.quoted.iter().any(|q| q == token))
+}
+
+/// A definition's own name: the last segment of a qualified one (`Store::new` → `new`).
+fn own_name(name: &str) -> &str {
+    name.rsplit(['.', ':', '#']).next().unwrap_or(name)
 }
 
 /// Whether a candidate is secondary to code for this question: a test the question does not ask
