@@ -34,6 +34,7 @@ pub mod embed;
 pub mod error;
 pub mod http;
 pub mod ingest;
+pub mod keyword_copy;
 pub mod ledger;
 pub mod log;
 pub mod model_clients;
@@ -123,6 +124,7 @@ mod layering {
         ("store", 2),
         ("embed", 2),
         ("vector", 2),
+        ("keyword_copy", 2),
         ("ingest", 2),
         ("model_clients", 2),
         ("ratelimit", 2),

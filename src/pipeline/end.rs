@@ -1,5 +1,6 @@
 //! A job's end, once every file is indexed: the code graph's cross-file resolution and ranks
-//! (`store::graph::resolve_namespace_from`), the vector index's snapshot of the namespace, then
+//! (`store::graph::resolve_namespace_from`), the vector index's and the keyword copy's snapshots
+//! of the namespace (`keyword_copy::prepare_snapshot`, when its rows fit the message), then
 //! the job's completion ([`finish::complete`]: SUCCEEDED, the namespace READY) and what was
 //! queued behind it. Until then the job is RUNNING in stage `finish` and the namespace is not
 //! READY.
@@ -75,6 +76,7 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
         if !done {
             return hand_on(ctx, &job.id, step, None).await;
         }
+        keyword_snapshot(ctx, ns, &budget).await;
         step = EndStep::Complete;
         if !budget.fits(COMPLETE_STEP_STATEMENTS) {
             return hand_on(ctx, &job.id, step, None).await;
@@ -87,6 +89,23 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
         super::sync::after_job(ctx, ns).await;
     }
     Ok(())
+}
+
+/// The namespace's keyword snapshot at its new generation, when it fits what the message has left
+/// (otherwise, or on an error, the first search builds it as before: logged, never fatal).
+async fn keyword_snapshot(ctx: &Ctx, ns: &str, budget: &Statements) {
+    let (config, _) = crate::keyword_copy::CopyConfig::from_env(&ctx.env);
+    let outcome = crate::keyword_copy::prepare_snapshot(config, &ctx.db, ns, budget).await;
+    ctx.lap("keywords");
+    match outcome {
+        Ok(prepared) => crate::log::info(
+            "keyword_snapshot_prepared",
+            &[("namespace", ns), ("state", &format!("{prepared:?}"))],
+        ),
+        Err(e) => {
+            crate::log::warn("keyword_snapshot_failed", &[("namespace", ns), ("detail", &e.to_string())])
+        }
+    }
 }
 
 /// The code graph's resolution from `after` on, as far as the budget goes: `Ok(true)` when it is

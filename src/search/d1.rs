@@ -17,7 +17,6 @@ use std::rc::Rc;
 use edgerag_search::bm25::{Bm25Index, Phrase};
 use worker::D1PreparedStatement;
 
-mod copies;
 mod prose;
 
 pub use copies::CopyConfig;
@@ -26,6 +25,7 @@ pub use copies::{copy_state, forget_copies, test_hooks as copy_hooks};
 
 use crate::auth::Access;
 use crate::background::Background;
+use crate::keyword_copy as copies;
 use crate::store::{numbered_placeholders, placeholders, Arg, Db, StoreError, Stores, MAX_PARAMS};
 
 /// D1-backed implementation of every store port, over every database of the deployment, limited

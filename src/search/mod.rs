@@ -8,7 +8,7 @@
 //! | `SEARCH_PROFILES` | JSON overriding / adding profiles (see `edgerag_search::profile`) |
 //! | `GENERATOR`, `GENERATOR_MODEL`, `GENERATOR_BASE_URL`, `GENERATOR_API_KEY` | LLM query transformers and multi-query |
 //! | `RERANKER`, `RERANKER_MODEL` | cross-encoder rerank (`workers-ai`, `@cf/baai/bge-reranker-base`) |
-//! | `KEYWORD_INDEX_CACHE_MB`, `KEYWORD_INDEX_QUIET_MS` | in-memory BM25 copies of namespaces at rest (`d1::copies`) |
+//! | `KEYWORD_INDEX_CACHE_MB`, `KEYWORD_INDEX_QUIET_MS` | in-memory BM25 copies of namespaces at rest (`crate::keyword_copy`) |
 mod d1;
 #[cfg(feature = "test-hooks")]
 pub mod suite;

@@ -7,8 +7,9 @@
 // written a part at a time within a statement budget (as a job's end spreads it over queue
 // messages) is the one written at once. The keyword copy
 // the same way (`keyword_snapshots`, versioned by the namespace's keyword generation): written by
-// the build after the first search, read by a new isolate, refused when unreadable or of another
-// generation (then built from the rows and rewritten), deleted with the namespace's last chunk.
+// the job's end before the first search, read by every isolate, refused when unreadable or of
+// another generation (then built from the rows and rewritten), deleted with the namespace's last
+// chunk.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,12 +92,14 @@ test('a restarted worker loads the snapshot the job stored and answers exactly a
   // The row is committed before the worker's log line reaches its output: wait for the line.
   await waitForLog(/"event":"vector_snapshot_prepared"[^\n]*"state":"Written"/);
 
-  await answers(); // the first round builds this isolate's copies
-  // The keyword copy is built after the first response and stored as the namespace's snapshot.
-  await waitForLog(/"event":"keyword_snapshot_written"[^\n]*repo:acme\/shop[^\n]*"written":"true"|"event":"keyword_snapshot_written"[^\n]*"written":"true"[^\n]*repo:acme\/shop/);
+  // So did the keyword copy's, before any search: the first search after the job reads it.
+  await waitForLog(/"event":"keyword_snapshot_prepared"[^\n]*"state":"Written"/);
   const keywordStored = await keywordSnapshot(SHOP);
   assert.ok(keywordStored.length >= 1, JSON.stringify(keywordStored));
   assert.equal(keywordStored[0].generation, await keywordGeneration(SHOP));
+  await answers(); // the first round reads this isolate's keyword copy ready-made
+  await waitForLog(/"event":"keyword_copy_loaded"[^\n]*repo:acme\/shop/);
+  assert.doesNotMatch(er.logs(), /"event":"keyword_copy_built"/, 'the job stored it: no search built it');
   const warm = await answers();
   assert.ok(warm.every((m) => m.length > 0), 'every query finds something');
   assert.deepEqual(await answers(), warm, 'warm answers are stable');

@@ -22,6 +22,9 @@
 //! - **Budget.** `KEYWORD_INDEX_CACHE_MB` (default 32 with Vectorize, 16 beside the local vector
 //!   index's own 16; 0 turns copies off) for all namespaces together, least recently used dropped
 //!   first. A namespace whose copy would not fit is answered by FTS5 (its build stops once over).
+//! - **Written at a job's end.** Before a namespace is READY again, the job's end stores its
+//!   snapshot at the new generation ([`prepare_snapshot`]), so the first search after an
+//!   ingestion reads it like any new isolate's; a search builds it only when the end could not.
 //! - **Read ready-made.** A copy built from the rows is stored beside the namespace as a snapshot
 //!   (`keyword_snapshots`, migration 0130: [`Bm25Index::to_snapshot`] bytes in base64 parts under
 //!   the D1 value budget, tagged with the generation it was built at, written in one transaction
@@ -285,7 +288,9 @@ pub async fn build(config: CopyConfig, db: &Db, namespace: &str, generation: f64
             let copy = usable.then(|| Rc::new(copy));
             store(config, namespace, generation, copy.clone());
             if let Some(copy) = &copy {
-                if let Err(e) = write_snapshot(db, namespace, generation, copy).await {
+                if let Err(e) =
+                    write_snapshot(db, namespace, generation, copy, &crate::ledger::Unbounded).await
+                {
                     crate::log::warn(
                         "keyword_snapshot_write_failed",
                         &[("namespace", namespace), ("detail", &e.to_string())],
@@ -301,6 +306,76 @@ pub async fn build(config: CopyConfig, db: &Db, namespace: &str, generation: f64
             None
         }
     }
+}
+
+/// What a job's end did for the namespace's keyword snapshot ([`prepare_snapshot`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prepared {
+    /// Written at the namespace's current generation.
+    Written,
+    /// One of the current generation was there already.
+    Current,
+    /// None written: copies are off, the namespace has no chunks, its copy would not be usable
+    /// (over the memory budget, or not FTS5's bit for bit), it changed meanwhile, or its rows
+    /// need more statements than the message has left. The first search builds it, as before.
+    Skipped(&'static str),
+}
+
+/// Statements besides the pages of rows and the snapshot's parts: the generation, the stored
+/// snapshot's, the count, the build's closing generation check and the write's delete.
+const PREPARE_FIXED_STATEMENTS: usize = 5;
+
+/// At a job's end, before the namespace is READY: its keyword snapshot at its current generation,
+/// so the first search of every isolate reads the copy ready-made (a few statements) instead of
+/// building it from every row after answering through FTS5. A current snapshot is left as it is;
+/// otherwise the copy is built from the rows (a statement per [`PAGE_ROWS`]) and written, when it
+/// is usable and the rows fit `budget`. The copy is not kept in this isolate. Idempotent: a rerun
+/// finds the snapshot current.
+pub async fn prepare_snapshot(
+    config: CopyConfig,
+    db: &Db,
+    namespace: &str,
+    budget: &dyn crate::ledger::Budget,
+) -> StoreResult<Prepared> {
+    if config.bytes == 0 {
+        return Ok(Prepared::Skipped("copies off"));
+    }
+    #[derive(Deserialize)]
+    struct One {
+        n: f64,
+    }
+    let ns = [Arg::Text(namespace)];
+    let read = |sql: &'static str| db.first::<One>(sql, &ns);
+    let Some(generation) =
+        read("SELECT generation AS n FROM keyword_generations WHERE namespace = ?1").await?.map(|r| r.n)
+    else {
+        return Ok(Prepared::Skipped("no chunks"));
+    };
+    let stored =
+        read("SELECT generation AS n FROM keyword_snapshots WHERE namespace = ?1 AND part = 0").await?;
+    if stored.map(|r| r.n) == Some(generation) {
+        return Ok(Prepared::Current);
+    }
+    let t = crate::store::keyword::table(namespace);
+    let docs =
+        db.first::<One>(&format!("SELECT count(*) AS n FROM {t}_docsize"), &[]).await?.map_or(0.0, |r| r.n);
+    if docs == 0.0 {
+        return Ok(Prepared::Skipped("no chunks"));
+    }
+    // A page per PAGE_ROWS rows, and an empty one when they are a whole number of pages.
+    let pages = docs as usize / PAGE_ROWS + 1;
+    if !budget.fits(pages + PREPARE_FIXED_STATEMENTS) {
+        return Ok(Prepared::Skipped("statements"));
+    }
+    Ok(match read_copy(config, db, namespace, generation).await? {
+        None => Prepared::Skipped("changed"),
+        Some((_, false)) => Prepared::Skipped("not usable"),
+        Some((copy, true)) => match write_snapshot(db, namespace, generation, &copy, budget).await? {
+            Some(true) => Prepared::Written,
+            Some(false) => Prepared::Skipped("changed"),
+            None => Prepared::Skipped("statements"),
+        },
+    })
 }
 
 /// Snapshot parts read per statement (≈ 7.5 MB of text).
@@ -348,13 +423,23 @@ async fn read_snapshot(
 
 /// Stores `copy` (built at `generation`) as the namespace's snapshot, replacing the previous one,
 /// in one transaction that applies only while the namespace is still at that generation.
-/// Idempotent; `false` when the generation moved.
-async fn write_snapshot(db: &Db, namespace: &str, generation: f64, copy: &Bm25Index) -> StoreResult<bool> {
+/// Idempotent; `Some(false)` when the generation moved, `None` (nothing written) when its
+/// statements do not fit `budget`.
+async fn write_snapshot(
+    db: &Db,
+    namespace: &str,
+    generation: f64,
+    copy: &Bm25Index,
+    budget: &dyn crate::ledger::Budget,
+) -> StoreResult<Option<bool>> {
     let started = crate::time::now_ms();
     let bytes = copy.to_snapshot();
     let guard = "COALESCE((SELECT generation FROM keyword_generations WHERE namespace = ?1), 0) = ?2";
     let pieces = parts::cut(&bytes);
     let count = pieces.len();
+    if !budget.fits(count + 1) {
+        return Ok(None);
+    }
     let mut statements = vec![db.stmt(
         &format!("DELETE FROM keyword_snapshots WHERE namespace = ?1 AND {guard}"),
         &[Arg::Text(namespace), Arg::Real(generation)],
@@ -388,7 +473,7 @@ async fn write_snapshot(db: &Db, namespace: &str, generation: f64, copy: &Bm25In
             ("ms", &format!("{:.0}", crate::time::now_ms() - started)),
         ],
     );
-    Ok(written)
+    Ok(Some(written))
 }
 
 /// A namespace's build claimed in this isolate (no other query starts one meanwhile) and not yet
