@@ -2,7 +2,7 @@
 //! `migrations/0020_code_graph.sql`). A file's rows are replaced with the file; when a job
 //! completes, the edges across files are resolved again from the stored per-file graphs and
 //! rewritten where they changed (`migrations/0080_graph_edges_hash.sql`).
-use edgerag_core::graph::{Edge, FileGraph, Node};
+use edgerag_core::graph::{Definitions, Edge, FileGraph, Node};
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
@@ -173,14 +173,20 @@ pub fn replace_file_statements(
     let mut out = delete_file_statements(db, namespace, path)?;
     let Some(graph) = graph else { return Ok(out) };
     let json = serde_json::to_string(graph).map_err(|e| StoreError(format!("{path}: {e}")))?;
+    let definitions = definitions_json(path, graph)?;
     out.push(db.stmt(
-        "INSERT INTO graph_files (namespace, path, graph, edges_hash) VALUES (?, ?, ?, '')",
-        &args![namespace, path, json.as_str()],
+        "INSERT INTO graph_files (namespace, path, graph, definitions, edges_hash) VALUES (?, ?, ?, ?, '')",
+        &args![namespace, path, json.as_str(), definitions.as_str()],
     )?);
     out.extend(node_statements(db, namespace, &graph.nodes)?);
     let local: Vec<&Edge> = graph.edges.iter().filter(|e| e.hint.is_none()).collect();
     out.extend(edge_statements(db, namespace, &local, Owner::File)?);
     Ok(out)
+}
+
+/// `graph`'s [`Definitions`] as JSON (`graph_files.definitions`, stored beside the graph).
+fn definitions_json(path: &str, graph: &FileGraph) -> StoreResult<String> {
+    serde_json::to_string(&Definitions::of(graph)).map_err(|e| StoreError(format!("{path}: {e}")))
 }
 
 /// The largest file graph stored (its JSON, bytes): the budget of one D1 value in
@@ -227,13 +233,16 @@ pub fn replace_files_statements(
             continue;
         }
         graphs.push((path, graph));
-        let row = serde_json::json!([path, json]);
+        // The definitions are smaller than the graph: within the value budget too.
+        let definitions = definitions_json(path, graph)?;
+        let row = serde_json::json!([path, json, definitions]);
         // A graph escaped inside a row array grows (every quote is escaped): one that would make
         // a row over the batch size goes as its own value, so no bound value passes the budget.
         if serde_json::to_string(&row).map_or(usize::MAX, |r| r.len()) > JSON_BATCH_BYTES {
             out.push(db.stmt(
-                "INSERT INTO graph_files (namespace, path, graph, edges_hash) VALUES (?1, ?2, ?3, '')",
-                &args![namespace, path, json.as_str()],
+                "INSERT INTO graph_files (namespace, path, graph, definitions, edges_hash) \
+                 VALUES (?1, ?2, ?3, ?4, '')",
+                &args![namespace, path, json.as_str(), definitions.as_str()],
             )?);
         } else {
             stored.push(row);
@@ -241,8 +250,9 @@ pub fn replace_files_statements(
     }
     for rows in json_batches(stored, JSON_BATCH_BYTES) {
         out.push(db.stmt(
-            "INSERT INTO graph_files (namespace, path, graph, edges_hash) \
-             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), '' FROM json_each(?2)",
+            "INSERT INTO graph_files (namespace, path, graph, definitions, edges_hash) \
+             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), '' \
+             FROM json_each(?2)",
             &args![namespace, rows.as_str()],
         )?);
     }
@@ -261,8 +271,19 @@ const LIST_PAGE_FILES: usize = 5_000;
 struct Listed {
     path: String,
     bytes: f64,
+    /// Of its stored definitions, or of its graph when it has none ([`DEFINITIONS_OR_GRAPH`]).
+    definition_bytes: f64,
     edges_hash: Option<String>,
 }
+
+/// Whether a row's stored definitions are of the format this build reads (`?4` is
+/// [`Definitions::JSON_PREFIX`]); a row without them (stored before they were) has its graph read
+/// instead.
+const HAS_DEFINITIONS: &str = "substr(definitions, 1, length(?4)) = ?4";
+
+/// The text a row's definitions are read from: its stored definitions, else its graph.
+const DEFINITIONS_OR_GRAPH: &str =
+    "CASE WHEN substr(definitions, 1, length(?4)) = ?4 THEN definitions ELSE graph END";
 
 /// What a namespace's cross-file resolution did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,8 +298,11 @@ pub struct Resolved {
     pub rewritten_edges: usize,
     /// Symbol and file ranks written (those that changed).
     pub ranks_written: usize,
-    /// Pages the stored graphs were read in (each read twice).
+    /// Pages the stored graphs are resolved in (each page read once, by the call that resolves
+    /// it).
     pub pages: usize,
+    /// Pages the namespace's definitions were read in, by this call (every call reads them all).
+    pub definition_pages: usize,
 }
 
 /// Consecutive runs of `sizes` (in order) of at most `max_bytes` in total, as `(first, count)`; an
@@ -301,38 +325,62 @@ pub fn pages_of(sizes: &[usize], max_bytes: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// One page of stored graphs, parsed one at a time: `each` is called with the files
-/// `listed[first..first + count]` in order, checked to be those (a job writing the namespace
-/// meanwhile makes resolution fail, to run again at its end). The page's rows stay in JS until
-/// each is read: only one row's text and its graph are in wasm memory at a time.
+/// What [`read_page`] reads of each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// Its graph, whole.
+    Graphs,
+    /// Its stored definitions, given as [`Definitions::graph`] (what the symbol table reads of
+    /// the graph), or its graph when it has none.
+    Definitions,
+}
+
+/// One page of stored graphs (or of their definitions), parsed one at a time: `each` is called
+/// with the files `listed[first..first + count]` in order, checked to be those (a job writing the
+/// namespace meanwhile makes resolution fail, to run again at its end). The page's rows stay in
+/// JS until each is read: only one row's text and its graph are in wasm memory at a time.
 async fn read_page(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
     (first, count): (usize, usize),
+    read: Read,
     mut each: impl FnMut(FileGraph) -> StoreResult<()>,
 ) -> StoreResult<()> {
     let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
-    let mut rows = db
-        .rows(
-            "SELECT path, graph FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
-            &args![namespace, after, count],
-        )
-        .await?;
+    let columns = match read {
+        Read::Graphs => "NULL AS definitions, graph".to_string(),
+        Read::Definitions => format!(
+            "CASE WHEN {HAS_DEFINITIONS} THEN definitions END AS definitions, \
+             CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph"
+        ),
+    };
+    let sql = format!(
+        "SELECT path, {columns} FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
+    );
+    let mut rows = match read {
+        Read::Graphs => db.rows(&sql, &args![namespace, after, count]).await?,
+        Read::Definitions => db.rows(&sql, &args![namespace, after, count, Definitions::JSON_PREFIX]).await?,
+    };
     let changed = || StoreError("the stored file graphs changed during resolution".into());
     if rows.len() != count {
         return Err(changed());
     }
     for expected in &listed[first..first + count] {
-        let Some([Some(path), Some(graph)]) = rows.next_text(["path", "graph"]) else {
+        let Some([Some(path), definitions, graph]) = rows.next_text(["path", "definitions", "graph"]) else {
             return Err(changed());
         };
         if path != expected.path {
             return Err(changed());
         }
-        let file = serde_json::from_str::<FileGraph>(&graph)
-            .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?;
-        drop(graph);
+        let file = match (definitions, graph) {
+            (Some(definitions), _) => serde_json::from_str::<Definitions>(&definitions)
+                .map_err(|e| StoreError(format!("stored definitions {path}: {e}")))?
+                .graph(),
+            (None, Some(graph)) => serde_json::from_str::<FileGraph>(&graph)
+                .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?,
+            (None, None) => return Err(changed()),
+        };
         each(file)?;
     }
     Ok(())
@@ -402,9 +450,12 @@ pub async fn resolve_namespace_from(
         let after = listed.last().map_or("", |l| l.path.as_str()).to_string();
         let page: Vec<Listed> = db
             .all(
-                "SELECT path, length(CAST(graph AS BLOB)) AS bytes, edges_hash FROM graph_files \
-                 WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
-                &args![namespace, after.as_str(), LIST_PAGE_FILES],
+                &format!(
+                    "SELECT path, length(CAST(graph AS BLOB)) AS bytes, \
+                       length(CAST({DEFINITIONS_OR_GRAPH} AS BLOB)) AS definition_bytes, edges_hash \
+                     FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
+                ),
+                &args![namespace, after.as_str(), LIST_PAGE_FILES, Definitions::JSON_PREFIX],
             )
             .await?;
         let full = page.len() == LIST_PAGE_FILES;
@@ -414,10 +465,12 @@ pub async fn resolve_namespace_from(
         }
     }
     let sizes: Vec<usize> = listed.iter().map(|l| l.bytes.max(0.0) as usize).collect();
-    let pages = pages_of(&sizes, page_bytes.max(1));
-    // 1: the definitions (each graph parsed, added and dropped in turn), into a table made for
-    // the namespace's stored nodes (one row per node of these graphs), so that it is allocated
-    // once, before the pages (wasm memory never shrinks; see `SymbolTable::with_capacity`).
+    let definition_sizes: Vec<usize> = listed.iter().map(|l| l.definition_bytes.max(0.0) as usize).collect();
+    let definition_pages = pages_of(&definition_sizes, page_bytes.max(1));
+    // 1: the definitions (each file's stored definitions, or its graph, parsed, added and
+    // dropped in turn), into a table made for the namespace's stored nodes (one row per node of
+    // these graphs), so that it is allocated once, before the pages (wasm memory never shrinks;
+    // see `SymbolTable::with_capacity`).
     let json_bytes: usize = sizes.iter().sum();
     let stored_nodes: Option<NodeCount> =
         db.first("SELECT count(*) AS n FROM graph_nodes WHERE namespace = ?1", &args![namespace]).await?;
@@ -425,8 +478,8 @@ pub async fn resolve_namespace_from(
         stored_nodes.map_or(0.0, |c| c.n),
         json_bytes,
     ));
-    for &page in &pages {
-        read_page(db, namespace, &listed, page, |file| {
+    for &page in &definition_pages {
+        read_page(db, namespace, &listed, page, Read::Definitions, |file| {
             table.add(&file);
             Ok(())
         })
@@ -442,7 +495,8 @@ pub async fn resolve_namespace_from(
         rewritten_files: 0,
         rewritten_edges: 0,
         ranks_written: 0,
-        pages: pages.len(),
+        pages: pages_of(&sizes, page_bytes.max(1)).len(),
+        definition_pages: definition_pages.len(),
     };
     let left = |files: usize, resolved: Resolved| Progress::More {
         after: if files == 0 { after.unwrap_or("").to_string() } else { listed[files - 1].path.clone() },
@@ -457,7 +511,7 @@ pub async fn resolve_namespace_from(
         }
         // Each row's text is dropped once it is parsed.
         let mut files = Vec::with_capacity(count);
-        read_page(db, namespace, &listed, (first, count), |file| {
+        read_page(db, namespace, &listed, (first, count), Read::Graphs, |file| {
             files.push(file);
             Ok(())
         })
