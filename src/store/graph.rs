@@ -1,7 +1,9 @@
 //! `graph_nodes` / `graph_edges` / `graph_files`: the code graph of a namespace (see
 //! `migrations/0020_code_graph.sql`). A file's rows are replaced with the file; when a job
 //! completes, the edges across files are resolved again from the stored per-file graphs and
-//! rewritten where they changed (`migrations/0080_graph_edges_hash.sql`).
+//! rewritten where they changed (`migrations/0080_graph_edges_hash.sql`). Beside each graph its
+//! definitions (`migrations/0140_graph_files_definitions.sql`): what the resolution's symbol
+//! table reads of it, a small part of its bytes.
 use edgerag_core::graph::{Definitions, Edge, FileGraph, Node};
 use serde::Deserialize;
 use worker::D1PreparedStatement;
@@ -410,20 +412,24 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// ones, and the ranks that changed. Deterministic and idempotent (a rerun finds nothing to
 /// rewrite), so it is safe to repeat.
 ///
-/// Memory is bounded by the namespace's definitions, not its edges: the stored graphs are read in
-/// pages of at most `page_bytes` of JSON (listed first by size), twice, each page's rows left in
-/// JS and taken into wasm one at a time ([`read_page`]) — the first time only their definitions
-/// are kept ([`edgerag_core::graph::SymbolTable`], made for the namespace's stored node count so
-/// that it is allocated once; each graph parsed and dropped in turn), the second time each page
-/// is resolved against them, its changed files written in one transaction (edges and hash
-/// together, so a rerun after a failure redoes only what was not written) and its votes kept for
-/// the ranks (8 bytes a vote). The ranks are then compared with the stored ones in pages, in id
-/// order, without a map of every id. The edges and ranks are those of one resolution over every
-/// file at once (the core's tests check this at any page split).
+/// Memory is bounded by the namespace's definitions, not its edges: the files are listed first
+/// (with the sizes of their graphs and of their stored definitions), then read in pages of at
+/// most `page_bytes` of JSON, each page's rows left in JS and taken into wasm one at a time
+/// ([`read_page`]) — first every file's stored [`Definitions`] (a row without them, stored before
+/// they were, has its graph read instead), into the [`edgerag_core::graph::SymbolTable`] (made
+/// for the namespace's stored node count so that it is allocated once; each file parsed, added
+/// and dropped in turn), then each page of graphs, resolved against the table, its changed files
+/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
+/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
+/// compared with the stored ones in pages, in id order, without a map of every id. The edges and
+/// ranks are those of one resolution over every file at once (the core's tests check this at any
+/// page split, and with the table read from definitions).
 ///
 /// Across calls (queue messages): with `after`, the files up to that path were resolved and
-/// written by an earlier call, so only the later ones are (the definitions are read again: one
-/// statement a page). `budget` is asked before each page's reads and writes and before the
+/// written by an earlier call, so only the later ones are. Every call builds the table again: one
+/// statement per page of definitions, which are a small part of the graphs' bytes (about 4 % on
+/// real code), so that a call has statements left for pages of graphs on a namespace whose
+/// graphs are many times the statement budget in pages. `budget` is asked before each page's reads and writes and before the
 /// ranks (a call always does at least one page, or the ranks, to make progress); what does not
 /// fit is left ([`Progress::More`]). The ranks of a call that did not
 /// resolve every file itself are computed from the stored edges, which then are the resolved
@@ -541,7 +547,9 @@ pub async fn resolve_namespace_from(
         done = first + count;
     }
     // 3: the repository map's importance: PageRank over the graph just resolved.
-    if done > start && !budget.fits(ranks_statements(&table)) {
+    let file_rows = listed.iter().map(|l| rank_row_bytes(&l.path));
+    let ranks = ranks_statements(table.nodes(), file_rows, votes.is_some());
+    if done > start && !budget.fits(ranks) {
         return Ok(left(done, resolved));
     }
     drop(listed);
@@ -574,16 +582,34 @@ fn table_capacity(stored_nodes: f64, json_bytes: usize) -> usize {
 /// Voting edges read back per statement by [`votes_from_stored_edges`].
 const VOTE_ROWS_PER_READ: usize = 50_000;
 
-/// About how many statements the ranks of `table`'s symbols take: the stored ranks read back
-/// (pages of [`super::ranks`]), the changed ones written (≈ 60 bytes a row in 512 KB values),
-/// and the stored edges read for the votes (at most a few per symbol).
-fn ranks_statements(table: &edgerag_core::graph::SymbolTable) -> usize {
-    let symbols = table.nodes();
-    let files = table.len();
-    let reads = (symbols + files).div_ceil(super::ranks::READ_PAGE_ROWS) + 2;
-    let writes = (60 * (symbols + files)).div_ceil(JSON_BATCH_BYTES) + 1;
-    let votes = (4 * symbols).div_ceil(VOTE_ROWS_PER_READ) + 1;
-    reads + writes + votes
+/// The most bytes a symbol's rank row takes in a written batch (`["<64-character id>",<rank>],`:
+/// 70 bytes and a rank of at most 24 characters).
+const SYMBOL_RANK_ROW_BYTES: usize = 100;
+
+/// The bytes a file's rank row takes in a written batch (`["<path, escaped>",<rank>],`).
+fn rank_row_bytes(path: &str) -> usize {
+    serde_json::to_string(path).map_or(2 * path.len() + 2, |p| p.len()) + 28
+}
+
+/// At most how many statements the ranks take (when every rank changed): for the symbols (rows of
+/// at most [`SYMBOL_RANK_ROW_BYTES`], one per stored node, repeats included) and then the files
+/// (`file_rows`: each file's [`rank_row_bytes`]), the stored ranks read back in pages of
+/// [`super::ranks::READ_PAGE_ROWS`], each page's changed ranks written in batches of
+/// [`JSON_BATCH_BYTES`] (a batch that is not a page's last holds more than the batch size less its
+/// largest row); and, unless the votes are held, the stored edges read back for them (at most a
+/// few per symbol).
+fn ranks_statements(symbols: usize, file_rows: impl Iterator<Item = usize>, votes_held: bool) -> usize {
+    let page = super::ranks::READ_PAGE_ROWS;
+    let table = |rows: usize, bytes: usize, largest: usize| {
+        let pages = rows / page + 1;
+        pages + bytes.div_ceil(JSON_BATCH_BYTES.saturating_sub(largest + 2).max(1)) + pages
+    };
+    let (files, file_bytes, largest) =
+        file_rows.fold((0, 0, 0), |(n, bytes, largest), row| (n + 1, bytes + row, largest.max(row)));
+    let votes = if votes_held { 0 } else { (4 * symbols).div_ceil(VOTE_ROWS_PER_READ) + 1 };
+    table(symbols, symbols * SYMBOL_RANK_ROW_BYTES, SYMBOL_RANK_ROW_BYTES)
+        + table(files, file_bytes, largest)
+        + votes
 }
 
 /// The PageRank votes of the namespace's stored edges (once every file's cross-file edges are
@@ -728,6 +754,44 @@ mod tests {
         let nodes = huge_file(50).nodes;
         let json = serde_json::to_string(&nodes).expect("nodes as JSON");
         assert!(json.len() / nodes.len() > MIN_NODE_JSON_BYTES, "{} B a node", json.len() / nodes.len());
+    }
+
+    /// The statements `super::super::ranks` takes to write `rows` changed ranks: each page of
+    /// stored rows read, then its changed rows written in batches.
+    fn rank_writes(rows: &[serde_json::Value]) -> usize {
+        let page = crate::store::ranks::READ_PAGE_ROWS;
+        let pages = rows.len() / page + 1;
+        pages + rows.chunks(page).map(|p| json_batches(p.iter(), JSON_BATCH_BYTES).len()).sum::<usize>()
+    }
+
+    #[test]
+    fn the_ranks_never_take_more_statements_than_the_job_end_sets_aside_for_them() {
+        // Every rank changed, each as long as a rounded rank gets, across several pages: the
+        // symbols' ids, and files with paths of every length (a few escaped).
+        let symbols: Vec<serde_json::Value> = (0..2 * crate::store::ranks::READ_PAGE_ROWS + 777)
+            .map(|i| {
+                serde_json::json!([format!("{:064x}", i as u128 * 0x9e37_79b9_7f4a_7c15), 1.234_57e-300])
+            })
+            .collect();
+        let paths: Vec<String> = (0..9_000)
+            .map(|i| format!("crates/c{i}/{}\\\"{}.rs", "src/".repeat(i % 40), "n".repeat(i % 90)))
+            .collect();
+        let files: Vec<serde_json::Value> =
+            paths.iter().map(|p| serde_json::json!([p, 0.000_123_457])).collect();
+        let taken = rank_writes(&symbols) + rank_writes(&files);
+        let set_aside = ranks_statements(symbols.len(), paths.iter().map(|p| rank_row_bytes(p)), true);
+        assert!(taken <= set_aside, "{taken} statements taken, {set_aside} set aside");
+        assert!(set_aside <= taken + 8, "{set_aside} set aside for {taken}: the estimate stays close");
+        // Votes read back from the stored edges are counted only when they are not held.
+        assert!(
+            ranks_statements(symbols.len(), std::iter::empty(), false)
+                > ranks_statements(symbols.len(), std::iter::empty(), true)
+        );
+        // On the 20,000-file benchmark's figures (537,495 ranks, 11,491 files): the old estimate
+        // (60 bytes a row, one write per 512 KB overall) set aside 63 writes for what took more
+        // than 100.
+        let big = ranks_statements(537_495, std::iter::repeat_n(90, 11_491), true);
+        assert!(big > 130, "{big}");
     }
 
     #[test]
