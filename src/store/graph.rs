@@ -429,10 +429,10 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// written by an earlier call, so only the later ones are. Every call builds the table again: one
 /// statement per page of definitions, which are a small part of the graphs' bytes (4–7 % on
 /// real code), so that a call has statements left for pages of graphs on a namespace whose
-/// graphs are many times the statement budget in pages. `budget` is asked before each page's reads and writes and before the
-/// ranks (a call always does at least one page, or the ranks, to make progress); what does not
-/// fit is left ([`Progress::More`]). The ranks of a call that did not
-/// resolve every file itself are computed from the stored edges, which then are the resolved
+/// graphs are many times the statement budget in pages. `budget` is asked before each page's
+/// reads and writes and before the ranks (a call always does at least one page, or the ranks, to
+/// make progress); what does not fit is left ([`Progress::More`]). The ranks of a call that did
+/// not resolve every file itself are computed from the stored edges, which then are the resolved
 /// ones ([`votes_from_stored_edges`]).
 pub async fn resolve_namespace_from(
     db: &Db,
