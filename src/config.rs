@@ -16,7 +16,7 @@
 //! | `JOB_STALL_SECONDS` | `1800` | an active job without stage activity for this long is failed (`STALLED`) when a new request comes |
 //! | `JOB_RESUME_SECONDS` | `120` | an active job quiet for this long gets its unfinished work re-sent (by a joining request or the scheduled run) |
 //! | `RATE_LIMIT_PER_MINUTE` | `600` | requests per minute per scoped key when no `RATE_LIMITER` binding exists (`0`: off) |
-//! | `GRAPH_PAGE_BYTES` | 4 MB | stored file graphs (JSON) read per statement by a job's cross-file resolution (the rows stay in JS and are parsed one at a time; its second pass holds a page's parsed graphs beside the namespace's definitions) |
+//! | `GRAPH_PAGE_BYTES` | 4 MB | stored file graphs (JSON), or their stored definitions, read per statement by a job's cross-file resolution (the rows stay in JS and are parsed one at a time; a page's parsed graphs are held beside the namespace's definitions) |
 //! | `BATCH_D1_STATEMENTS` | the D1 query budget (500) | a queue invocation's own D1 statements stay under this: a batch hands its remaining messages to new ones, an index message splits its range, a job's end hands its rest to a follow-up message |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
 use std::ops::RangeInclusive;

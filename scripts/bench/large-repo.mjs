@@ -201,7 +201,11 @@ async function jobEndInANewIsolate(rel, content) {
     resolved = line ? JSON.parse(line.slice(line.indexOf('{'))) : null;
     index = ((await er.ledger()).stages ?? []).find((st) => st.stage === 'edgerag-index')?.max ?? null;
   }
-  return { readyS, status: job.status, index, resolved };
+  // The end's messages: each resolution message logs one line, each message handing on another.
+  const lines = (event) => er.logs().split('\n').filter((l) => l.includes(`"${event}"`)).map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+  const resolutions = [...lines('graph_resolution_continued'), ...lines('graph_resolved')].map((l) => Number(l.statements));
+  const messages = lines('job_end_handed_on').length + 1;
+  return { readyS, status: job.status, index, resolved, messages, resolutionStatements: resolutions };
 }
 
 const rows = [];
@@ -275,7 +279,7 @@ if (newIsolate) {
   const memory = newIsolate.index?.memoryBytes ?? NaN;
   const budget = limits.find((l) => l.figure === 'memoryBytes')?.budget ?? NaN;
   const r = newIsolate.resolved ?? {};
-  console.log(`\na job's end in a new isolate (one file changed through the API, no search): ${newIsolate.readyS} s to ${newIsolate.status}; its index stage: memoryBytes ${memory} (budget ${budget}: ${memory <= budget ? 'met' : 'NOT MET'}), d1Statements ${newIsolate.index?.d1Statements}, wallMs ${newIsolate.index?.wallMs}; the resolution: ${r.files} file graphs, ${r.pages} pages, ${r.ranksWritten} ranks written, wasm memory ${r.memoryBefore} → ${r.memoryAfter} B, ${r.ms} ms`);
+  console.log(`\na job's end in a new isolate (one file changed through the API, no search): ${newIsolate.readyS} s to ${newIsolate.status}; its index stage: memoryBytes ${memory} (budget ${budget}: ${memory <= budget ? 'met' : 'NOT MET'}), d1Statements ${newIsolate.index?.d1Statements}, wallMs ${newIsolate.index?.wallMs}; the end in ${newIsolate.messages} messages (the resolution's statements per message: ${newIsolate.resolutionStatements?.join(', ')}); the resolution: ${r.files} file graphs, ${r.pages} pages, ${r.definitionPages} pages of definitions per message, ${r.ranksWritten} ranks written, wasm memory ${r.memoryBefore} → ${r.memoryAfter} B, ${r.ms} ms`);
 }
 if (process.env.BENCH_OUT) appendFileSync(process.env.BENCH_OUT, `${JSON.stringify({ label, tree, maxFiles, rows, ledger, newIsolate })}\n`);
 console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -146,6 +146,7 @@ async fn resolve(
             ("rewrittenEdges", &r.rewritten_edges.to_string()),
             ("ranksWritten", &r.ranks_written.to_string()),
             ("pages", &r.pages.to_string()),
+            ("definitionPages", &r.definition_pages.to_string()),
             ("statements", &format!("{:.0}", crate::ledger::current_d1_statements())),
             // The wasm memory before and after: what the resolution grew it by.
             ("memoryBefore", &format!("{memory_before:.0}")),

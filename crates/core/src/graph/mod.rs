@@ -26,6 +26,7 @@ use crate::chunk::{chunk_text, Chunk, ChunkConfig};
 use crate::lang::Language;
 
 mod compact;
+mod definitions;
 #[cfg(feature = "tree-sitter")]
 mod endpoint;
 #[cfg(feature = "tree-sitter")]
@@ -41,6 +42,7 @@ mod stats;
 mod text;
 mod types;
 
+pub use definitions::Definitions;
 pub use resolve::{resolve, Ranked, SymbolTable};
 pub use stats::GraphStats;
 pub use types::{Edge, EdgeKind, FileGraph, Hint, Import, Node, NodeKind, Resolution};

@@ -275,7 +275,7 @@ impl Ranked {
 /// binding a name a hint is written with (its name, its qualifier or the qualifier's first part);
 /// every import when a hint goes through a field (`self.field`: the field's declared type may be
 /// any imported name); none when no edge has a hint.
-fn type_imports(file: &FileGraph, typed: &[Edge]) -> Vec<Import> {
+pub(super) fn type_imports(file: &FileGraph, typed: &[Edge]) -> Vec<Import> {
     let hints: Vec<&Hint> = typed.iter().filter_map(|e| e.hint.as_ref()).collect();
     if hints.is_empty() {
         return Vec::new();
@@ -1636,8 +1636,8 @@ int main() {
 #[cfg(all(test, feature = "all-languages"))]
 mod paged_tests {
     use super::*;
-    use crate::graph::extract_graph;
     use crate::graph::rank::stored_ranks;
+    use crate::graph::{extract_graph, Definitions};
     use crate::lang::Language;
     use proptest::prelude::*;
     use std::path::Path;
@@ -1687,6 +1687,27 @@ mod paged_tests {
         for f in files {
             table.add(f);
         }
+        paged_with(table, files, cuts)
+    }
+
+    /// Each file's stored definitions (their JSON, as a store keeps them, parsed back) added to a
+    /// table, as a job's end reads the table.
+    fn table_of_definitions(files: &[FileGraph]) -> SymbolTable {
+        let mut table = SymbolTable::new();
+        for f in files {
+            let json = serde_json::to_string(&Definitions::of(f)).expect("definitions as JSON");
+            let stored: Definitions = serde_json::from_str(&json).expect("definitions parsed");
+            table.add(&stored.graph());
+        }
+        table
+    }
+
+    /// [`paged`] with a table of every file already added.
+    fn paged_with(
+        mut table: SymbolTable,
+        files: &[FileGraph],
+        cuts: &[usize],
+    ) -> (Vec<FileGraph>, SymbolTable) {
         table.seal();
         let mut out = Vec::with_capacity(files.len());
         let (mut first, mut cut) = (0, 0);
@@ -1733,6 +1754,36 @@ mod paged_tests {
     }
 
     #[test]
+    fn a_table_read_from_stored_definitions_gives_the_edges_and_ranks_of_the_graphs() {
+        let files = project();
+        let expected = whole(&files);
+        for size in [1, 7, files.len()] {
+            let (got, _) = paged_with(table_of_definitions(&files), &files, &[size]);
+            assert_eq!(got, expected, "pages of {size}");
+        }
+        let (resolved, mut table) = paged_with(table_of_definitions(&files), &files, &[5]);
+        let mut links = table.votes();
+        for f in &resolved {
+            table.vote(&mut links, f);
+        }
+        let ranked = table.rank(links);
+        let (nodes, by_file) = stored_ranks(&expected);
+        let got: Vec<(String, f64)> = ranked.symbols().map(|(id, r)| (id.to_string(), r)).collect();
+        assert_eq!(got, nodes.into_iter().collect::<Vec<_>>());
+        let files_got: Vec<(String, f64)> =
+            ranked.files().into_iter().map(|(p, r)| (p.to_string(), r)).collect();
+        assert_eq!(files_got, by_file.into_iter().collect::<Vec<_>>());
+        // What makes the job's end read fewer statements: the definitions are a small part of
+        // the graphs' JSON.
+        let bytes = |json: Vec<String>| json.iter().map(String::len).sum::<usize>();
+        let graphs = bytes(files.iter().map(|f| serde_json::to_string(f).expect("json")).collect());
+        let definitions =
+            bytes(files.iter().map(|f| serde_json::to_string(&Definitions::of(f)).expect("json")).collect());
+        eprintln!("definitions: {definitions} B of {graphs} B of graphs");
+        assert!(definitions * 5 < graphs, "{definitions} B of definitions, {graphs} B of graphs");
+    }
+
+    #[test]
     fn ids_are_computed_again_from_path_kind_fqn_and_ordinal_and_others_kept() {
         let mut files = project();
         // A node id from elsewhere (an older build) is kept as it is, and still found.
@@ -1764,8 +1815,14 @@ mod paged_tests {
             }
         }
         assert_eq!(table.index.at_of_id("ffff"), None);
-        // The resolution with that id is still the one of every file at once.
+        // The resolution with that id is still the one of every file at once, the table read
+        // from the graphs or from their stored definitions.
         let (got, _) = paged(&files, &[9]);
+        assert_eq!(got, whole(&files));
+        let mut stored = table_of_definitions(&files);
+        stored.seal();
+        assert_eq!(stored.index.odd_ids.len(), 1, "the odd id is stored with the definitions");
+        let (got, _) = paged_with(stored, &files, &[9]);
         assert_eq!(got, whole(&files));
     }
 
