@@ -1,8 +1,9 @@
 // The chunk stage's wasm memory in a new isolate: one message of 30 files of 1,000 constants each
 // (1.8 MB of source, 30,000 code-graph nodes, about 45 MB of chunk, graph, node and edge rows to
-// write). Written at once, the message took the isolate's wasm memory to about 80 MB, over the
+// write). Written at once, the message took a new isolate's wasm memory to 67.2 MB, over the
 // 64 MB budget; the stage now writes it in groups of `WRITE_GROUP_BYTES` of chunk and graph JSON
-// (src/pipeline/chunk.rs), each group in one transaction, and stores every file's chunks and graph.
+// (src/pipeline/chunk.rs), each group in one transaction (34.7 MB), and stores every file's
+// chunks and graph.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
