@@ -147,3 +147,30 @@ pub extern "C" fn ewc_heap(which: u32) -> usize {
         _ => PEAK.swap(LIVE.load(Relaxed), Relaxed),
     }
 }
+
+thread_local! {
+    static MESSAGE: RefCell<crate::chunk_stage::Message> = RefCell::new(Default::default());
+}
+
+/// The chunk stage's message (see [`crate::chunk_stage`]): `step` 0 adds a file (`path_len`
+/// bytes of path, then its content), 1 runs the message in groups of `path_len` bytes of JSON
+/// (returns its chunks), 2 reads the most JSON a group held, 3 + `i` part `i` of its statements'
+/// text ([`crate::chunk_stage::Message::parts`]).
+/// Takes ownership of the buffer (`len` 0: none).
+#[no_mangle]
+pub extern "C" fn ewc_chunk_stage(step: u32, ptr: *mut u8, len: usize, path_len: usize) -> usize {
+    let mut text = if len == 0 { String::new() } else { read(ptr, len) };
+    MESSAGE.with(|m| {
+        let mut m = m.borrow_mut();
+        match step {
+            0 => {
+                let content = text.split_off(path_len.min(text.len()));
+                m.add(text, content);
+                0
+            }
+            1 => m.run(path_len),
+            2 => m.held,
+            i => m.parts.get(i as usize - 3).copied().unwrap_or(0),
+        }
+    })
+}

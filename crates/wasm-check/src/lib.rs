@@ -123,3 +123,156 @@ pub mod resolution {
         }
     }
 }
+
+/// The chunk stage's work on one queue message, as the worker does it in wasm memory
+/// (`src/pipeline/chunk.rs` and the statements it builds), driven by the host one file at a time
+/// so the wasm32 module's memory can be read after each message (`scripts/bench/chunk-wasm.mjs`).
+/// The D1 statements themselves are left out: their bound text is copied into JS.
+pub mod chunk_stage {
+    use edgerag_core::graph::{chunk_with_graph, FileGraph};
+    use edgerag_core::ChunkConfig;
+
+    /// A row batch's size (`store::JSON_BATCH_BYTES`).
+    const JSON_BATCH_BYTES: usize = 512 * 1024;
+    /// The largest file graph stored (`store::graph::MAX_FILE_GRAPH_BYTES`).
+    const MAX_FILE_GRAPH_BYTES: usize = 1_000_000;
+
+    /// The files of the message, read from D1 before the loop.
+    #[derive(Default)]
+    pub struct Message {
+        files: Vec<(String, String)>,
+        per_file: Vec<(Vec<edgerag_core::Chunk>, Vec<String>)>,
+        graphs: Vec<Option<FileGraph>>,
+        /// The last message's statement text: chunk rows, graph rows, node rows, edge rows.
+        pub parts: [usize; 4],
+        /// The most chunk and graph JSON a group of the last message held.
+        pub held: usize,
+    }
+
+    /// The length of `value`'s JSON, not allocated.
+    fn json_len<T: serde::Serialize>(value: &T) -> usize {
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        serde_json::to_writer(&mut count, value).map_or(0, |()| count.0)
+    }
+
+    /// `store::json_batches`: rows joined into JSON arrays of at most `max_bytes`.
+    fn json_batches<T: serde::Serialize>(rows: impl IntoIterator<Item = T>, max_bytes: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::from("[");
+        for row in rows {
+            let row = serde_json::to_string(&row).unwrap_or_else(|_| "null".into());
+            if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
+                current.push(']');
+                out.push(std::mem::replace(&mut current, String::from("[")));
+            }
+            if current.len() > 1 {
+                current.push(',');
+            }
+            current.push_str(&row);
+        }
+        if current.len() > 1 {
+            current.push(']');
+            out.push(current);
+        }
+        out
+    }
+
+    impl Message {
+        /// A file of the message (its path, its content).
+        pub fn add(&mut self, path: String, text: String) {
+            self.files.push((path, text));
+        }
+
+        /// The message chunked as the stage does it: each file's chunks and graph kept until
+        /// the files kept since the last write hold `group_bytes` of chunk and graph JSON (0:
+        /// the whole message), then their statements' text built and everything dropped. Returns
+        /// the chunks; [`Message::parts`] sums the statements' text, [`Message::held`] is the
+        /// most JSON a group held.
+        pub fn run(&mut self, group_bytes: usize) -> usize {
+            let config = ChunkConfig::default();
+            let files = std::mem::take(&mut self.files);
+            self.parts = [0; 4];
+            self.held = 0;
+            let (mut first, mut bytes, mut chunks_total) = (0, 0, 0);
+            for (i, (path, text)) in files.iter().enumerate() {
+                let (chunks, graph) = chunk_with_graph(path, text, &config);
+                let json: Vec<String> = chunks
+                    .iter()
+                    .map(|c| {
+                        serde_json::to_value(c).and_then(|v| serde_json::to_string(&v)).unwrap_or_default()
+                    })
+                    .collect();
+                bytes += json.iter().map(String::len).sum::<usize>() + graph.as_ref().map_or(0, json_len);
+                chunks_total += chunks.len();
+                self.per_file.push((chunks, json));
+                self.graphs.push(graph);
+                if group_bytes > 0 && bytes >= group_bytes {
+                    self.held = self.held.max(bytes);
+                    self.write(&files[first..=i]);
+                    (first, bytes) = (i + 1, 0);
+                }
+            }
+            self.held = self.held.max(bytes);
+            self.write(&files[first..]);
+            chunks_total
+        }
+
+        /// The statements' text of the files kept built, then dropped.
+        fn write(&mut self, files: &[(String, String)]) {
+            if files.is_empty() {
+                return;
+            }
+            let per_file = std::mem::take(&mut self.per_file);
+            let graphs = std::mem::take(&mut self.graphs);
+            let mut graph_bytes = 0;
+            // staging::chunked_statements
+            let rows = per_file.iter().enumerate().flat_map(|(seq, (chunks, json))| {
+                chunks
+                    .iter()
+                    .zip(json)
+                    .map(move |(c, j)| serde_json::json!([seq, c.chunk_index, j, c.text_hash]))
+            });
+            self.parts[0] += json_batches(rows, JSON_BATCH_BYTES).iter().map(String::len).sum::<usize>();
+            // graph::replace_files_statements
+            let mut kept: Vec<&FileGraph> = Vec::new();
+            let mut stored = Vec::new();
+            for ((path, _), graph) in
+                files.iter().zip(&graphs).filter_map(|(f, g)| g.as_ref().map(|g| (f, g)))
+            {
+                let json = serde_json::to_string(graph).unwrap_or_default();
+                if json.len() > MAX_FILE_GRAPH_BYTES {
+                    continue;
+                }
+                kept.push(graph);
+                let row = serde_json::json!([path, json]);
+                if serde_json::to_string(&row).map_or(usize::MAX, |r| r.len()) > JSON_BATCH_BYTES {
+                    graph_bytes += json.len();
+                } else {
+                    stored.push(row);
+                }
+            }
+            graph_bytes += json_batches(stored, JSON_BATCH_BYTES).iter().map(String::len).sum::<usize>();
+            self.parts[1] += graph_bytes;
+            let nodes: Vec<edgerag_core::graph::Node> =
+                kept.iter().flat_map(|g| g.nodes.iter().cloned()).collect();
+            let nodes_bytes =
+                json_batches(nodes.iter(), JSON_BATCH_BYTES).iter().map(String::len).sum::<usize>();
+            self.parts[2] += nodes_bytes;
+            let local: Vec<&edgerag_core::graph::Edge> =
+                kept.iter().flat_map(|g| g.edges.iter().filter(|e| e.hint.is_none())).collect();
+            let edges_bytes =
+                json_batches(local.iter(), JSON_BATCH_BYTES).iter().map(String::len).sum::<usize>();
+            self.parts[3] += edges_bytes;
+        }
+    }
+}
