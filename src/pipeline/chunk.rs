@@ -5,8 +5,8 @@
 //! group in one transaction (its files' chunks, code graphs, warnings and status together), so a
 //! message holds at most one group's chunks, graphs and statements in memory: a message of 50
 //! files of constants (`libc`'s modules) made 29 MB of chunk and graph JSON and took the
-//! isolate's wasm memory past its budget when it was written at once. A file is pending until its group is
-//! written: a message that fails part way is delivered again and chunks what is left.
+//! isolate's wasm memory past its budget when it was written at once. A file is pending until its
+//! group is written: a message that fails part way is delivered again and chunks what is left.
 use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig, ParentChunk};
 use edgerag_core::chunk::ChunkFallback;
 use edgerag_core::graph::FileGraph;
