@@ -212,14 +212,24 @@ pub struct ChunkToEmbed {
     pub chunk: String,
 }
 
-/// Staged chunks of `[from, to]` whose file is chunked and that have no vector yet.
-pub async fn chunks_to_embed(db: &Db, job_id: &str, from: i64, to: i64) -> StoreResult<Vec<ChunkToEmbed>> {
+/// At most `limit` staged chunks of `[from, to]` after `after` (`(seq, chunk_index)`, exclusive;
+/// `None` from the first) whose file is chunked and that have no vector yet, in that order.
+pub async fn chunks_to_embed(
+    db: &Db,
+    job_id: &str,
+    from: i64,
+    to: i64,
+    after: Option<(i64, i64)>,
+    limit: usize,
+) -> StoreResult<Vec<ChunkToEmbed>> {
+    let (seq, index) = after.unwrap_or((-1, -1));
     db.all(
         "SELECT c.seq, c.chunk_index, c.chunk FROM job_chunks c \
          JOIN job_files f ON f.job_id = c.job_id AND f.seq = c.seq \
          WHERE c.job_id = ? AND c.seq BETWEEN ? AND ? AND f.status = 'chunked' AND c.vector IS NULL \
-         ORDER BY c.seq, c.chunk_index",
-        &args![job_id, from, to],
+           AND (c.seq, c.chunk_index) > (?, ?) \
+         ORDER BY c.seq, c.chunk_index LIMIT ?",
+        &args![job_id, from, to, seq, index, limit as i64],
     )
     .await
 }
@@ -227,15 +237,13 @@ pub async fn chunks_to_embed(db: &Db, job_id: &str, from: i64, to: i64) -> Store
 /// A staged vector: `(seq, chunk_index, values)`.
 pub type StagedVector = (i64, i64, Vec<f32>);
 
-/// Store vectors as f32 little-endian BLOBs (read back by [`chunks_with_vectors_statement`]) and
-/// move every chunked file of `[from, to]` whose chunks all have vectors to `embedded`. The
-/// vectors travel as hex text in JSON arrays and become BLOBs through `unhex` in SQL (a BLOB
-/// parameter crosses the D1 binding as a JSON array of byte numbers).
-pub fn embedded_statements(
+/// Store vectors as f32 little-endian BLOBs (read back by [`chunks_with_vectors_statement`]) on
+/// their staged chunks whose file is still chunked. The vectors travel as hex text in JSON arrays
+/// and become BLOBs through `unhex` in SQL (a BLOB parameter crosses the D1 binding as a JSON
+/// array of byte numbers). Idempotent.
+pub fn vector_statements(
     db: &Db,
     job_id: &str,
-    from: i64,
-    to: i64,
     vectors: &[StagedVector],
 ) -> StoreResult<Vec<D1PreparedStatement>> {
     let mut out = Vec::new();
@@ -251,14 +259,18 @@ pub fn embedded_statements(
             &args![job_id, rows.as_str()],
         )?);
     }
-    out.push(db.stmt(
+    Ok(out)
+}
+
+/// Move every chunked file of `[from, to]` whose chunks all have vectors to `embedded`.
+pub fn embedded_statement(db: &Db, job_id: &str, from: i64, to: i64) -> StoreResult<D1PreparedStatement> {
+    db.stmt(
         "UPDATE job_files SET status = 'embedded' \
          WHERE job_id = ?1 AND seq BETWEEN ?2 AND ?3 AND status = 'chunked' \
            AND NOT EXISTS (SELECT 1 FROM job_chunks c \
                            WHERE c.job_id = ?1 AND c.seq = job_files.seq AND c.vector IS NULL)",
         &args![job_id, from, to],
-    )?);
-    Ok(out)
+    )
 }
 
 #[derive(Debug, Clone, Deserialize)]
