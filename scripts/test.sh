@@ -54,6 +54,9 @@ is_chosen() { in_list "$1" "${chosen[@]}"; }
 # the e2e tests run from it). The e2e tests mostly wait on workerd (queues, timers), so on 2 cores
 # the side steps' builds and runs fit in that waiting. Each side line is prefixed with its step; a
 # side step's own exit status decides. EDGERAG_SERIAL_STEPS=1 runs every step in order instead.
+# The preview's wasm is built before the e2e step too: `wrangler dev` reloads every running worker
+# when its assets directory (public/) changes, which resets the isolates the e2e tests measure and
+# drops the queue work in flight.
 side_steps=()
 if is_chosen e2e && [ "${EDGERAG_SERIAL_STEPS:-0}" != 1 ]; then
   for name in preview fuzz; do
@@ -87,6 +90,7 @@ for name in "${chosen[@]}"; do
   t=$SECONDS
   if [ "$name" = e2e ] && [ ${#side_steps[@]} -gt 0 ]; then
     bash "$EDGERAG_ROOT/scripts/build-worker.sh" --fast --test-hooks --if-stale
+    if is_side preview; then bash "$EDGERAG_ROOT/scripts/build-preview.sh"; fi
     (
       set -o pipefail
       for s in "${side_steps[@]}"; do

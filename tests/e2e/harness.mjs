@@ -240,7 +240,12 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
   const child = spawn(join(BIN, 'wrangler'), args, { cwd: ROOT, env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child.pid);
   let output = '';
+  // `wrangler dev` reloads the worker when public/ or build/worker changes under it: every isolate
+  // (and its ledger) starts over and the queue work in flight is lost. Nothing in a test run may
+  // do that (scripts/test.sh builds both before the e2e step).
+  let reloads = 0;
   const onData = (d) => {
+    if (String(d).includes('Reloading local server')) reloads++;
     output += d;
     if (output.length > 4_000_000) output = output.slice(-2_000_000);
     if (log) process.stderr.write(d);
@@ -419,6 +424,10 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
         clearTimeout(timer);
       }
       if (fresh && !process.env.EDGERAG_E2E_KEEP) rmSync(dir, { recursive: true, force: true });
+      if (reloads) {
+        process.stderr.write(`[harness] the worker was reloaded ${reloads} time(s) during the test: something wrote public/ or build/worker while it ran\n`);
+        process.exitCode = 1;
+      }
       if (ledgerOver.length) {
         // Not thrown: an `after` hook would then leave the file's other servers running. A
         // non-zero exit fails the file in node:test.
