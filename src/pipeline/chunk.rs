@@ -10,6 +10,7 @@
 use edgerag_core::chunk::parent_child::{chunk_document, ParentChildConfig, ParentChunk};
 use edgerag_core::chunk::ChunkFallback;
 use edgerag_core::graph::FileGraph;
+use edgerag_core::json::json_len;
 use edgerag_core::{ChunkConfig, Language};
 
 use super::messages::{SeqRange, Stage, StageMessage};
@@ -84,22 +85,6 @@ impl<'f> WriteGroup<'f> {
     fn is_full(&self) -> bool {
         self.bytes >= WRITE_GROUP_BYTES
     }
-}
-
-/// The length of `value`'s JSON, counted as it is written, not kept.
-fn json_len<T: serde::Serialize>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    serde_json::to_writer(&mut count, value).map_or(0, |()| count.0)
 }
 
 pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
@@ -260,23 +245,6 @@ mod tests {
             edgerag_core::graph::chunk_with_graph(&file.path, text, &ChunkConfig::default());
         let json = chunks.iter().map(|c| staged_json(c, None).expect("a chunk serializes")).collect();
         Chunked { file, chunks, json, graph, parents: None, fallback: None }
-    }
-
-    #[test]
-    fn json_len_is_the_length_of_the_json() {
-        let file = PendingFile {
-            seq: 1,
-            path: "src/a.rs".into(),
-            content: Some("/// A.\nfn a() { b(); }\n".into()),
-        };
-        let (_, graph) = edgerag_core::graph::chunk_with_graph(
-            &file.path,
-            file.content.as_deref().unwrap_or_default(),
-            &ChunkConfig::default(),
-        );
-        let graph = graph.expect("a code file has a graph");
-        assert_eq!(json_len(&graph), serde_json::to_string(&graph).map_or(0, |j| j.len()));
-        assert_eq!(json_len(&"é\"x"), "\"é\\\"x\"".len());
     }
 
     #[test]

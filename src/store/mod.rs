@@ -42,29 +42,7 @@ pub fn json_array<T: serde::Serialize>(items: &[T]) -> StoreResult<String> {
 /// has thousands of nodes and edges. Well under D1's 2 MB limit for a bound string.
 pub const JSON_BATCH_BYTES: usize = 512 * 1024;
 
-/// `rows` packed into JSON arrays of at most `max_bytes` each, in order (a row larger than
-/// `max_bytes` goes alone).
-pub fn json_batches<T: serde::Serialize>(rows: impl IntoIterator<Item = T>, max_bytes: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::from("[");
-    for row in rows {
-        // Rows are values and tuples of strings and numbers: serializing them cannot fail.
-        let row = serde_json::to_string(&row).unwrap_or_else(|_| "null".into());
-        if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
-            current.push(']');
-            out.push(std::mem::replace(&mut current, String::from("[")));
-        }
-        if current.len() > 1 {
-            current.push(',');
-        }
-        current.push_str(&row);
-    }
-    if current.len() > 1 {
-        current.push(']');
-        out.push(current);
-    }
-    out
-}
+pub use edgerag_core::json::json_batches;
 
 /// `DELETE FROM {table} WHERE namespace = ?1 AND path IN (…)` for every path of `paths`: one
 /// statement per [`JSON_BATCH_BYTES`] of paths (a JSON array read back with `json_each`), so a

@@ -16,6 +16,7 @@ pub mod embed;
 pub mod graph;
 pub mod ids;
 pub mod ignore;
+pub mod json;
 pub mod keywords;
 pub mod lang;
 pub mod options;

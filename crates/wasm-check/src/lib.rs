@@ -130,6 +130,7 @@ pub mod resolution {
 /// The D1 statements themselves are left out: their bound text is copied into JS.
 pub mod chunk_stage {
     use edgerag_core::graph::{chunk_with_graph, FileGraph};
+    use edgerag_core::json::{json_batches, json_len};
     use edgerag_core::ChunkConfig;
 
     /// A row batch's size (`store::JSON_BATCH_BYTES`).
@@ -147,44 +148,6 @@ pub mod chunk_stage {
         pub parts: [usize; 4],
         /// The most chunk and graph JSON a group of the last message held.
         pub held: usize,
-    }
-
-    /// The length of `value`'s JSON, not allocated.
-    fn json_len<T: serde::Serialize>(value: &T) -> usize {
-        struct Count(usize);
-        impl std::io::Write for Count {
-            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                self.0 += buf.len();
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut count = Count(0);
-        serde_json::to_writer(&mut count, value).map_or(0, |()| count.0)
-    }
-
-    /// `store::json_batches`: rows joined into JSON arrays of at most `max_bytes`.
-    fn json_batches<T: serde::Serialize>(rows: impl IntoIterator<Item = T>, max_bytes: usize) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut current = String::from("[");
-        for row in rows {
-            let row = serde_json::to_string(&row).unwrap_or_else(|_| "null".into());
-            if current.len() > 1 && current.len() + row.len() + 2 > max_bytes {
-                current.push(']');
-                out.push(std::mem::replace(&mut current, String::from("[")));
-            }
-            if current.len() > 1 {
-                current.push(',');
-            }
-            current.push_str(&row);
-        }
-        if current.len() > 1 {
-            current.push(']');
-            out.push(current);
-        }
-        out
     }
 
     impl Message {
