@@ -339,7 +339,8 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
      * Poll a job until SUCCEEDED or FAILED. A job that shows no progress for `quietMs` gets the
      * scheduled run production's Cron Trigger would give it once JOB_RESUME_SECONDS have passed
      * (its unfinished work re-sent), with a warning on stderr: `wrangler dev` fires no crons, and
-     * under load its local queues have been seen to drop a stage message.
+     * under load its local queues have been seen to drop a stage message (at least some of those
+     * were reloads of the worker mid-job, which lose the work in flight: see `reloads`).
      */
     async waitForJob(id, { timeoutMs = 120_000, quietMs = 30_000 } = {}) {
       const end = Date.now() + timeoutMs;
