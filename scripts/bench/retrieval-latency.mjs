@@ -105,14 +105,16 @@ function sqlitePath(persistDir) {
 function ensureKeywordIndex(db, ns) {
   const t = keywordTable(ns);
   const lit = `'${ns.replaceAll("'", "''")}'`;
+  const path = (p) => `COALESCE(${p}path_terms, ${p}path)`;
+  const name = (p) => `COALESCE(${p}symbol_terms, ${p}symbol_name)`;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING fts5(search_text, path, symbol_name, content = 'chunks', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2');
-    CREATE TRIGGER IF NOT EXISTS ${t}_ins AFTER INSERT ON chunks WHEN new.namespace = ${lit} BEGIN
-      INSERT INTO ${t} (rowid, search_text, path, symbol_name) VALUES (new.rowid, new.search_text, new.path, new.symbol_name); END;
-    CREATE TRIGGER IF NOT EXISTS ${t}_del AFTER DELETE ON chunks WHEN old.namespace = ${lit} BEGIN
-      INSERT INTO ${t} (${t}, rowid, search_text, path, symbol_name) VALUES ('delete', old.rowid, old.search_text, old.path, old.symbol_name); END;
-    CREATE TRIGGER IF NOT EXISTS ${t}_upd AFTER UPDATE OF search_text, path, symbol_name ON chunks WHEN old.namespace = ${lit} BEGIN
-      INSERT INTO ${t} (${t}, rowid, search_text, path, symbol_name) VALUES ('delete', old.rowid, old.search_text, old.path, old.symbol_name);
-      INSERT INTO ${t} (rowid, search_text, path, symbol_name) VALUES (new.rowid, new.search_text, new.path, new.symbol_name); END;
+    CREATE TRIGGER IF NOT EXISTS ${t}_insert AFTER INSERT ON chunks WHEN new.namespace = ${lit} BEGIN
+      INSERT INTO ${t} (rowid, search_text, path, symbol_name) VALUES (new.rowid, new.search_text, ${path('new.')}, ${name('new.')}); END;
+    CREATE TRIGGER IF NOT EXISTS ${t}_delete AFTER DELETE ON chunks WHEN old.namespace = ${lit} BEGIN
+      INSERT INTO ${t} (${t}, rowid, search_text, path, symbol_name) VALUES ('delete', old.rowid, old.search_text, ${path('old.')}, ${name('old.')}); END;
+    CREATE TRIGGER IF NOT EXISTS ${t}_update AFTER UPDATE OF search_text, path, symbol_name, path_terms, symbol_terms ON chunks WHEN old.namespace = ${lit} BEGIN
+      INSERT INTO ${t} (${t}, rowid, search_text, path, symbol_name) VALUES ('delete', old.rowid, old.search_text, ${path('old.')}, ${name('old.')});
+      INSERT INTO ${t} (rowid, search_text, path, symbol_name) VALUES (new.rowid, new.search_text, ${path('new.')}, ${name('new.')}); END;
     INSERT INTO keyword_indexes (namespace, created_at) VALUES (${lit}, '${new Date().toISOString()}') ON CONFLICT(namespace) DO NOTHING;`);
 }
 
@@ -141,8 +143,8 @@ function load(db, rowsPath, ns) {
   ).run(ns, ns.slice('repo:bench/'.length), now, now, now);
   const chunk = db.prepare(
     `INSERT INTO chunks (namespace, id, path, chunk_index, language, type, text, text_hash, start_line, end_line, start_byte, end_byte,
-       token_count, keywords, metadata, symbol_name, parent_symbol, span_hash, search_text, updated_at, version, embedded)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+       token_count, keywords, metadata, symbol_name, symbol_terms, path_terms, parent_symbol, span_hash, search_text, updated_at, version, embedded)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
   );
   const vector = db.prepare(
     'INSERT INTO local_vectors (namespace, id, dims, vector, metadata, path, language, tags) VALUES (?, ?, 384, ?, ?, ?, ?, ?)',
@@ -152,7 +154,7 @@ function load(db, rowsPath, ns) {
     if (!line) continue;
     const r = JSON.parse(line);
     chunk.run(ns, r.id, r.path, r.chunk_index, r.language, r.type, r.text, r.text_hash, r.start_line, r.end_line, r.start_byte,
-      r.end_byte, r.token_count, r.keywords, r.metadata, r.symbol_name ?? null, r.parent_symbol ?? null, r.span_hash, r.search_text, now, r.version);
+      r.end_byte, r.token_count, r.keywords, r.metadata, r.symbol_name ?? null, r.symbol_terms ?? null, r.path_terms ?? null, r.parent_symbol ?? null, r.span_hash, r.search_text, now, r.version);
     // The vector's content only matters for latency: hash the head of the embedding text.
     const v = Buffer.from(new Float32Array(hashVector(r.embedding_text.slice(0, 1200), 384)).buffer);
     const meta = { path: r.path, language: r.language, type: r.type, symbol: r.symbol_name ?? undefined, startLine: r.start_line, endLine: r.end_line, chunkHash: r.text_hash };

@@ -34,11 +34,18 @@ pub fn ensure_sql(namespace: &str) -> Vec<String> {
     let t = table(namespace);
     let ns = literal(namespace);
     let unregistered = format!("NOT EXISTS (SELECT 1 FROM keyword_indexes WHERE namespace = {ns})");
-    vec![
+    let mut out = vec![
         format!(
             "CREATE VIRTUAL TABLE IF NOT EXISTS {t} USING fts5(search_text, path, symbol_name, \
              content = 'chunks', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2')"
         ),
+        // An index made before its path and name columns held `keyword_terms`: its triggers
+        // indexed `path` and `symbol_name`, and rows of that time have no terms, so the
+        // `COALESCE` below reads what they were indexed with. Its triggers make way for those
+        // below in this batch, before any row is written. (No-ops once gone.)
+    ];
+    out.extend(OLD_TRIGGERS.iter().map(|suffix| format!("DROP TRIGGER IF EXISTS {t}_{suffix}")));
+    out.extend([
         // Rows stored before the namespace had its own index: out of the shared index, into its own.
         format!(
             "INSERT INTO chunks_fts (chunks_fts, rowid, search_text, path, symbol_name) \
@@ -47,32 +54,38 @@ pub fn ensure_sql(namespace: &str) -> Vec<String> {
         ),
         format!(
             "INSERT INTO {t} (rowid, search_text, path, symbol_name) \
-             SELECT rowid, search_text, path, symbol_name FROM chunks WHERE namespace = {ns} AND {unregistered}"
+             SELECT rowid, search_text, COALESCE(path_terms, path), COALESCE(symbol_terms, symbol_name) FROM chunks WHERE namespace = {ns} AND {unregistered}"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS {t}_ins AFTER INSERT ON chunks WHEN new.namespace = {ns} BEGIN \
+            "CREATE TRIGGER IF NOT EXISTS {t}_insert AFTER INSERT ON chunks WHEN new.namespace = {ns} BEGIN \
              INSERT INTO {t} (rowid, search_text, path, symbol_name) \
-             VALUES (new.rowid, new.search_text, new.path, new.symbol_name); END"
+             VALUES (new.rowid, new.search_text, COALESCE(new.path_terms, new.path), COALESCE(new.symbol_terms, new.symbol_name)); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS {t}_del AFTER DELETE ON chunks WHEN old.namespace = {ns} BEGIN \
+            "CREATE TRIGGER IF NOT EXISTS {t}_delete AFTER DELETE ON chunks WHEN old.namespace = {ns} BEGIN \
              INSERT INTO {t} ({t}, rowid, search_text, path, symbol_name) \
-             VALUES ('delete', old.rowid, old.search_text, old.path, old.symbol_name); END"
+             VALUES ('delete', old.rowid, old.search_text, COALESCE(old.path_terms, old.path), COALESCE(old.symbol_terms, old.symbol_name)); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS {t}_upd AFTER UPDATE OF search_text, path, symbol_name ON chunks \
+            "CREATE TRIGGER IF NOT EXISTS {t}_update AFTER UPDATE OF search_text, path, symbol_name, path_terms, symbol_terms ON chunks \
              WHEN old.namespace = {ns} BEGIN \
              INSERT INTO {t} ({t}, rowid, search_text, path, symbol_name) \
-             VALUES ('delete', old.rowid, old.search_text, old.path, old.symbol_name); \
+             VALUES ('delete', old.rowid, old.search_text, COALESCE(old.path_terms, old.path), COALESCE(old.symbol_terms, old.symbol_name)); \
              INSERT INTO {t} (rowid, search_text, path, symbol_name) \
-             VALUES (new.rowid, new.search_text, new.path, new.symbol_name); END"
+             VALUES (new.rowid, new.search_text, COALESCE(new.path_terms, new.path), COALESCE(new.symbol_terms, new.symbol_name)); END"
         ),
         format!(
             "INSERT INTO keyword_indexes (namespace, created_at) \
              VALUES ({ns}, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT(namespace) DO NOTHING"
         ),
-    ]
+    ]);
+    out
 }
+
+/// The triggers' names before the index's path and name columns held `keyword_terms`.
+const OLD_TRIGGERS: [&str; 3] = ["ins", "del", "upd"];
+/// The triggers' names since.
+const TRIGGERS: [&str; 3] = ["insert", "delete", "update"];
 
 /// [`ensure_sql`] as statements of `db`.
 pub fn ensure_statements(db: &Db, namespace: &str) -> StoreResult<Vec<D1PreparedStatement>> {
@@ -85,12 +98,12 @@ pub fn ensure_statements(db: &Db, namespace: &str) -> StoreResult<Vec<D1Prepared
 /// comes after the chunk delete.
 pub fn drop_sql(namespace: &str) -> Vec<String> {
     let t = table(namespace);
-    vec![
-        format!("DROP TRIGGER IF EXISTS {t}_ins"),
-        format!("DROP TRIGGER IF EXISTS {t}_del"),
-        format!("DROP TRIGGER IF EXISTS {t}_upd"),
-        format!("DROP TABLE IF EXISTS {t}"),
-    ]
+    OLD_TRIGGERS
+        .iter()
+        .chain(&TRIGGERS)
+        .map(|suffix| format!("DROP TRIGGER IF EXISTS {t}_{suffix}"))
+        .chain([format!("DROP TABLE IF EXISTS {t}")])
+        .collect()
 }
 
 /// Forget the namespace's index record (after its chunks are deleted).
@@ -140,6 +153,8 @@ mod tests {
         let pos = |needle: &str| sql.iter().position(|s| s.contains(needle)).expect(needle);
         assert!(pos("CREATE VIRTUAL TABLE") < pos("INSERT INTO kw_"));
         assert!(pos("INSERT INTO kw_") < pos("INSERT INTO keyword_indexes"));
-        assert!(pos("_upd AFTER UPDATE") < pos("INSERT INTO keyword_indexes"));
+        assert!(pos("_update AFTER UPDATE") < pos("INSERT INTO keyword_indexes"));
+        // The triggers of an index made before `keyword_terms` go before any trigger is made.
+        assert!(pos("DROP TRIGGER IF EXISTS kw_7265706f3a612f62_upd") < pos("CREATE TRIGGER"));
     }
 }

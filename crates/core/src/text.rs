@@ -37,6 +37,26 @@ pub fn split_identifier(ident: &str) -> Vec<String> {
     words
 }
 
+/// What a keyword index column holds for a name or a path: the text, then the words of each of
+/// its tokens that FTS5 keeps whole but that are several words (`addModifiers` → `addModifiers add
+/// modifiers`, `src/TypeSpec.java` → `src/TypeSpec.java type spec`). `None` when FTS5 already cuts
+/// the text into its words (`to_vec_pretty`, `src/de.rs`): the column holds the text alone.
+/// Without this a camelCase name's words counted only in the chunk's text, a snake_case name's in
+/// its weighted name and path columns too.
+pub fn keyword_terms(text: &str) -> Option<String> {
+    let mut out = String::new();
+    for token in text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()) {
+        let words = split_identifier(token);
+        if words.len() > 1 {
+            for w in words {
+                out.push(' ');
+                out.push_str(&w);
+            }
+        }
+    }
+    (!out.is_empty()).then(|| format!("{text}{out}"))
+}
+
 /// Identifier-like tokens of a text (letters, digits, `_`, `$`), in order, with repeats.
 pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).filter(|t| !t.is_empty())
@@ -81,7 +101,7 @@ pub fn embedding_text(chunk: &Chunk) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::split_identifier;
+    use super::{keyword_terms, split_identifier};
 
     #[test]
     fn splits_identifiers() {
@@ -90,5 +110,20 @@ mod tests {
         assert_eq!(split_identifier("src/user-service.ts"), ["src", "user", "service", "ts"]);
         assert_eq!(split_identifier("parse2json"), ["parse", "2", "json"]);
         assert_eq!(split_identifier("__"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn words_fts5_keeps_whole_are_added_beside_the_text() {
+        assert_eq!(keyword_terms("addModifiers").as_deref(), Some("addModifiers add modifiers"));
+        assert_eq!(keyword_terms("HTTPServer").as_deref(), Some("HTTPServer http server"));
+        assert_eq!(keyword_terms("Config.loadAll").as_deref(), Some("Config.loadAll load all"));
+        assert_eq!(
+            keyword_terms("src/main/java/com/x/TypeSpec.java").as_deref(),
+            Some("src/main/java/com/x/TypeSpec.java type spec")
+        );
+        assert_eq!(keyword_terms("to_vec_pretty"), None);
+        assert_eq!(keyword_terms("src/value/de.rs"), None);
+        assert_eq!(keyword_terms("Parse"), None);
+        assert_eq!(keyword_terms(""), None);
     }
 }

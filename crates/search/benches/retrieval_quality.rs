@@ -862,6 +862,8 @@ fn emit_rows(path: &Path, rows: usize, texts: &BTreeMap<String, String>, queries
                     "keywords": serde_json::to_string(&c.keywords).unwrap_or_default(),
                     "metadata": serde_json::to_string(&c.metadata).unwrap_or_default(),
                     "symbol_name": c.metadata.symbol_name, "parent_symbol": c.metadata.parent_symbol,
+                    "path_terms": edgerag_core::text::keyword_terms(&c.path),
+                    "symbol_terms": c.metadata.symbol_name.as_deref().and_then(edgerag_core::text::keyword_terms),
                     "span_hash": c.metadata.span_hash, "search_text": edgerag_core::text::fts_document(&c),
                     "embedding_text": edgerag_core::text::embedding_text(&c), "version": c.version,
                 });

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use edgerag_core::embed::Embedder;
 use edgerag_core::graph::{EdgeKind, FileGraph, Node};
-use edgerag_core::text::{embedding_text, fts_document};
+use edgerag_core::text::{embedding_text, fts_document, keyword_terms};
 use edgerag_core::vector::{VectorIndex, VectorRecord};
 use edgerag_core::Chunk;
 
@@ -36,7 +36,7 @@ struct Inner {
 }
 
 /// Chunks in memory with an FTS5-equivalent BM25 index over
-/// `(fts_document(chunk), path, symbol_name)`, and each namespace's resolved code graph.
+/// `(fts_document(chunk), path, symbol_name)` (path and name with their `keyword_terms`), and each namespace's resolved code graph.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RefCell<Inner>,
@@ -63,10 +63,14 @@ impl MemoryStore {
         let doc_id = inner.docs.len();
         let search_text = fts_document(&record.chunk);
         let chunk = &record.chunk;
+        // The path and name columns as the D1 index holds them (`chunks.path_terms`, `symbol_terms`).
+        let path_column = keyword_terms(&chunk.path).unwrap_or_else(|| chunk.path.clone());
+        let symbol = chunk.metadata.symbol_name.as_deref().unwrap_or_default();
+        let symbol_column = keyword_terms(symbol).unwrap_or_else(|| symbol.to_string());
         inner.keyword.entry(namespace).or_default().insert(DocInput {
             id: &chunk.id,
             row: doc_id as i64,
-            columns: [&search_text, &chunk.path, chunk.metadata.symbol_name.as_deref().unwrap_or_default()],
+            columns: [&search_text, &path_column, &symbol_column],
             path: &chunk.path,
             language: chunk.language,
             tags: &record.tags,
