@@ -400,17 +400,22 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
       if (r.status !== 200) throw new Error(`GET /__test/ledger → ${r.status} ${r.text}`);
       return r.body;
     },
-    /** SIGKILL the whole wrangler/workerd process tree (no shutdown); the state dir is kept. */
+    /**
+     * SIGKILL the whole wrangler/workerd process tree (no shutdown); the state dir is kept. Its
+     * ledger is checked as `stop` checks it.
+     */
     async kill() {
       await readLedger();
       db?.close();
       for (const o of Object.values(opened)) o.close();
       db = undefined;
       for (const k of Object.keys(opened)) delete opened[k];
-      if (exited) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
-      await gone;
+      if (!exited) {
+        const gone = new Promise((r) => child.once('exit', r));
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+        await gone;
+      }
+      report();
     },
     async stop() {
       await readLedger();
@@ -425,19 +430,25 @@ async function spawnEdgerag({ dir, fresh, files, allVars, log, databases, script
         clearTimeout(timer);
       }
       if (fresh && !process.env.EDGERAG_E2E_KEEP) rmSync(dir, { recursive: true, force: true });
-      if (reloads) {
-        process.stderr.write(`[harness] the worker was reloaded ${reloads} time(s) during the test: something wrote public/ or build/worker while it ran\n`);
-        process.exitCode = 1;
-      }
-      if (ledgerOver.length) {
-        // Not thrown: an `after` hook would then leave the file's other servers running. A
-        // non-zero exit fails the file in node:test.
-        const lines = ledgerOver.map(([stage, figure, value, budget]) => `  ${stage}: ${figure} ${value} > budget ${budget}`);
-        process.stderr.write(`[harness] invocations went over their budget of Cloudflare's limits (src/limits.json):\n${lines.join('\n')}\n`);
-        process.exitCode = 1;
-      }
+      report();
     },
   };
+  /** What went wrong in this worker's life that no request saw: reloads, budgets crossed. */
+  function report() {
+    if (reloads) {
+      process.stderr.write(`[harness] the worker was reloaded ${reloads} time(s) during the test: something wrote public/ or build/worker while it ran\n`);
+      process.exitCode = 1;
+    }
+    if (ledgerOver.length) {
+      // Not thrown: an `after` hook would then leave the file's other servers running. A
+      // non-zero exit fails the file in node:test.
+      const lines = ledgerOver.map(([stage, figure, value, budget]) => `  ${stage}: ${figure} ${value} > budget ${budget}`);
+      process.stderr.write(`[harness] invocations went over their budget of Cloudflare's limits (src/limits.json):\n${lines.join('\n')}\n`);
+      process.exitCode = 1;
+    }
+    reloads = 0;
+    ledgerOver = [];
+  }
   return er;
 }
 
