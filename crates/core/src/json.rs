@@ -48,7 +48,7 @@ mod tests {
     #[test]
     fn json_len_is_the_length_of_the_json() {
         let value = serde_json::json!({"a": [1, 2, "x\"y"], "b": null});
-        assert_eq!(json_len(&value), serde_json::to_string(&value).unwrap().len());
+        assert_eq!(json_len(&value), serde_json::to_string(&value).expect("a value serializes").len());
     }
 
     #[test]
@@ -59,7 +59,7 @@ mod tests {
         let mut back: Vec<(u32, String)> = Vec::new();
         for b in &batches {
             assert!(b.len() <= 64, "{b}");
-            back.extend(serde_json::from_str::<Vec<(u32, String)>>(b).unwrap());
+            back.extend(serde_json::from_str::<Vec<(u32, String)>>(b).expect("a batch is a JSON array"));
         }
         assert_eq!(back, rows);
         assert_eq!(json_batches(["a".repeat(100)], 10).len(), 1, "a row over the size goes alone");
