@@ -79,7 +79,13 @@ function spawnSyncText(cmd, argv) {
 }
 
 const embed = embedderKind === 'hash' ? await startHashEmbedder() : opt('--embed-url', null) ? { url: opt('--embed-url'), stop: async () => {} } : await startEmbedServer();
-const vars = { OPENAI_BASE_URL: embed.url, RETRY_BASE_DELAY_SECONDS: '1' };
+// LARGE_COPY_MB: the whole run with a deployment's in-memory copy budgets instead of the local 256 MB.
+const copyMb = process.env.LARGE_COPY_MB;
+const vars = {
+  OPENAI_BASE_URL: embed.url,
+  RETRY_BASE_DELAY_SECONDS: '1',
+  ...(copyMb ? { LOCAL_INDEX_CACHE_MB: copyMb, KEYWORD_INDEX_CACHE_MB: copyMb } : {}),
+};
 let er = await startEdgerag(reuse ? { vars, persistDir: state } : { vars });
 const QUERIES = ['parse the configuration file', 'error handling when the connection fails', 'serialize to json', 'iterator over the entries', 'unit tests for the parser', 'read bytes from a buffer', 'hash map lookup', 'spawn a thread and join'];
 

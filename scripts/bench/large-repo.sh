@@ -25,6 +25,8 @@
 #   LARGE_END_COPY_MB=16                            that step with a deployment's in-memory copy
 #                                                   budgets (LOCAL_INDEX_CACHE_MB and
 #                                                   KEYWORD_INDEX_CACHE_MB; the local ones are 256)
+#   LARGE_COPY_MB=16                                every step with those budgets (where the local
+#                                                   vector copy's memory would otherwise count)
 #   EDGERAG_CLI=PATH                                a built `edgerag` CLI (default: built here)
 #   BENCH_OUT=FILE                                  also append each run's figures as JSON lines
 set -euo pipefail
