@@ -4,11 +4,11 @@
 // same model answers the query embeddings, so the vector path does real work) and a READY
 // namespace; then the worker is restarted on it and queried over HTTP.
 import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ROOT, freePort, hashVector, keywordTable, sleep, startHashEmbedder } from '../../tests/e2e/harness.mjs';
+import { ROOT, freePort, hashVector, keywordTable, sleep, sqlitePath, startHashEmbedder } from '../../tests/e2e/harness.mjs';
 
 // The worker runs from a snapshot of build/ (and wrangler.toml, migrations) in a temp dir, so a
 // rebuild by someone else in the shared tree cannot reload it mid-benchmark.
@@ -90,13 +90,6 @@ const pct = (xs, p) => {
 const emit = process.emitWarning;
 process.emitWarning = (w, ...rest) => (String(w).includes('SQLite') ? undefined : emit.call(process, w, ...rest));
 const { DatabaseSync } = await import('node:sqlite');
-
-function sqlitePath(persistDir) {
-  const dir = join(persistDir, 'v3', 'd1', 'miniflare-D1DatabaseObject');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite');
-  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}`);
-  return join(dir, files[0]);
-}
 
 /**
  * The namespace's own FTS5 index, as the worker creates it before it first writes a namespace's

@@ -131,7 +131,8 @@ function sqliteFiles(persistDir) {
   return files.map((f) => join(dir, f));
 }
 
-function sqlitePath(persistDir) {
+/** The one local D1 database file under `persistDir` (to read or shape it while no worker runs). */
+export function sqlitePath(persistDir) {
   const files = sqliteFiles(persistDir);
   if (files.length !== 1) throw new Error(`expected one D1 database in ${persistDir}, found ${files.length}`);
   return files[0];

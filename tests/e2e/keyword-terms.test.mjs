@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { keywordTable, startEdgerag, startHashEmbedder } from './harness.mjs';
+import { keywordTable, sqlitePath, startEdgerag, startHashEmbedder } from './harness.mjs';
 
 const NS = 'repo:acme/camel';
 const T = keywordTable(NS);
@@ -78,11 +78,7 @@ test('an index made before takes the new triggers at the next write, with no sta
   // The namespace as an older build left it: rows without terms, indexed as they are, by the
   // triggers of that time.
   const { DatabaseSync } = await import('node:sqlite');
-  const file = (() => {
-    const d = `${dir}/v3/d1/miniflare-D1DatabaseObject`;
-    return import('node:fs').then(({ readdirSync }) => `${d}/${readdirSync(d).find((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite')}`);
-  })();
-  const db = new DatabaseSync(await file);
+  const db = new DatabaseSync(sqlitePath(dir));
   const lit = `'${NS}'`;
   db.exec(`DROP TRIGGER ${T}_insert; DROP TRIGGER ${T}_delete; DROP TRIGGER ${T}_update;
     INSERT INTO ${T} (${T}) VALUES ('delete-all');
