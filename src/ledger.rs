@@ -28,7 +28,7 @@
 //! In production an invocation over any budget logs one `limits_budget_crossed` line. The test
 //! build (`test-hooks`) also keeps, per stage (kind + route or queue), the largest figure of every
 //! invocation, served by `GET /__test/ledger` (`DELETE` clears it).
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
@@ -127,6 +127,11 @@ struct Open {
     label: String,
     started: f64,
     usage: RefCell<Usage>,
+    /// The wasm memory's size when the invocation began.
+    memory_at_start: f64,
+    /// Bytes the wasm memory grew by while this invocation's own work was polled ([`Within`]):
+    /// which of the invocations running together grew the isolate's memory.
+    grown: Cell<f64>,
 }
 
 impl Drop for Open {
@@ -134,8 +139,38 @@ impl Drop for Open {
         let mut usage = *self.usage.borrow();
         usage.wall_ms = (crate::time::now_ms() - self.started).max(0.0);
         usage.memory_bytes = memory_bytes();
+        if self.grown.get() > 0.0 {
+            memory_grew(self, &usage);
+        }
         finish(self.kind, &self.label, &usage);
     }
+}
+
+/// One line per invocation whose own work grew the wasm memory: its memory at the start and the
+/// end, what its polls grew it by, and the other invocations open at its end (whatever they grew
+/// is on their own line).
+fn memory_grew(open: &Open, usage: &Usage) {
+    let others: Vec<String> = OPEN.with(|o| {
+        o.borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|w| !std::ptr::eq(Rc::as_ptr(w), open))
+            .map(|w| format!("{} {}", w.kind, w.label))
+            .collect()
+    });
+    crate::log::info(
+        "invocation_memory_grew",
+        &[
+            ("kind", open.kind),
+            ("stage", &open.label),
+            ("memoryAtStart", &format!("{:.0}", open.memory_at_start)),
+            ("grownByItself", &format!("{:.0}", open.grown.get())),
+            ("memoryAtEnd", &format!("{:.0}", usage.memory_bytes)),
+            ("wallMs", &format!("{:.0}", usage.wall_ms)),
+            ("d1Statements", &format!("{:.0}", usage.d1_statements)),
+            ("openBeside", &others.join("; ")),
+        ],
+    );
 }
 
 thread_local! {
@@ -143,6 +178,9 @@ thread_local! {
     /// The invocations whose work is being polled right now, innermost last ([`Within`]).
     static CURRENT: RefCell<Vec<Weak<Open>>> = const { RefCell::new(Vec::new()) };
     static LIMITS: Vec<Limit> = limits();
+    /// Memory growth already attributed to an invocation by the polls running now (a nested
+    /// [`Within`]'s growth is its own, not its outer invocation's).
+    static ATTRIBUTED: Cell<f64> = const { Cell::new(0.0) };
 }
 
 /// An open invocation; it ends when the last clone is dropped (clones keep it open across the
@@ -209,7 +247,28 @@ impl<F: Future> Future for Within<F> {
             }
         }
         let _pop = Pop;
-        self.work.as_mut().poll(cx)
+        let (memory, attributed) = (memory_now(), ATTRIBUTED.with(Cell::get));
+        let poll = self.work.as_mut().poll(cx);
+        let grown = memory_now() - memory - (ATTRIBUTED.with(Cell::get) - attributed);
+        if grown > 0.0 {
+            ATTRIBUTED.with(|a| a.set(a.get() + grown));
+            if let Some(open) = self.scope.upgrade() {
+                open.grown.set(open.grown.get() + grown);
+            }
+        }
+        poll
+    }
+}
+
+/// The wasm memory's size (0 off wasm), without a call into JS: read around every poll.
+fn memory_now() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
     }
 }
 
@@ -260,8 +319,14 @@ pub fn budget(figure: &str) -> Option<f64> {
 /// Open an invocation of `kind` (`http`, `queue`, `scheduled`; `test` for the test build's own
 /// routes); `label` names its stage.
 pub fn begin(kind: &'static str, label: String) -> Invocation {
-    let open =
-        Rc::new(Open { kind, label, started: crate::time::now_ms(), usage: RefCell::new(Usage::default()) });
+    let open = Rc::new(Open {
+        kind,
+        label,
+        started: crate::time::now_ms(),
+        usage: RefCell::new(Usage::default()),
+        memory_at_start: memory_now(),
+        grown: Cell::new(0.0),
+    });
     OPEN.with(|o| {
         let mut o = o.borrow_mut();
         o.retain(|w| w.strong_count() > 0);

@@ -36,6 +36,9 @@ const endOnly = args.includes('--end-only');
 // LARGE_STATE=DIR: the worker's state is kept there at the end; a run that finds a state there
 // skips the index and runs only the job's end alone in a new isolate on it.
 const state = process.env.LARGE_STATE;
+// LARGE_NO_SEARCHES_DURING=1: no searches while a step's job runs (the 12 after it still run), so
+// that the ledger's figures are the queue stages' own.
+const searchesDuring = !process.env.LARGE_NO_SEARCHES_DURING;
 const reuse = Boolean(state) && existsSync(join(state, 'v3'));
 const cli = process.env.EDGERAG_CLI ?? join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag');
 const repo = 'bench/large';
@@ -86,7 +89,10 @@ const vars = {
   RETRY_BASE_DELAY_SECONDS: '1',
   ...(copyMb ? { LOCAL_INDEX_CACHE_MB: copyMb, KEYWORD_INDEX_CACHE_MB: copyMb } : {}),
 };
-let er = await startEdgerag(reuse ? { vars, persistDir: state } : { vars });
+// LARGE_WORKER_LOG=1: the worker's whole log on stderr as it runs (the harness keeps only its last
+// 2 MB for `er.logs()`, BENCH_LOG and the summary below).
+const log = Boolean(process.env.LARGE_WORKER_LOG);
+let er = await startEdgerag(reuse ? { vars, persistDir: state, log } : { vars, log });
 const QUERIES = ['parse the configuration file', 'error handling when the connection fails', 'serialize to json', 'iterator over the entries', 'unit tests for the parser', 'read bytes from a buffer', 'hash map lookup', 'spawn a thread and join'];
 
 /** Searches one at a time until `stop()`: latencies and non-200 answers. */
@@ -147,7 +153,7 @@ function d1Bytes() {
 async function step(name, before) {
   if (before) before();
   const expected = cliCounts();
-  const loop = searchLoop();
+  const loop = searchesDuring ? searchLoop() : { stop: async () => ({ lat: [], statuses: {} }) };
   const indexed = await indexWithCli();
   const during = await loop.stop();
   const status = (await er.request('GET', `/v1/repos/${repo}/status`)).body;
@@ -194,7 +200,7 @@ async function jobEndInANewIsolate(rel, content) {
   // are 256 MB, wrangler.toml) for this step, so that its memory is the one production would see.
   const copies = process.env.LARGE_END_COPY_MB;
   const endVars = copies ? { ...vars, LOCAL_INDEX_CACHE_MB: copies, KEYWORD_INDEX_CACHE_MB: copies } : vars;
-  er = await startEdgerag({ persistDir: dir, vars: endVars });
+  er = await startEdgerag({ persistDir: dir, vars: endVars, log });
   const t0 = performance.now();
   const job = await er.indexFiles(repo, [{ path: rel, content }], { timeoutMs: 3_600_000, quietMs: 3_600_000 });
   const readyS = Number(s(performance.now() - t0));
@@ -281,6 +287,25 @@ for (const st of ledger?.stages ?? []) {
   console.log(`| ${st.kind} | ${st.stage} | ${st.invocations} | ${limits.map((l) => `${st.max?.[l.figure] ?? 0}${(st.max?.[l.figure] ?? 0) > l.budget ? ' **over**' : ''}`).join(' | ')} |`);
 }
 console.log(`| budget | | | ${limits.map((l) => l.budget).join(' | ')} |`);
+// Which invocations grew the wasm memory (the worker logs one `invocation_memory_grew` line per
+// invocation whose own work grew it): bytes grown per stage, and the invocation that took the
+// isolate past the memory budget with what was open beside it.
+{
+  const budget = limits.find((l) => l.figure === 'memoryBytes')?.budget ?? Infinity;
+  const grew = logs.split('\n').filter((l) => l.includes('"invocation_memory_grew"')).map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+  const perStage = {};
+  for (const g of grew) {
+    const key = `${g.kind} ${g.stage}`;
+    perStage[key] = perStage[key] ?? { invocations: 0, grownMB: 0, largestMB: 0 };
+    perStage[key].invocations += 1;
+    perStage[key].grownMB += Number(g.grownByItself) / 1e6;
+    perStage[key].largestMB = Math.max(perStage[key].largestMB, Number(g.grownByItself) / 1e6);
+  }
+  console.log('\nwasm memory grown by each stage\'s own work (MB; every isolate of the run):');
+  for (const [k, v] of Object.entries(perStage)) console.log(`  ${k}: ${v.invocations} invocations grew it by ${v.grownMB.toFixed(1)} MB in all, at most ${v.largestMB.toFixed(1)} MB`);
+  const crossed = grew.filter((g) => Number(g.memoryAtEnd) > budget && Number(g.memoryAtEnd) - Number(g.grownByItself) <= budget);
+  for (const g of crossed) console.log(`  past the budget: ${g.kind} ${g.stage}: ${g.memoryAtStart} → ${g.memoryAtEnd} B, grown by itself ${g.grownByItself} B, ${g.d1Statements} statements, ${g.wallMs} ms; open beside it: ${g.openBeside || 'nothing'}`);
+}
 if (newIsolate) {
   const memory = newIsolate.index?.memoryBytes ?? NaN;
   const budget = limits.find((l) => l.figure === 'memoryBytes')?.budget ?? NaN;

@@ -27,6 +27,10 @@
 #                                                   KEYWORD_INDEX_CACHE_MB; the local ones are 256)
 #   LARGE_COPY_MB=16                                every step with those budgets (where the local
 #                                                   vector copy's memory would otherwise count)
+#   LARGE_NO_SEARCHES_DURING=1                      no searches while a job runs (the 12 after each
+#                                                   step still run): the queue stages' memory alone
+#   LARGE_WORKER_LOG=1                              the worker's whole log on stderr as it runs (the
+#                                                   harness keeps only its last 2 MB for BENCH_LOG)
 #   EDGERAG_CLI=PATH                                a built `edgerag` CLI (default: built here)
 #   BENCH_OUT=FILE                                  also append each run's figures as JSON lines
 set -euo pipefail

@@ -220,6 +220,8 @@ async fn handle(batch: &Ctx, queue_name: &str, message: &MessageSys) {
                     // This message's D1 statements, and the batch's so far.
                     ("statements", &format!("{statements:.0}")),
                     ("batchStatements", &format!("{:.0}", crate::ledger::current_d1_statements())),
+                    // The isolate's wasm memory after the message (it never shrinks).
+                    ("memory", &format!("{:.0}", crate::ledger::memory_bytes())),
                     ("outcome", outcome),
                 ],
             );

@@ -283,6 +283,17 @@ pub struct FileToIndex {
     pub language: Option<String>,
     pub chunk_count: i64,
     pub tags: String,
+    /// The bytes of its staged chunks' JSON and of their vectors as the stage reads them (hex):
+    /// what reading and writing the file holds in memory.
+    #[serde(default)]
+    pub staged_bytes: f64,
+}
+
+impl FileToIndex {
+    /// [`FileToIndex::staged_bytes`] as a size.
+    pub fn bytes(&self) -> usize {
+        self.staged_bytes.max(0.0) as usize
+    }
 }
 
 /// Files of `[from, to]` waiting for the index stage (rows: [`FileToIndex`]).
@@ -293,8 +304,11 @@ pub fn files_to_index_statement(
     to: i64,
 ) -> StoreResult<D1PreparedStatement> {
     db.stmt(
-        "SELECT seq, path, change, content_hash, size, language, chunk_count, tags FROM job_files \
-         WHERE job_id = ? AND seq BETWEEN ? AND ? AND status = 'embedded' ORDER BY seq",
+        "SELECT seq, path, change, content_hash, size, language, chunk_count, tags, \
+           (SELECT coalesce(sum(length(CAST(c.chunk AS BLOB)) \
+                + CASE WHEN typeof(c.vector) = 'blob' THEN 2 ELSE 1 END * coalesce(length(c.vector), 0)), 0) \
+            FROM job_chunks c WHERE c.job_id = f.job_id AND c.seq = f.seq) AS staged_bytes \
+         FROM job_files f WHERE job_id = ? AND seq BETWEEN ? AND ? AND status = 'embedded' ORDER BY seq",
         &args![job_id, from, to],
     )
 }
