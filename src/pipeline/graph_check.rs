@@ -87,7 +87,7 @@ async fn compare(db: &Db, ns: &str, page_bytes: usize) -> StoreResult<serde_json
         .map_err(|e| crate::store::StoreError(format!("stored file graph: {e}")))?;
     let sizes: Vec<usize> = stored.iter().map(|s| s.graph.len()).collect();
     drop(stored);
-    let pages = crate::store::graph::pages_of(&sizes, page_bytes).len();
+    let pages = edgerag_core::pages::pages_of(&sizes, page_bytes).len();
     edgerag_core::graph::resolve(&mut files);
     let mut unsplit: Vec<String> = files
         .iter()

@@ -54,7 +54,7 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     drop(reads);
     ctx.lap("read");
     if !files.is_empty() {
-        let groups = crate::store::graph::pages_of(
+        let groups = edgerag_core::pages::pages_of(
             &files.iter().map(staging::FileToIndex::bytes).collect::<Vec<_>>(),
             INDEX_GROUP_BYTES,
         );

@@ -20,6 +20,7 @@ pub mod json;
 pub mod keywords;
 pub mod lang;
 pub mod options;
+pub mod pages;
 pub mod path_glob;
 pub mod tags;
 pub mod text;
