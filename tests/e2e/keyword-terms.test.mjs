@@ -110,7 +110,7 @@ test('an index made before takes the new triggers at the next write, with no sta
   assert.ok((await sameAsFts5(['format the receipt total', 'order entry', 'compute line total', 'quokka'])) > 0);
 
   await restart();
-  const check = new DatabaseSync(await file);
+  const check = new DatabaseSync(sqlitePath(dir));
   // FTS5's own check of its index (postings against its document sizes).
   check.exec(`INSERT INTO ${T} (${T}) VALUES ('integrity-check')`);
   check.close();
