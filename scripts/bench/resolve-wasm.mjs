@@ -2,8 +2,8 @@
 // The wasm32 memory of a job end's code-graph resolution, as the worker runs it, without the
 // worker: stored graphs (`path\tjson` lines, `edgerag-wasm-check graphs`) fed to the wasm32
 // build of crates/wasm-check (the core's `SymbolTable`, in pages of PAGE_BYTES of JSON, default
-// 4 MB as `GRAPH_PAGE_BYTES`): every graph's definitions, then each page resolved and voted, then
-// the ranks. Prints `memory.buffer.byteLength` after each step as JSON (wasm memory never shrinks:
+// 4 MB as `GRAPH_PAGE_BYTES`): every graph's definitions, the graphs with base types again, then
+// each page resolved and voted, then the ranks. Prints `memory.buffer.byteLength` after each step as JSON (wasm memory never shrinks:
 // the last figure is the peak), and the live heap and its peak (the module's counting allocator).
 // The table is made for NODES nodes (the worker counts its stored nodes; 0: grown as needed).
 //
@@ -71,6 +71,12 @@ const afterTable = mb();
 mark('table');
 call(5);
 mark('sealed');
+// The graphs with `EXTENDS` / `IMPLEMENTS` edges again, for their base types (the others are
+// passed over unread, as the worker does not read them).
+let typedFiles = 0;
+let fi = 0;
+for await (const g of rows()) typedFiles += call(7, g, fi++);
+mark('bases');
 let first = 0;
 let edges = 0;
 let pages_ = 0;
@@ -86,4 +92,4 @@ const votes = call(6);
 const ranked = call(4);
 const end = mb();
 mark('ranks');
-console.log(JSON.stringify({ files, definitions, jsonMB: Number((json / 1e6).toFixed(1)), pages: pages_, edges, votes, ranked, memoryMB: { start, afterTable, afterPages, afterRanks: end }, grewMB: Number((end - start).toFixed(1)), marks }));
+console.log(JSON.stringify({ files, typedFiles, definitions, jsonMB: Number((json / 1e6).toFixed(1)), pages: pages_, edges, votes, ranked, memoryMB: { start, afterTable, afterPages, afterRanks: end }, grewMB: Number((end - start).toFixed(1)), marks }));

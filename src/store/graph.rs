@@ -318,19 +318,28 @@ enum Read {
     Definitions,
 }
 
+/// Which files of the listing [`read_page`] reads.
+#[derive(Debug, Clone, Copy)]
+enum Rows<'a> {
+    /// `listed[first..first + count]`.
+    Range(usize, usize),
+    /// These files (their places in the listing, in order).
+    Of(&'a [usize]),
+}
+
 /// One page of stored graphs (or of their definitions), parsed one at a time: `each` is called
-/// with the files `listed[first..first + count]` in order, checked to be those (a job writing the
-/// namespace meanwhile makes resolution fail, to run again at its end). The page's rows stay in
-/// JS until each is read: only one row's text and its graph are in wasm memory at a time.
+/// with each file of `which` (its place in the listing and its graph) in order, checked to be
+/// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
+/// The page's rows stay in JS until each is read: only one row's text and its graph are in wasm
+/// memory at a time.
 async fn read_page(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
-    (first, count): (usize, usize),
+    which: Rows<'_>,
     read: Read,
-    mut each: impl FnMut(FileGraph) -> StoreResult<()>,
+    mut each: impl FnMut(usize, FileGraph) -> StoreResult<()>,
 ) -> StoreResult<()> {
-    let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
     let columns = match read {
         Read::Graphs => "NULL AS definitions, graph".to_string(),
         Read::Definitions => format!(
@@ -338,22 +347,35 @@ async fn read_page(
              CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph"
         ),
     };
+    // `?2`: the path the range starts after, or a JSON array of the paths.
+    let (filter, key, places): (&str, String, Vec<usize>) = match which {
+        Rows::Range(first, count) => {
+            let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
+            ("path > ?2", after.to_string(), (first..first + count).collect())
+        }
+        Rows::Of(places) => {
+            let paths: Vec<&str> = places.iter().map(|&i| listed[i].path.as_str()).collect();
+            ("path IN (SELECT value FROM json_each(?2))", super::json_array(&paths)?, places.to_vec())
+        }
+    };
+    let count = places.len();
     let sql = format!(
-        "SELECT path, {columns} FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
+        "SELECT path, {columns} FROM graph_files WHERE namespace = ?1 AND {filter} ORDER BY path LIMIT ?3"
     );
+    let key = key.as_str();
     let mut rows = match read {
-        Read::Graphs => db.rows(&sql, &args![namespace, after, count]).await?,
-        Read::Definitions => db.rows(&sql, &args![namespace, after, count, Definitions::JSON_PREFIX]).await?,
+        Read::Graphs => db.rows(&sql, &args![namespace, key, count]).await?,
+        Read::Definitions => db.rows(&sql, &args![namespace, key, count, Definitions::JSON_PREFIX]).await?,
     };
     let changed = || StoreError("the stored file graphs changed during resolution".into());
     if rows.len() != count {
         return Err(changed());
     }
-    for expected in &listed[first..first + count] {
+    for place in places {
         let Some([Some(path), definitions, graph]) = rows.next_text(["path", "definitions", "graph"]) else {
             return Err(changed());
         };
-        if path != expected.path {
+        if path != listed[place].path {
             return Err(changed());
         }
         let file = match (definitions, graph) {
@@ -364,7 +386,7 @@ async fn read_page(
                 .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?,
             (None, None) => return Err(changed()),
         };
-        each(file)?;
+        each(place, file)?;
     }
     Ok(())
 }
@@ -399,7 +421,9 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// ([`read_page`]) — first every file's stored [`Definitions`] (a row without them, stored before
 /// they were, has its graph read instead), into the [`edgerag_core::graph::SymbolTable`] (made
 /// for the namespace's stored node count so that it is allocated once; each file parsed, added
-/// and dropped in turn), then each page of graphs, resolved against the table, its changed files
+/// and dropped in turn), then the definitions of the files with `EXTENDS` / `IMPLEMENTS` edges
+/// again, a statement per page of them (their base types, resolved against the sealed table one
+/// file at a time: no edge is held while the table grows), then each page of graphs, resolved against the table, its changed files
 /// written in one transaction (edges and hash together, so a rerun after a failure redoes only
 /// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
 /// compared with the stored ones in pages, in id order, without a map of every id. The edges and
@@ -465,9 +489,21 @@ pub async fn resolve_namespace_from(
         stored_nodes.map_or(0.0, |c| c.n),
         json_bytes,
     ));
-    for &page in &definition_pages {
-        read_page(db, namespace, &listed, page, Read::Definitions, |file| {
+    for &(first, count) in &definition_pages {
+        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Definitions, |_, file| {
             table.add(&file);
+            Ok(())
+        })
+        .await?;
+    }
+    // The base types: the definitions of the files with `EXTENDS` / `IMPLEMENTS` edges read again,
+    // resolved against the sealed table one at a time, instead of their edges held while the
+    // table grows.
+    table.seal();
+    let typed: Vec<usize> = table.base_files().collect();
+    for group in typed_groups(&typed, &definition_sizes, page_bytes.max(1)) {
+        read_page(db, namespace, &listed, Rows::Of(group), Read::Definitions, |fi, file| {
+            table.add_bases(fi, &file);
             Ok(())
         })
         .await?;
@@ -498,7 +534,7 @@ pub async fn resolve_namespace_from(
         }
         // Each row's text is dropped once it is parsed.
         let mut files = Vec::with_capacity(count);
-        read_page(db, namespace, &listed, (first, count), Read::Graphs, |file| {
+        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Graphs, |_, file| {
             files.push(file);
             Ok(())
         })
@@ -543,6 +579,29 @@ pub async fn resolve_namespace_from(
     resolved.ranks_written =
         super::ranks::write_ranks(db, namespace, ranked.symbols(), ranked.files().into_iter()).await?;
     Ok(Progress::Done(resolved))
+}
+
+/// Files read per statement for their base types (bounds the JSON array of their paths).
+const TYPED_READ_FILES: usize = 500;
+
+/// `typed` (places in the listing, in order) in groups read one statement each: at most
+/// `page_bytes` of definitions (`sizes`, by place; a larger one alone) and [`TYPED_READ_FILES`]
+/// files.
+fn typed_groups<'a>(typed: &'a [usize], sizes: &[usize], page_bytes: usize) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, &fi) in typed.iter().enumerate() {
+        let size = sizes.get(fi).copied().unwrap_or(0);
+        if i > start && (bytes + size > page_bytes || i - start == TYPED_READ_FILES) {
+            out.push(&typed[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < typed.len() {
+        out.push(&typed[start..]);
+    }
+    out
 }
 
 #[derive(Deserialize)]
@@ -773,6 +832,21 @@ mod tests {
         // than 100.
         let big = ranks_statements(537_495, std::iter::repeat_n(90, 11_491), true);
         assert!(big > 130, "{big}");
+    }
+
+    #[test]
+    fn files_read_for_their_base_types_go_in_groups_of_a_page_s_bytes_and_a_bounded_count() {
+        let sizes = vec![10; 2_000];
+        let typed: Vec<usize> = (0..2_000).step_by(2).collect();
+        let groups = typed_groups(&typed, &sizes, 35);
+        assert_eq!(groups[0], [0, 2, 4]);
+        assert!(groups.iter().all(|g| g.len() == 3 || g.len() == 1));
+        assert_eq!(groups.concat(), typed, "every file once, in order");
+        let groups = typed_groups(&typed, &sizes, usize::MAX / 2);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [TYPED_READ_FILES, TYPED_READ_FILES]);
+        // A file over the page's bytes goes alone; none makes no statement.
+        assert_eq!(typed_groups(&[1, 3, 5], &[0, 50, 0, 5, 0, 50], 20), [&[1][..], &[3], &[5]]);
+        assert!(typed_groups(&[], &sizes, 35).is_empty());
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub mod resolution {
     #[derive(Default)]
     pub struct Resolution {
         table: SymbolTable,
+        /// The files whose base types are read again, and how many were.
+        typed: Vec<usize>,
+        bases_read: usize,
         links: Option<Links>,
         /// The page's graphs, parsed as the worker reads each of its rows.
         files: Vec<FileGraph>,
@@ -65,7 +68,13 @@ pub mod resolution {
     impl Resolution {
         /// A table made for `nodes` nodes ([`SymbolTable::with_capacity`]; 0: grown as needed).
         pub fn with_capacity(nodes: usize) -> Resolution {
-            Resolution { table: SymbolTable::with_capacity(nodes), links: None, files: Vec::new() }
+            Resolution {
+                table: SymbolTable::with_capacity(nodes),
+                typed: Vec::new(),
+                bases_read: 0,
+                links: None,
+                files: Vec::new(),
+            }
         }
 
         /// Step 1: a stored graph's definitions (parsed, added, dropped).
@@ -79,10 +88,28 @@ pub mod resolution {
             }
         }
 
-        /// Step 2 begins: the table sealed, no votes yet.
+        /// The table sealed: its nodes.
         pub fn seal(&mut self) -> usize {
-            self.links = Some(self.table.votes());
+            self.table.seal();
+            self.typed = self.table.base_files().collect();
             self.table.nodes()
+        }
+
+        /// Step 1 again, after [`Resolution::seal`]: stored graph `fi` read again for its base types
+        /// when it has any (as the worker reads only those; others are not parsed). Returns 1 when
+        /// it was read.
+        pub fn bases(&mut self, fi: usize, json: &str) -> usize {
+            if self.typed.get(self.bases_read) != Some(&fi) {
+                return 0;
+            }
+            self.bases_read += 1;
+            match serde_json::from_str::<FileGraph>(json) {
+                Ok(file) => {
+                    self.table.add_bases(fi, &file);
+                    1
+                }
+                Err(_) => 0,
+            }
         }
 
         /// Votes so far.

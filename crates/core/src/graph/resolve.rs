@@ -29,11 +29,14 @@ pub fn resolve(files: &mut [FileGraph]) {
 /// 1. [`SymbolTable::add`] every file, in a fixed order (each page of files is read, added and
 ///    dropped): the table keeps what resolution looks up — each node's kind, name and fqn (each
 ///    distinct string once), whether it is top-level, its declared type, each file's path, module
-///    keys and package — and, of the few files with `EXTENDS` / `IMPLEMENTS` edges, those edges
-///    and the file's imports. No other edge, and no node id: an id is BLAKE3 of the node's path,
-///    kind, fqn and ordinal ([`crate::graph::node_id`]) and is computed again when needed (an id
-///    that is not, from an older build, is kept as it is).
-/// 2. [`SymbolTable::seal`]: the base types, resolved from the kept edges.
+///    keys and package — and which files have `EXTENDS` / `IMPLEMENTS` edges. No edge, and no
+///    node id: an id is BLAKE3 of the node's path, kind, fqn and ordinal
+///    ([`crate::graph::node_id`]) and is computed again when needed (an id that is not, from an
+///    older build, is kept as it is).
+/// 2. [`SymbolTable::add_bases`] each of those files again ([`SymbolTable::base_files`], in
+///    order, read again and dropped): the base types, resolved from its `EXTENDS` /
+///    `IMPLEMENTS` edges against the sealed table, so that no edge is held while the table
+///    grows.
 /// 3. [`SymbolTable::resolve_page`] the files again, page by page in the same order (a page's
 ///    edges depend only on the table and its own files), and [`SymbolTable::vote`] each resolved
 ///    file into the PageRank votes ([`SymbolTable::votes`]).
@@ -44,8 +47,10 @@ pub fn resolve(files: &mut [FileGraph]) {
 /// go; the votes take 8 bytes an edge between two symbols.
 pub struct SymbolTable {
     index: Index,
-    /// Files with `EXTENDS` / `IMPLEMENTS` edges: (file, the file with only those edges).
-    typed: Vec<(usize, FileGraph)>,
+    /// Files with `EXTENDS` / `IMPLEMENTS` edges, in order, and how many of them
+    /// [`SymbolTable::add_bases`] has resolved.
+    typed: Vec<u32>,
+    bases_added: usize,
     sealed: bool,
 }
 
@@ -57,7 +62,7 @@ impl Default for SymbolTable {
 
 impl SymbolTable {
     pub fn new() -> SymbolTable {
-        SymbolTable { index: Index::default(), typed: Vec::new(), sealed: false }
+        SymbolTable { index: Index::default(), typed: Vec::new(), bases_added: 0, sealed: false }
     }
 
     /// A table for about `nodes` nodes (every file's, as [`SymbolTable::nodes`] counts them):
@@ -78,7 +83,7 @@ impl SymbolTable {
             by_id: Vec::with_capacity(nodes),
             ..Index::default()
         };
-        SymbolTable { index, typed: Vec::new(), sealed: false }
+        SymbolTable { index, typed: Vec::new(), bases_added: 0, sealed: false }
     }
 
     /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
@@ -86,41 +91,52 @@ impl SymbolTable {
         debug_assert!(!self.sealed, "a file added after seal");
         let fi = self.len();
         self.index.add(file);
-        // Each id and path once (a type's every `impl` names it again), in buffers of their size.
-        let mut shared: HashSet<Arc<str>> = HashSet::new();
-        let mut share = |s: &Arc<str>| -> Arc<str> {
-            if let Some(kept) = shared.get(&**s) {
-                return kept.clone();
-            }
-            shared.insert(s.clone());
-            s.clone()
-        };
-        let mut typed: Vec<Edge> = file
-            .edges
-            .iter()
-            .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
-            .map(|e| Edge {
-                src: share(&e.src),
-                dst: e.dst.as_ref().map(&mut share),
-                path: share(&e.path),
-                hint: e.hint.as_ref().map(|h| Hint { owner: h.owner.as_ref().map(&mut share), ..h.clone() }),
-                ..e.clone()
-            })
-            .collect();
-        typed.shrink_to_fit();
-        if !typed.is_empty() {
-            let mut imports = type_imports(file, &typed);
-            imports.shrink_to_fit();
-            let kept = FileGraph {
-                path: file.path.clone(),
-                language: file.language,
-                package: file.package.clone(),
-                nodes: Vec::new(),
-                edges: typed,
-                imports,
-            };
-            self.typed.push((fi, kept));
+        if file.edges.iter().any(|e| is_typed(e.kind)) {
+            self.typed.push(fi as u32);
         }
+    }
+
+    /// The files whose base types [`SymbolTable::add_bases`] reads (those with `EXTENDS` /
+    /// `IMPLEMENTS` edges), in order.
+    pub fn base_files(&self) -> impl Iterator<Item = usize> + '_ {
+        self.typed.iter().map(|&fi| fi as usize)
+    }
+
+    /// The base types of file `fi` (the same graph [`SymbolTable::add`] was given, or its
+    /// [`crate::graph::Definitions::graph`]), from its `EXTENDS` / `IMPLEMENTS` edges resolved
+    /// against the table: after the last [`SymbolTable::add`], for each of
+    /// [`SymbolTable::base_files`] in order, before any page is resolved or voted (a file without
+    /// such edges changes nothing). Seals the table.
+    pub fn add_bases(&mut self, fi: usize, file: &FileGraph) {
+        self.seal();
+        debug_assert_eq!(self.index.paths.get(fi), Some(&file.path));
+        if self.typed.get(self.bases_added).is_some_and(|&t| t as usize == fi) {
+            self.bases_added += 1;
+        }
+        let edges: Vec<Edge> = file.edges.iter().filter(|e| is_typed(e.kind)).cloned().collect();
+        if edges.is_empty() {
+            return;
+        }
+        let imports = type_imports(file, &edges);
+        let mut typed = FileGraph {
+            path: file.path.clone(),
+            language: file.language,
+            package: file.package.clone(),
+            nodes: Vec::new(),
+            edges,
+            imports,
+        };
+        // The edges as [`resolve`]'s first pass leaves them: without base types.
+        let mut bases = std::mem::take(&mut self.index.bases);
+        pass(std::slice::from_mut(&mut typed), fi, &self.index, |k| k != EdgeKind::Calls);
+        let index = &self.index;
+        add_bases_of(&mut bases, |id| index.at_of_id(id).map(|(last, _)| last), std::iter::once(&typed));
+        self.index.bases = bases;
+    }
+
+    /// Whether every one of [`SymbolTable::base_files`] went through [`SymbolTable::add_bases`].
+    fn has_bases(&self) -> bool {
+        self.bases_added == self.typed.len()
     }
 
     /// Files added.
@@ -142,21 +158,14 @@ impl SymbolTable {
         self.index.kinds.len()
     }
 
-    /// Resolves the base types (after the last [`SymbolTable::add`]).
+    /// Sorts the lookups and orders the ids (after the last [`SymbolTable::add`]; the first
+    /// [`SymbolTable::add_bases`] does it too).
     pub fn seal(&mut self) {
         if self.sealed {
             return;
         }
         self.index.seal();
         self.index.seal_ids();
-        let mut typed = std::mem::take(&mut self.typed);
-        // The `EXTENDS` / `IMPLEMENTS` edges as [`resolve`]'s first pass leaves them (no bases).
-        for (fi, file) in &mut typed {
-            pass(std::slice::from_mut(file), *fi, &self.index, |k| k != EdgeKind::Calls);
-        }
-        let bases =
-            bases_of(|id| self.index.at_of_id(id).map(|(last, _)| last), typed.iter().map(|(_, f)| f));
-        self.index.bases = bases;
         self.sealed = true;
     }
 
@@ -164,6 +173,7 @@ impl SymbolTable {
     /// order). Their edges come out as [`resolve`] over every file makes them.
     pub fn resolve_page(&mut self, first: usize, page: &mut [FileGraph]) {
         self.seal();
+        debug_assert!(self.has_bases(), "a page resolved before every file's base types");
         debug_assert!(page.iter().enumerate().all(|(i, f)| self.index.paths.get(first + i) == Some(&f.path)));
         // The first pass runs without base types, as in [`resolve`].
         let bases = std::mem::take(&mut self.index.bases);
@@ -175,6 +185,7 @@ impl SymbolTable {
     /// No votes yet, over every symbol of the table (after the last [`SymbolTable::add`]).
     pub fn votes(&mut self) -> Links {
         self.seal();
+        debug_assert!(self.has_bases(), "votes before every file's base types");
         Links::new(self.index.symbols)
     }
 
@@ -328,19 +339,26 @@ fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
             by_id.insert(&node.id, at);
         }
     }
-    bases_of(|id| by_id.get(id).copied(), files.iter())
+    let mut out = HashMap::new();
+    add_bases_of(&mut out, |id| by_id.get(id).copied(), files.iter());
+    out
 }
 
-/// [`bases`] from the position of each node id (the last node with that id) and the files'
-/// resolved edges.
-fn bases_of<'a>(
+/// Whether edges of `kind` name a base type (`EXTENDS` / `IMPLEMENTS`).
+fn is_typed(kind: EdgeKind) -> bool {
+    matches!(kind, EdgeKind::Extends | EdgeKind::Implements)
+}
+
+/// [`bases`] added to `out` from the position of each node id (the last node with that id) and
+/// the files' resolved edges (each type's bases in file, then edge order).
+fn add_bases_of<'a>(
+    out: &mut HashMap<At, Vec<At>>,
     at_of: impl Fn(&str) -> Option<At>,
     files: impl Iterator<Item = &'a FileGraph>,
-) -> HashMap<At, Vec<At>> {
-    let mut out: HashMap<At, Vec<At>> = HashMap::new();
+) {
     for file in files {
         for edge in &file.edges {
-            if !matches!(edge.kind, EdgeKind::Extends | EdgeKind::Implements) {
+            if !is_typed(edge.kind) {
                 continue;
             }
             let (Some(src), Some(dst)) = (at_of(&edge.src), edge.dst.as_deref()) else {
@@ -351,7 +369,6 @@ fn bases_of<'a>(
             }
         }
     }
-    out
 }
 
 /// Method names too common to guess a target for by name alone (collections, strings, I/O).
@@ -1687,28 +1704,37 @@ mod paged_tests {
         for f in files {
             table.add(f);
         }
-        paged_with(table, files, cuts)
+        paged_with(table, files, files, cuts)
     }
 
     /// Each file's stored definitions (their JSON, as a store keeps them, parsed back) added to a
-    /// table, as a job's end reads the table.
-    fn table_of_definitions(files: &[FileGraph]) -> SymbolTable {
+    /// table, as a job's end reads the table, and the graphs they give back.
+    fn table_of_definitions(files: &[FileGraph]) -> (SymbolTable, Vec<FileGraph>) {
         let mut table = SymbolTable::new();
+        let mut graphs = Vec::new();
         for f in files {
             let json = serde_json::to_string(&Definitions::of(f)).expect("definitions as JSON");
             let stored: Definitions = serde_json::from_str(&json).expect("definitions parsed");
             table.add(&stored.graph());
+            graphs.push(stored.graph());
         }
-        table
+        (table, graphs)
     }
 
-    /// [`paged`] with a table of every file already added.
+    /// [`paged`] with a table of every file already added, its base types read from `bases`
+    /// (the graphs it was given).
     fn paged_with(
         mut table: SymbolTable,
+        bases: &[FileGraph],
         files: &[FileGraph],
         cuts: &[usize],
     ) -> (Vec<FileGraph>, SymbolTable) {
         table.seal();
+        let typed: Vec<usize> = table.base_files().collect();
+        assert!(!typed.is_empty(), "no file with base types: the input proves little");
+        for fi in typed {
+            table.add_bases(fi, &bases[fi]);
+        }
         let mut out = Vec::with_capacity(files.len());
         let (mut first, mut cut) = (0, 0);
         while first < files.len() {
@@ -1758,10 +1784,12 @@ mod paged_tests {
         let files = project();
         let expected = whole(&files);
         for size in [1, 7, files.len()] {
-            let (got, _) = paged_with(table_of_definitions(&files), &files, &[size]);
+            let (table, bases) = table_of_definitions(&files);
+            let (got, _) = paged_with(table, &bases, &files, &[size]);
             assert_eq!(got, expected, "pages of {size}");
         }
-        let (resolved, mut table) = paged_with(table_of_definitions(&files), &files, &[5]);
+        let (table, bases) = table_of_definitions(&files);
+        let (resolved, mut table) = paged_with(table, &bases, &files, &[5]);
         let mut links = table.votes();
         for f in &resolved {
             table.vote(&mut links, f);
@@ -1819,10 +1847,10 @@ mod paged_tests {
         // from the graphs or from their stored definitions.
         let (got, _) = paged(&files, &[9]);
         assert_eq!(got, whole(&files));
-        let mut stored = table_of_definitions(&files);
+        let (mut stored, bases) = table_of_definitions(&files);
         stored.seal();
         assert_eq!(stored.index.odd_ids.len(), 1, "the odd id is stored with the definitions");
-        let (got, _) = paged_with(stored, &files, &[9]);
+        let (got, _) = paged_with(stored, &bases, &files, &[9]);
         assert_eq!(got, whole(&files));
     }
 
