@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::compact::{fnv32, order_key, Column, Positions, Strings};
+use super::compact::{fnv32, fnv32_joined, order_key, Column, Lookups, Strings};
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
 use super::outside::{is_global, names_type};
 use super::rank::{rounded, votes, Links};
@@ -78,8 +78,7 @@ impl SymbolTable {
             names: Column::with_capacity(nodes),
             scopes: Column::with_capacity(nodes),
             id_keys: Column::with_capacity(nodes),
-            by_fqn: Positions::with_capacity(nodes),
-            by_name: Positions::with_capacity(nodes),
+            lookups: Lookups::with_capacity(nodes),
             by_id: Vec::with_capacity(nodes),
             ..Index::default()
         };
@@ -158,7 +157,7 @@ impl SymbolTable {
         self.index.kinds.len()
     }
 
-    /// Sorts the lookups and orders the ids (after the last [`SymbolTable::add`]; the first
+    /// Builds the lookups and orders the ids (after the last [`SymbolTable::add`]; the first
     /// [`SymbolTable::add_bases`] does it too).
     pub fn seal(&mut self) {
         if self.sealed {
@@ -213,10 +212,7 @@ impl SymbolTable {
     pub fn rank(mut self, links: Links) -> Ranked {
         self.seal();
         let index = &mut self.index;
-        let lookups: Vec<Vec<u64>> = [&mut index.by_fqn, &mut index.by_name]
-            .into_iter()
-            .map(|dropped| std::mem::take(dropped).into_buffer())
-            .collect();
+        let lookups = std::mem::take(&mut index.lookups).into_buffer();
         index.by_key = HashMap::new();
         index.by_package = HashMap::new();
         index.packages = Vec::new();
@@ -225,18 +221,20 @@ impl SymbolTable {
         index.declared = Vec::new();
         index.top = Column::default();
         index.id_keys = Column::default();
-        // The two lookups' buffers (8 bytes a node each) hold the ranks' two rounds (8 bytes a
-        // symbol), turned into `f64` buffers in place (same size and alignment, so collecting
-        // reuses each allocation), so that the ranks take no new memory; a buffer with no room
-        // for every symbol (a table grown past its capacity) is freed instead of grown.
+        // The lookups' buffer (8 bytes a node) holds one of the ranks' two rounds (8 bytes a
+        // symbol), turned into an `f64` buffer in place (same size and alignment, so collecting
+        // reuses the allocation); a buffer with no room for every symbol (a table grown past its
+        // capacity) is freed instead of grown. The other round is allocated, in what was freed.
         let symbols = index.symbols;
-        let mut buffers = lookups.into_iter().filter(|b| b.capacity() >= symbols).map(|b| {
-            let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
-            f.clear();
-            f
-        });
-        let (rank, next) = (buffers.next().unwrap_or_default(), buffers.next().unwrap_or_default());
-        Ranked { index: self.index, ranks: links.ranks_in(rank, next) }
+        let rank = Some(lookups)
+            .filter(|b| b.capacity() >= symbols)
+            .map(|b| {
+                let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
+                f.clear();
+                f
+            })
+            .unwrap_or_default();
+        Ranked { index: self.index, ranks: links.ranks_in(rank, Vec::new()) }
     }
 }
 
@@ -471,8 +469,8 @@ struct Index {
     names: Column<u32>,
     scopes: Column<u32>,
     strings: Strings,
-    by_fqn: Positions,
-    by_name: Positions,
+    /// Nodes by fqn and by name (each file's module node left out), built when sealed.
+    lookups: Lookups,
     /// (node, its declared type) of the nodes that have one, in node order.
     declared: Vec<(u32, u32)>,
     /// (node, ordinal) of the nodes whose ordinal is not 0, in node order.
@@ -521,10 +519,6 @@ impl Index {
         let mut seen: HashMap<(NodeKind, &str), u32> = HashMap::new();
         for (ni, node) in file.nodes.iter().enumerate() {
             let at = (first + ni) as u32;
-            if ni > 0 {
-                self.by_fqn.push(fnv32(&[node.fqn.as_bytes()]), at);
-                self.by_name.push(fnv32(&[node.name.as_bytes()]), at);
-            }
             self.top.push(ni > 0 && node.parent.as_deref() == module_id);
             self.kinds.push(node.kind);
             let name = self.strings.intern(&node.name);
@@ -553,12 +547,30 @@ impl Index {
         }
     }
 
-    /// Sorts the positions: after the last [`Index::add`], before any lookup.
+    /// Builds the lookups: after the last [`Index::add`], before any lookup.
     fn seal(&mut self) {
-        // The map finding equal strings goes first, before the positions are sorted.
+        // The table finding equal strings goes first, before the lookups are built.
         self.strings.seal();
-        self.by_fqn.seal();
-        self.by_name.seal();
+        let mut lookups = std::mem::take(&mut self.lookups);
+        let nodes = self.kinds.len();
+        // Every node but each file's first (its module node).
+        let positions = || {
+            (0..self.starts.len()).flat_map(|fi| {
+                let end = self.starts.get(fi + 1).map_or(nodes as u32, |&s| s);
+                self.starts[fi] + 1..end.max(self.starts[fi] + 1)
+            })
+        };
+        let hash = |lookup: usize, at: u32| {
+            let at = at as usize;
+            let name = self.name(at).as_bytes();
+            match (lookup, self.scopes.get(at)) {
+                (Lookups::NAME, _) | (_, NONE) => fnv32(&[name]),
+                (_, scope) if scope & WHOLE != 0 => fnv32(&[self.strings.get(scope & !WHOLE).as_bytes()]),
+                (_, scope) => fnv32_joined(&[self.strings.get(scope).as_bytes(), b".", name]),
+            }
+        };
+        lookups.seal(nodes, positions, hash);
+        self.lookups = lookups;
     }
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
@@ -675,16 +687,16 @@ impl Index {
 
     /// Nodes whose fqn is `fqn`, in order.
     fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_fqn
-            .all(fnv32(&[fqn.as_bytes()]))
+        self.lookups
+            .all(Lookups::FQN, fnv32(&[fqn.as_bytes()]))
             .map(|at| at as At)
             .filter(move |&at| self.fqn_equals(at, fqn))
     }
 
     /// Nodes named `name`, in order.
     fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_name
-            .all(fnv32(&[name.as_bytes()]))
+        self.lookups
+            .all(Lookups::NAME, fnv32(&[name.as_bytes()]))
             .map(|at| at as At)
             .filter(move |&at| self.name(at) == name)
     }
@@ -693,8 +705,8 @@ impl Index {
     fn top_in(&self, fi: usize, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
         let nodes = self.nodes_of(fi);
         let mut found = self
-            .by_name
-            .get(fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
+            .lookups
+            .get(Lookups::NAME, fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
             .map(|at| at as At)
             .filter(|&at| self.top.get(at) && self.name(at) == name);
         found.find(|&at| want(self.kinds.get(at)))
