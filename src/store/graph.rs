@@ -87,20 +87,30 @@ enum Stored {
 /// The files whose resolved cross-file edges differ from the rows stored for them. `stored[i]`
 /// is file `i`'s `edges_hash`: the hash resolution last wrote, `""` when the chunk stage has
 /// just written the file, `None` for a file stored before the hash existed.
+#[cfg(test)]
 fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<Rewrite<'f>> {
     files
         .iter()
         .zip(stored)
         .filter_map(|(file, old)| {
-            let hash = edges_hash(cross_file(file));
-            let stored = match old {
-                None => Stored::Legacy,
-                Some("") => Stored::Fresh,
-                Some(_) => Stored::Resolved,
-            };
-            (*old != Some(hash.as_str())).then_some(Rewrite { file, hash, stored })
+            let (hash, stored) = rewrite_of(file, *old)?;
+            Some(Rewrite { file, hash, stored })
         })
         .collect()
+}
+
+/// The hash of `file`'s resolved cross-file edges and what is stored of them, when they differ
+/// from the rows stored for it (`old`: its `edges_hash`: the hash resolution last wrote, `""`
+/// when the chunk stage has just written the file, `None` for a file stored before the hash
+/// existed).
+fn rewrite_of(file: &FileGraph, old: Option<&str>) -> Option<(String, Stored)> {
+    let hash = edges_hash(cross_file(file));
+    let stored = match old {
+        None => Stored::Legacy,
+        Some("") => Stored::Fresh,
+        Some(_) => Stored::Resolved,
+    };
+    (old != Some(hash.as_str())).then_some((hash, stored))
 }
 
 fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
@@ -423,9 +433,11 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// for the namespace's stored node count so that it is allocated once; each file parsed, added
 /// and dropped in turn), then the definitions of the files with `EXTENDS` / `IMPLEMENTS` edges
 /// again, a statement per page of them (their base types, resolved against the sealed table one
-/// file at a time: no edge is held while the table grows), then each page of graphs, resolved against the table, its changed files
-/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
-/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
+/// file at a time: no edge is held while the table grows), then each page of graphs, each graph
+/// resolved against the table as it is read, its votes kept for the ranks (8 bytes a vote) and
+/// the graph dropped unless its cross-file edges changed; the page's changed files are written
+/// in one transaction (edges and hash together, so a rerun after a failure redoes only what was
+/// not written). The ranks are then
 /// compared with the stored ones in pages, in id order, without a map of every id. The edges and
 /// ranks are those of one resolution over every file at once (the core's tests check this at any
 /// page split, and with the table read from definitions).
@@ -532,17 +544,28 @@ pub async fn resolve_namespace_from(
         if progressed && !budget.fits(1) {
             return Ok(left(done, resolved));
         }
-        // Each row's text is dropped once it is parsed.
-        let mut files = Vec::with_capacity(count);
-        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Graphs, |_, file| {
-            files.push(file);
+        // Each row's text is dropped once it is parsed, and each graph once it is resolved and
+        // voted, unless its cross-file edges changed (it is then kept for the page's writes): a
+        // file's edges depend only on the table and the file (the same as the page's resolved
+        // together).
+        let mut page_edges = 0;
+        let mut kept: Vec<(FileGraph, String, Stored)> = Vec::new();
+        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Graphs, |fi, mut file| {
+            table.resolve_page(fi, std::slice::from_mut(&mut file));
+            page_edges += file.edges.len();
+            if let Some(votes) = &mut votes {
+                table.vote(votes, &file);
+            }
+            if let Some((hash, stored)) = rewrite_of(&file, listed[fi].edges_hash.as_deref()) {
+                kept.push((file, hash, stored));
+            }
             Ok(())
         })
         .await?;
-        table.resolve_page(first, &mut files);
-        let hashes: Vec<Option<&str>> =
-            listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
-        let changed = changed_edges(&hashes, &files);
+        let changed: Vec<Rewrite<'_>> = kept
+            .iter()
+            .map(|(file, hash, stored)| Rewrite { file, hash: hash.clone(), stored: *stored })
+            .collect();
         if !changed.is_empty() {
             let writes = rewrite_edges_rows(&changed);
             if progressed && !budget.fits(writes.len()) {
@@ -550,17 +573,12 @@ pub async fn resolve_namespace_from(
             }
             db.batch(prepared(db, namespace, &writes)?).await?;
         }
-        resolved.edges += files.iter().map(|f| f.edges.len()).sum::<usize>();
+        resolved.edges += page_edges;
         resolved.rewritten_files += changed.len();
         resolved.rewritten_edges += changed
             .iter()
             .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
             .sum::<usize>();
-        if let Some(votes) = &mut votes {
-            for file in &files {
-                table.vote(votes, file);
-            }
-        }
         done = first + count;
     }
     // 3: the repository map's importance: PageRank over the graph just resolved.

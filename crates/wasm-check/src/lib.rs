@@ -61,8 +61,8 @@ pub mod resolution {
         typed: Vec<usize>,
         bases_read: usize,
         links: Option<Links>,
-        /// The page's graphs, parsed as the worker reads each of its rows.
-        files: Vec<FileGraph>,
+        /// Edges of the page's graphs resolved so far.
+        edges: usize,
     }
 
     impl Resolution {
@@ -73,7 +73,7 @@ pub mod resolution {
                 typed: Vec::new(),
                 bases_read: 0,
                 links: None,
-                files: Vec::new(),
+                edges: 0,
             }
         }
 
@@ -117,26 +117,20 @@ pub mod resolution {
             self.links.as_ref().map_or(0, Links::len)
         }
 
-        /// Step 2: one row of the page read next, parsed and held.
-        pub fn row(&mut self, json: &str) {
-            if let Ok(file) = serde_json::from_str(json) {
-                self.files.push(file);
-            }
+        /// Step 2: row `fi` of the page read next, parsed, resolved, voted and dropped (as the
+        /// worker does with a graph whose cross-file edges did not change).
+        pub fn row(&mut self, fi: usize, json: &str) {
+            let Ok(file) = serde_json::from_str::<FileGraph>(json) else { return };
+            let mut files = [file];
+            self.table.resolve_page(fi, &mut files);
+            let links = self.links.get_or_insert_with(|| self.table.votes());
+            self.table.vote(links, &files[0]);
+            self.edges += files[0].edges.len();
         }
 
-        /// Step 2: the graphs held resolved as file `first` on, voted and dropped. Returns the
-        /// edges.
-        pub fn page(&mut self, first: usize) -> usize {
-            if self.links.is_none() {
-                self.links = Some(self.table.votes());
-            }
-            let mut files = std::mem::take(&mut self.files);
-            self.table.resolve_page(first, &mut files);
-            let links = self.links.as_mut().expect("votes");
-            for f in &files {
-                self.table.vote(links, f);
-            }
-            files.iter().map(|f| f.edges.len()).sum()
+        /// Step 2: the page's end. Returns its edges.
+        pub fn page(&mut self) -> usize {
+            std::mem::take(&mut self.edges)
         }
 
         /// Step 3: the ranks, read in order as the worker compares them with the stored ones.
