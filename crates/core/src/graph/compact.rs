@@ -76,6 +76,15 @@ impl<T> Column<T> {
         self.len == 0
     }
 
+    /// The buffer of every item when they are all in the first block (a column made for them),
+    /// for another use of its memory; otherwise none (the blocks are freed).
+    pub(super) fn into_buffer(mut self) -> Vec<T> {
+        match self.blocks.len() {
+            1 => self.blocks.pop().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Every item in order, each block freed once read.
     pub(super) fn into_items(self) -> impl Iterator<Item = T> {
         self.blocks.into_iter().flatten()
@@ -413,10 +422,23 @@ mod tests {
                 c.push(i as u32 * 5);
             }
             assert!((0..n).all(|i| c.get(i) == i as u32 * 5), "capacity {capacity}, {n} items");
-            // Within the capacity the items stay in the first buffer, made at once.
+            // Within the capacity the items stay in the first buffer, made at once, handed over.
             assert_eq!(n <= capacity, c.blocks.len() == 1 && first == Some(c.blocks[0].as_ptr()));
             let v: Vec<u32> = c.into_items().collect();
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 5) && v.len() == n);
+            let mut c = Column::with_capacity(capacity);
+            let first = c.blocks.first().map(|b: &Vec<u32>| b.as_ptr());
+            (0..n).for_each(|i| c.push(i as u32));
+            let buffer = c.into_buffer();
+            if n <= capacity {
+                assert_eq!(Some(buffer.as_ptr()), first, "capacity {capacity}, {n} items");
+            }
+            // Every item, when one buffer holds them all; otherwise none.
+            assert!(
+                buffer.is_empty() || buffer.iter().copied().eq(0..n as u32),
+                "capacity {capacity}, {n} items"
+            );
+            assert_eq!(buffer.is_empty(), n > capacity.max(1) && (capacity > 0 || n > Column::<u32>::BLOCK));
         }
     }
 

@@ -77,7 +77,7 @@ impl SymbolTable {
             top: Column::with_capacity(nodes),
             names: Column::with_capacity(nodes),
             scopes: Column::with_capacity(nodes),
-            id_keys: Column::with_capacity(nodes),
+            ids_types: Column::with_capacity(nodes),
             lookups: Lookups::with_capacity(nodes),
             by_id: Vec::with_capacity(nodes),
             ..Index::default()
@@ -212,29 +212,29 @@ impl SymbolTable {
     pub fn rank(mut self, links: Links) -> Ranked {
         self.seal();
         let index = &mut self.index;
-        let lookups = std::mem::take(&mut index.lookups).into_buffer();
+        let lookups = [
+            std::mem::take(&mut index.lookups).into_buffer(),
+            std::mem::take(&mut index.ids_types).into_buffer(),
+        ];
         index.by_key = HashMap::new();
         index.by_package = HashMap::new();
         index.packages = Vec::new();
         index.modules = HashSet::new();
         index.bases = HashMap::new();
-        index.declared = Vec::new();
         index.top = Column::default();
-        index.id_keys = Column::default();
-        // The lookups' buffer (8 bytes a node) holds one of the ranks' two rounds (8 bytes a
-        // symbol), turned into an `f64` buffer in place (same size and alignment, so collecting
-        // reuses the allocation); a buffer with no room for every symbol (a table grown past its
-        // capacity) is freed instead of grown. The other round is allocated, in what was freed.
+        // The lookups' buffer and the id keys' and declared types' (8 bytes a node each) hold the
+        // ranks' two rounds (8 bytes a symbol), turned into `f64` buffers in place (same size and
+        // alignment, so collecting reuses each allocation), so that the ranks take no new
+        // memory; a buffer with no room for every symbol (a table grown past its capacity) is
+        // freed instead of grown.
         let symbols = index.symbols;
-        let rank = Some(lookups)
-            .filter(|b| b.capacity() >= symbols)
-            .map(|b| {
-                let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
-                f.clear();
-                f
-            })
-            .unwrap_or_default();
-        Ranked { index: self.index, ranks: links.ranks_in(rank, Vec::new()) }
+        let mut buffers = lookups.into_iter().filter(|b| b.capacity() >= symbols).map(|b| {
+            let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
+            f.clear();
+            f
+        });
+        let (rank, next) = (buffers.next().unwrap_or_default(), buffers.next().unwrap_or_default());
+        Ranked { index: self.index, ranks: links.ranks_in(rank, next) }
     }
 }
 
@@ -449,6 +449,8 @@ const COMMON: &[&str] = &[
 /// alone (`NONE`) or a string of its own (`WHOLE` | the string).
 const NONE: u32 = u32::MAX;
 const WHOLE: u32 = 1 << 31;
+/// A node without a declared type.
+const NO_TYPE: u32 = u32::MAX;
 
 /// What resolution looks up, node by node (positions numbered across files, [`At`]).
 #[derive(Default)]
@@ -471,14 +473,13 @@ struct Index {
     strings: Strings,
     /// Nodes by fqn and by name (each file's module node left out), built when sealed.
     lookups: Lookups,
-    /// (node, its declared type) of the nodes that have one, in node order.
-    declared: Vec<(u32, u32)>,
     /// (node, ordinal) of the nodes whose ordinal is not 0, in node order.
     ordinals: Vec<(u32, u32)>,
     /// (node, id) of the nodes whose id is not [`node_id`] of theirs, in node order.
     odd_ids: Vec<(u32, Arc<str>)>,
-    /// Each node's [`order_key`] of its id, and the nodes in id order (after [`Index::seal_ids`]).
-    id_keys: Column<u32>,
+    /// Each node's [`order_key`] of its id (the high 32 bits) and its declared type (numbered in
+    /// `strings`, [`NO_TYPE`] for none), and the nodes in id order (after [`Index::seal_ids`]).
+    ids_types: Column<u64>,
     by_id: Vec<u32>,
     /// The symbol (distinct id, numbered in id order) at each place of `by_id`, when some id
     /// repeats; otherwise the place is the symbol.
@@ -530,10 +531,7 @@ impl Index {
             };
             debug_assert!(self.strings.len() < WHOLE as usize);
             self.scopes.push(scope);
-            if let Some(declared) = &node.declared_type {
-                let declared = self.strings.intern(declared);
-                self.declared.push((at, declared));
-            }
+            let declared = node.declared_type.as_ref().map_or(NO_TYPE, |d| self.strings.intern(d));
             let seen = seen.entry((node.kind, node.fqn.as_str())).or_insert(0);
             let ordinal = *seen;
             *seen += 1;
@@ -543,7 +541,7 @@ impl Index {
             if *super::node_id(&file.path, node.kind, &node.fqn, ordinal) != *node.id {
                 self.odd_ids.push((at, node.id.clone()));
             }
-            self.id_keys.push(order_key(&node.id));
+            self.ids_types.push(u64::from(order_key(&node.id)) << 32 | u64::from(declared));
         }
     }
 
@@ -581,15 +579,11 @@ impl Index {
         by_id.extend(0..self.kinds.len() as u32);
         by_id.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
-            self.id_keys
-                .get(a)
-                .cmp(&self.id_keys.get(b))
-                .then_with(|| self.id(a).cmp(&self.id(b)))
-                .then(a.cmp(&b))
+            self.id_key(a).cmp(&self.id_key(b)).then_with(|| self.id(a).cmp(&self.id(b))).then(a.cmp(&b))
         });
         let same = |p: usize| {
             let (a, b) = (by_id[p - 1] as usize, by_id[p] as usize);
-            self.id_keys.get(a) == self.id_keys.get(b) && self.id(a) == self.id(b)
+            self.id_key(a) == self.id_key(b) && self.id(a) == self.id(b)
         };
         if (1..by_id.len()).any(same) {
             let mut symbol = 0;
@@ -617,11 +611,11 @@ impl Index {
     /// The last node whose id is `id`, and its symbol (after [`Index::seal_ids`]).
     fn at_of_id(&self, id: &str) -> Option<(At, u32)> {
         let key = order_key(id);
-        let start = self.by_id.partition_point(|&at| self.id_keys.get(at as usize) < key);
+        let start = self.by_id.partition_point(|&at| self.id_key(at as usize) < key);
         let mut found = None;
         for (p, &at) in self.by_id.iter().enumerate().skip(start) {
             let at = at as usize;
-            if self.id_keys.get(at) != key {
+            if self.id_key(at) != key {
                 break;
             }
             if *self.id(at) == *id {
@@ -672,8 +666,13 @@ impl Index {
     }
 
     fn declared(&self, at: At) -> Option<&str> {
-        let i = self.declared.binary_search_by_key(&(at as u32), |d| d.0).ok()?;
-        Some(self.strings.get(self.declared[i].1))
+        let declared = self.ids_types.get(at) as u32;
+        (declared != NO_TYPE).then(|| self.strings.get(declared))
+    }
+
+    /// The [`order_key`] of node `at`'s id.
+    fn id_key(&self, at: At) -> u32 {
+        (self.ids_types.get(at) >> 32) as u32
     }
 
     fn id(&self, at: At) -> Arc<str> {
