@@ -466,7 +466,12 @@ mod tests {
             let top = |h: u32| u64::from(h) >> (32 - used);
             let queries: Vec<u32> = [0xdead_beef, 0xdead_beef ^ 1, 42, 7]
                 .into_iter()
-                .chain(positions.iter().step_by(97).flat_map(|&at| [hash(0, at), hash(1, at)]))
+                .chain(
+                    positions
+                        .iter()
+                        .step_by(positions.len() / 40 + 1)
+                        .flat_map(|&at| [hash(0, at), hash(1, at)]),
+                )
                 .collect();
             for lookup in [Lookups::FQN, Lookups::NAME] {
                 for &q in &queries {
