@@ -286,6 +286,8 @@ struct Listed {
     bytes: f64,
     /// Of its stored definitions, or of its graph when it has none ([`DEFINITIONS_OR_GRAPH`]).
     definition_bytes: f64,
+    /// 1 when its stored definitions are of the format this build reads (else its graph is read).
+    current: Option<f64>,
     edges_hash: Option<String>,
 }
 
@@ -326,6 +328,10 @@ enum Read {
     /// Its stored definitions, given as [`Definitions::graph`] (what the symbol table reads of
     /// the graph), or its graph when it has none.
     Definitions,
+    /// What [`edgerag_core::graph::SymbolTable::add_bases`] reads of its stored definitions: its
+    /// path, language, package, `EXTENDS` / `IMPLEMENTS` edges and their imports, without its
+    /// nodes (picked out by D1), or its graph when it has none.
+    Bases,
 }
 
 /// Which files of the listing [`read_page`] reads.
@@ -356,6 +362,15 @@ async fn read_page(
             "CASE WHEN {HAS_DEFINITIONS} THEN definitions END AS definitions, \
              CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph"
         ),
+        Read::Bases => format!(
+            "CASE WHEN {HAS_DEFINITIONS} THEN json_object('v', {version}, \
+               'p', json_extract(definitions, '$.p'), 'l', json_extract(definitions, '$.l'), \
+               'k', json_extract(definitions, '$.k'), 'n', json('[]'), \
+               't', json(coalesce(json_extract(definitions, '$.t'), '[]')), \
+               'i', json(coalesce(json_extract(definitions, '$.i'), '[]'))) END AS definitions, \
+             CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph",
+            version = Definitions::VERSION
+        ),
     };
     // `?2`: the path the range starts after, or a JSON array of the paths.
     let (filter, key, places): (&str, String, Vec<usize>) = match which {
@@ -375,7 +390,9 @@ async fn read_page(
     let key = key.as_str();
     let mut rows = match read {
         Read::Graphs => db.rows(&sql, &args![namespace, key, count]).await?,
-        Read::Definitions => db.rows(&sql, &args![namespace, key, count, Definitions::JSON_PREFIX]).await?,
+        Read::Definitions | Read::Bases => {
+            db.rows(&sql, &args![namespace, key, count, Definitions::JSON_PREFIX]).await?
+        }
     };
     let changed = || StoreError("the stored file graphs changed during resolution".into());
     if rows.len() != count {
@@ -431,8 +448,9 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// ([`read_page`]) — first every file's stored [`Definitions`] (a row without them, stored before
 /// they were, has its graph read instead), into the [`edgerag_core::graph::SymbolTable`] (made
 /// for the namespace's stored node count so that it is allocated once; each file parsed, added
-/// and dropped in turn), then the definitions of the files with `EXTENDS` / `IMPLEMENTS` edges
-/// again, a statement per page of them (their base types, resolved against the sealed table one
+/// and dropped in turn), then the files with `EXTENDS` / `IMPLEMENTS` edges again, those edges
+/// and their imports alone, a statement per 500 files or 8 pages of their definitions (their
+/// base types, resolved against the sealed table one
 /// file at a time: no edge is held while the table grows), then each page of graphs, each graph
 /// resolved against the table as it is read, its votes kept for the ranks (8 bytes a vote) and
 /// the graph dropped unless its cross-file edges changed; the page's changed files are written
@@ -475,7 +493,8 @@ pub async fn resolve_namespace_from(
             .all(
                 &format!(
                     "SELECT path, length(CAST(graph AS BLOB)) AS bytes, \
-                       length(CAST({DEFINITIONS_OR_GRAPH} AS BLOB)) AS definition_bytes, edges_hash \
+                       length(CAST({DEFINITIONS_OR_GRAPH} AS BLOB)) AS definition_bytes, \
+                       {HAS_DEFINITIONS} AS current, edges_hash \
                      FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
                 ),
                 &args![namespace, after.as_str(), LIST_PAGE_FILES, Definitions::JSON_PREFIX],
@@ -508,13 +527,20 @@ pub async fn resolve_namespace_from(
         })
         .await?;
     }
-    // The base types: the definitions of the files with `EXTENDS` / `IMPLEMENTS` edges read again,
-    // resolved against the sealed table one at a time, instead of their edges held while the
-    // table grows.
+    // The base types: the files with `EXTENDS` / `IMPLEMENTS` edges read again (those edges and
+    // their imports alone), resolved against the sealed table one at a time, instead of their
+    // edges held while the table grows.
     table.seal();
     let typed: Vec<usize> = table.base_files().collect();
-    for group in typed_groups(&typed, &definition_sizes, page_bytes.max(1)) {
-        read_page(db, namespace, &listed, Rows::Of(group), Read::Definitions, |fi, file| {
+    // A file read from its graph (no current definitions) counts whole: at most a page of them.
+    let typed_sizes: Vec<usize> = listed
+        .iter()
+        .zip(&definition_sizes)
+        .map(|(l, &size)| if l.current == Some(1.0) { size } else { size.saturating_mul(TYPED_READ_PAGES) })
+        .collect();
+    let group_bytes = page_bytes.max(1).saturating_mul(TYPED_READ_PAGES);
+    for group in typed_groups(&typed, &typed_sizes, group_bytes) {
+        read_page(db, namespace, &listed, Rows::Of(group), Read::Bases, |fi, file| {
             table.add_bases(fi, &file);
             Ok(())
         })
@@ -601,6 +627,10 @@ pub async fn resolve_namespace_from(
 
 /// Files read per statement for their base types (bounds the JSON array of their paths).
 const TYPED_READ_FILES: usize = 500;
+/// Pages of definitions (`page_bytes` each, by the definitions' whole size) whose base types one
+/// statement reads: a file's `EXTENDS` / `IMPLEMENTS` edges and their imports are a small part
+/// of its definitions, most of which are its nodes.
+const TYPED_READ_PAGES: usize = 8;
 
 /// `typed` (places in the listing, in order) in groups read one statement each: at most
 /// `page_bytes` of definitions (`sizes`, by place; a larger one alone) and [`TYPED_READ_FILES`]
