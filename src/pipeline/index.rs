@@ -54,15 +54,13 @@ pub async fn run(ctx: &Ctx, msg: &SeqRange) -> Result<(), StageError> {
     drop(reads);
     ctx.lap("read");
     if !files.is_empty() {
-        let groups = edgerag_core::pages::pages_of(
-            &files.iter().map(staging::FileToIndex::bytes).collect::<Vec<_>>(),
-            INDEX_GROUP_BYTES,
-        );
+        let sizes: Vec<usize> = files.iter().map(staging::FileToIndex::bytes).collect();
+        let groups = edgerag_core::pages::pages_of(&sizes, INDEX_GROUP_BYTES);
         // A range whose writes would pass the statement budget goes on as two halves.
-        let bytes: usize = files.iter().map(staging::FileToIndex::bytes).sum();
-        let statements = statements_for_groups(groups.iter().map(|&(first, count)| {
-            files[first..first + count].iter().map(staging::FileToIndex::bytes).sum()
-        }));
+        let bytes: usize = sizes.iter().sum();
+        let statements = statements_for_groups(
+            groups.iter().map(|&(first, count)| sizes[first..first + count].iter().sum()),
+        );
         if files.len() > 1 && !Budget::fits(&Statements::new(ctx.cfg.batch_d1_statements), statements) {
             let halves =
                 split_range(&files.iter().map(|f| f.seq).collect::<Vec<_>>(), msg.from_seq, msg.to_seq);

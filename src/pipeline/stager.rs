@@ -1,7 +1,12 @@
 //! Staging a job's files in D1: classify each input against what the namespace already holds
 //! (added / changed / unchanged by content hash + index key; skipped with a reason; deleted), write
 //! the rows in bounded batches, and collect the rows the pipeline must process.
-use std::collections::{HashMap, HashSet};
+//!
+//! What the namespace holds is looked up per batch of inputs, only for their paths (one
+//! statement per batch), never as a map of every indexed file: the inputs wait, in order, until a
+//! batch is full ([`LOOKUP_ROWS`] inputs or [`LOOKUP_BYTES`] of file bodies) or the input ends,
+//! and are then classified in that order exactly as one by one.
+use std::collections::{HashSet, VecDeque};
 
 use crate::api::{FileCounters, SkippedFile};
 use crate::ingest::Candidate;
@@ -12,6 +17,36 @@ use crate::store::{Db, StoreError, StoreResult};
 /// Flush when the buffered file bodies reach this many bytes (bounds memory and D1 batch size).
 const FLUSH_BYTES: usize = 4 * 1024 * 1024;
 const FLUSH_ROWS: usize = 240;
+/// Inputs classified per lookup of their paths, and the file bodies they may hold meanwhile.
+const LOOKUP_ROWS: usize = FLUSH_ROWS;
+const LOOKUP_BYTES: usize = FLUSH_BYTES / 2;
+/// Indexed paths read per statement when `replace` deletes the files an input did not mention.
+const GONE_PAGE_ROWS: usize = 5_000;
+
+/// An input waiting for its path's lookup.
+enum Input {
+    /// A file, with its tag set (stored form).
+    File(Candidate, String),
+    /// The deletion of a path (as given: normalized when classified).
+    Delete(String),
+}
+
+impl Input {
+    /// The path looked up (none for a path that does not normalize).
+    fn path(&self) -> Option<String> {
+        match self {
+            Input::File(c, _) => Some(c.path().to_string()),
+            Input::Delete(raw) => crate::ingest::paths::normalize(raw).ok(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Input::File(Candidate::Accepted(f), _) => f.text.len(),
+            _ => 0,
+        }
+    }
+}
 
 /// Why staging stopped.
 #[derive(Debug, thiserror::Error)]
@@ -28,7 +63,9 @@ pub struct Stager {
     pub job_id: String,
     namespace: String,
     index_key: String,
-    indexed: HashMap<String, IndexedFile>,
+    /// Inputs not classified yet, in order, and the file bodies they hold.
+    pending: VecDeque<Input>,
+    pending_bytes: usize,
     /// Paths seen in this input (for `replace`: everything else is deleted).
     seen: HashSet<String>,
     buffer: Vec<StageRow>,
@@ -49,7 +86,8 @@ impl Stager {
             job_id: job_id.into(),
             namespace: namespace.into(),
             index_key: index_key.into(),
-            indexed: chunks::indexed_files(db, namespace).await?,
+            pending: VecDeque::new(),
+            pending_bytes: 0,
             seen: HashSet::new(),
             buffer: Vec::new(),
             buffer_bytes: 0,
@@ -63,12 +101,14 @@ impl Stager {
     /// Point the stager at another job (the previous one finished under us).
     pub async fn retarget(&mut self, job_id: &str) -> StoreResult<()> {
         self.job_id = job_id.into();
-        self.indexed = chunks::indexed_files(&self.db, &self.namespace).await?;
         self.refs.clear();
         // The finished job may have indexed some buffered files already.
+        let paths: Vec<&str> =
+            self.buffer.iter().filter(|r| r.content.is_some()).map(|r| r.path.as_str()).collect();
+        let indexed = chunks::indexed_files_among(&self.db, &self.namespace, &paths).await?;
         for row in &mut self.buffer {
             let now_unchanged = row.content.is_some()
-                && self.indexed.get(&row.path).is_some_and(|p| {
+                && indexed.get(&row.path).is_some_and(|p| {
                     Some(&p.content_hash) == row.content_hash.as_ref()
                         && p.index_key.as_deref() == Some(self.index_key.as_str())
                         && p.tags == row.tags
@@ -82,12 +122,12 @@ impl Stager {
         Ok(())
     }
 
-    /// The staging row of `candidate`; `tags` is the file's tag set, stored form. A file whose
-    /// tags changed is re-indexed like a changed file (same chunk ids, new tags on them).
-    fn row_for(&self, candidate: Candidate, tags: String) -> StageRow {
+    /// The staging row of `candidate`; `tags` is the file's tag set, stored form; `prior` what
+    /// the namespace holds at its path. A file whose tags changed is re-indexed like a changed
+    /// file (same chunk ids, new tags on them).
+    fn row_for(&self, candidate: Candidate, tags: String, prior: Option<&IndexedFile>) -> StageRow {
         match candidate {
             Candidate::Accepted(f) => {
-                let prior = self.indexed.get(&f.path);
                 let unchanged = prior.is_some_and(|p| {
                     p.content_hash == f.content_hash
                         && p.index_key.as_deref() == Some(self.index_key.as_str())
@@ -111,9 +151,7 @@ impl Stager {
                 }
             }
             // A file that is now unindexable but was indexed before: its old chunks must go.
-            Candidate::Skipped(s) if self.indexed.contains_key(&s.path) => {
-                deletion(&s.path, Some(s.reason.to_string()))
-            }
+            Candidate::Skipped(s) if prior.is_some() => deletion(&s.path, Some(s.reason.to_string())),
             Candidate::Skipped(s) => StageRow {
                 path: s.path,
                 change: "skipped",
@@ -152,8 +190,8 @@ impl Stager {
 
     /// Stage one input file with the input's tags. Duplicate paths in one input: the last one wins.
     pub async fn add(&mut self, candidate: Candidate) -> Result<(), StageFailure> {
-        let row = self.row_for(candidate, edgerag_core::tags::to_column(&self.tags));
-        self.push(row).await
+        let tags = edgerag_core::tags::to_column(&self.tags);
+        self.enqueue(Input::File(candidate, tags)).await
     }
 
     /// Stage one input file carrying `tags` as well as the input's (`tags` already checked with
@@ -162,18 +200,50 @@ impl Stager {
         let mut all: Vec<String> = self.tags.iter().chain(tags).cloned().collect();
         all.sort();
         all.dedup();
-        let row = self.row_for(candidate, edgerag_core::tags::to_column(&all));
-        self.push(row).await
+        self.enqueue(Input::File(candidate, edgerag_core::tags::to_column(&all))).await
     }
 
     /// Stage the deletion of `path` (skipped as `NOT_FOUND` when it is not indexed).
     pub async fn delete(&mut self, raw_path: &str) -> Result<(), StageFailure> {
-        let row = match crate::ingest::paths::normalize(raw_path) {
-            Ok(path) if self.indexed.contains_key(&path) => deletion(&path, None),
-            Ok(path) => skipped(&path, "NOT_FOUND"),
-            Err(reason) => skipped(raw_path, reason),
-        };
-        self.push(row).await
+        self.enqueue(Input::Delete(raw_path.to_string())).await
+    }
+
+    /// `input` waits for its lookup; a full batch is classified.
+    async fn enqueue(&mut self, input: Input) -> Result<(), StageFailure> {
+        self.pending_bytes += input.bytes();
+        self.pending.push_back(input);
+        if self.pending.len() >= LOOKUP_ROWS || self.pending_bytes >= LOOKUP_BYTES {
+            self.classify().await?;
+        }
+        Ok(())
+    }
+
+    /// Classifies the waiting inputs in order against what the namespace holds at their paths (one
+    /// lookup), staging each. An input whose staging failed (the job closed) is staged; those
+    /// after it wait for the next call, and are looked up again then.
+    async fn classify(&mut self) -> Result<(), StageFailure> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let paths: Vec<String> = self.pending.iter().filter_map(Input::path).collect();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let indexed = chunks::indexed_files_among(&self.db, &self.namespace, &paths).await?;
+        while let Some(input) = self.pending.pop_front() {
+            self.pending_bytes -= input.bytes();
+            let row = match input {
+                Input::File(candidate, tags) => {
+                    let prior = indexed.get(candidate.path());
+                    self.row_for(candidate, tags, prior)
+                }
+                Input::Delete(raw_path) => match crate::ingest::paths::normalize(&raw_path) {
+                    Ok(path) if indexed.contains_key(&path) => deletion(&path, None),
+                    Ok(path) => skipped(&path, "NOT_FOUND"),
+                    Err(reason) => skipped(&raw_path, reason),
+                },
+            };
+            self.push(row).await?;
+        }
+        Ok(())
     }
 
     async fn push(&mut self, row: StageRow) -> Result<(), StageFailure> {
@@ -189,26 +259,44 @@ impl Stager {
         self.buffer_bytes += row.content.as_ref().map_or(0, String::len);
         self.buffer.push(row);
         if self.buffer_bytes >= FLUSH_BYTES || self.buffer.len() >= FLUSH_ROWS {
-            self.flush().await?;
+            self.write().await?;
         }
         Ok(())
     }
 
-    /// With `replace`, stage the deletion of every indexed file this input did not mention.
+    /// With `replace`, stage the deletion of every indexed file this input did not mention (in
+    /// path order, the indexed paths read in pages).
     pub async fn finish(&mut self, replace: bool) -> Result<(), StageFailure> {
+        self.classify().await?;
         if replace {
-            let mut gone: Vec<String> =
-                self.indexed.keys().filter(|p| !self.seen.contains(*p)).cloned().collect();
-            gone.sort();
-            for path in gone {
-                self.push(deletion(&path, None)).await?;
+            let mut after = String::new();
+            loop {
+                let page =
+                    chunks::indexed_paths_after(&self.db, &self.namespace, &after, GONE_PAGE_ROWS).await?;
+                let full = page.len() == GONE_PAGE_ROWS;
+                for path in page {
+                    if !self.seen.contains(&path) {
+                        self.push(deletion(&path, None)).await?;
+                    }
+                    after = path;
+                }
+                if !full {
+                    break;
+                }
             }
         }
-        self.flush().await
+        self.write().await
+    }
+
+    /// Stage the waiting inputs, then write the buffered rows in one transaction, only while the
+    /// job is still active.
+    pub async fn flush(&mut self) -> Result<(), StageFailure> {
+        self.classify().await?;
+        self.write().await
     }
 
     /// Write the buffered rows in one transaction, only while the job is still active.
-    pub async fn flush(&mut self) -> Result<(), StageFailure> {
+    async fn write(&mut self) -> Result<(), StageFailure> {
         if self.buffer.is_empty() {
             return Ok(());
         }

@@ -26,15 +26,49 @@ pub struct IndexedFile {
     pub tags: String,
 }
 
-/// Every indexed file of a namespace (incremental re-indexing compares against this).
-pub async fn indexed_files(db: &Db, namespace: &str) -> StoreResult<HashMap<String, IndexedFile>> {
+/// The indexed files of a namespace among `paths` (incremental re-indexing compares against
+/// them), by path: one statement, whatever the namespace's size.
+pub async fn indexed_files_among(
+    db: &Db,
+    namespace: &str,
+    paths: &[&str],
+) -> StoreResult<HashMap<String, IndexedFile>> {
+    if paths.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let paths = super::json_array(paths)?;
     let rows: Vec<FileHash> = db
-        .all("SELECT path, content_hash, index_key, tags FROM files WHERE namespace = ?", &args![namespace])
+        .all(
+            "SELECT path, content_hash, index_key, tags FROM files \
+             WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))",
+            &args![namespace, paths.as_str()],
+        )
         .await?;
     Ok(rows
         .into_iter()
         .map(|r| (r.path, IndexedFile { content_hash: r.content_hash, index_key: r.index_key, tags: r.tags }))
         .collect())
+}
+
+/// The indexed paths of a namespace after `after` (`""`: from the first), in path order, at most
+/// `limit`.
+pub async fn indexed_paths_after(
+    db: &Db,
+    namespace: &str,
+    after: &str,
+    limit: usize,
+) -> StoreResult<Vec<String>> {
+    #[derive(Deserialize)]
+    struct PathRow {
+        path: String,
+    }
+    let rows: Vec<PathRow> = db
+        .all(
+            "SELECT path FROM files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3",
+            &args![namespace, after, limit],
+        )
+        .await?;
+    Ok(rows.into_iter().map(|r| r.path).collect())
 }
 
 #[derive(Debug, Clone, Deserialize)]

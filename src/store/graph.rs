@@ -87,20 +87,30 @@ enum Stored {
 /// The files whose resolved cross-file edges differ from the rows stored for them. `stored[i]`
 /// is file `i`'s `edges_hash`: the hash resolution last wrote, `""` when the chunk stage has
 /// just written the file, `None` for a file stored before the hash existed.
+#[cfg(test)]
 fn changed_edges<'f>(stored: &[Option<&str>], files: &'f [FileGraph]) -> Vec<Rewrite<'f>> {
     files
         .iter()
         .zip(stored)
         .filter_map(|(file, old)| {
-            let hash = edges_hash(cross_file(file));
-            let stored = match old {
-                None => Stored::Legacy,
-                Some("") => Stored::Fresh,
-                Some(_) => Stored::Resolved,
-            };
-            (*old != Some(hash.as_str())).then_some(Rewrite { file, hash, stored })
+            let (hash, stored) = rewrite_of(file, *old)?;
+            Some(Rewrite { file, hash, stored })
         })
         .collect()
+}
+
+/// The hash of `file`'s resolved cross-file edges and what is stored of them, when they differ
+/// from the rows stored for it (`old`: its `edges_hash`: the hash resolution last wrote, `""`
+/// when the chunk stage has just written the file, `None` for a file stored before the hash
+/// existed).
+fn rewrite_of(file: &FileGraph, old: Option<&str>) -> Option<(String, Stored)> {
+    let hash = edges_hash(cross_file(file));
+    let stored = match old {
+        None => Stored::Legacy,
+        Some("") => Stored::Fresh,
+        Some(_) => Stored::Resolved,
+    };
+    (old != Some(hash.as_str())).then_some((hash, stored))
 }
 
 fn node_statements(db: &Db, namespace: &str, nodes: &[Node]) -> StoreResult<Vec<D1PreparedStatement>> {
@@ -276,6 +286,8 @@ struct Listed {
     bytes: f64,
     /// Of its stored definitions, or of its graph when it has none ([`DEFINITIONS_OR_GRAPH`]).
     definition_bytes: f64,
+    /// 1 when its stored definitions are of the format this build reads (else its graph is read).
+    current: Option<f64>,
     edges_hash: Option<String>,
 }
 
@@ -316,44 +328,81 @@ enum Read {
     /// Its stored definitions, given as [`Definitions::graph`] (what the symbol table reads of
     /// the graph), or its graph when it has none.
     Definitions,
+    /// What [`edgerag_core::graph::SymbolTable::add_bases`] reads of its stored definitions: its
+    /// path, language, package, `EXTENDS` / `IMPLEMENTS` edges and their imports, without its
+    /// nodes (picked out by D1), or its graph when it has none.
+    Bases,
+}
+
+/// Which files of the listing [`read_page`] reads.
+#[derive(Debug, Clone, Copy)]
+enum Rows<'a> {
+    /// `listed[first..first + count]`.
+    Range(usize, usize),
+    /// These files (their places in the listing, in order).
+    Of(&'a [usize]),
 }
 
 /// One page of stored graphs (or of their definitions), parsed one at a time: `each` is called
-/// with the files `listed[first..first + count]` in order, checked to be those (a job writing the
-/// namespace meanwhile makes resolution fail, to run again at its end). The page's rows stay in
-/// JS until each is read: only one row's text and its graph are in wasm memory at a time.
+/// with each file of `which` (its place in the listing and its graph) in order, checked to be
+/// those (a job writing the namespace meanwhile makes resolution fail, to run again at its end).
+/// The page's rows stay in JS until each is read: only one row's text and its graph are in wasm
+/// memory at a time.
 async fn read_page(
     db: &Db,
     namespace: &str,
     listed: &[Listed],
-    (first, count): (usize, usize),
+    which: Rows<'_>,
     read: Read,
-    mut each: impl FnMut(FileGraph) -> StoreResult<()>,
+    mut each: impl FnMut(usize, FileGraph) -> StoreResult<()>,
 ) -> StoreResult<()> {
-    let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
     let columns = match read {
         Read::Graphs => "NULL AS definitions, graph".to_string(),
         Read::Definitions => format!(
             "CASE WHEN {HAS_DEFINITIONS} THEN definitions END AS definitions, \
              CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph"
         ),
+        Read::Bases => format!(
+            "CASE WHEN {HAS_DEFINITIONS} THEN json_object('v', {version}, \
+               'p', json_extract(definitions, '$.p'), 'l', json_extract(definitions, '$.l'), \
+               'k', json_extract(definitions, '$.k'), 'n', json('[]'), \
+               't', json(coalesce(json_extract(definitions, '$.t'), '[]')), \
+               'i', json(coalesce(json_extract(definitions, '$.i'), '[]'))) END AS definitions, \
+             CASE WHEN {HAS_DEFINITIONS} THEN NULL ELSE graph END AS graph",
+            version = Definitions::VERSION
+        ),
     };
+    // `?2`: the path the range starts after, or a JSON array of the paths.
+    let (filter, key, places): (&str, String, Vec<usize>) = match which {
+        Rows::Range(first, count) => {
+            let after = if first == 0 { "" } else { listed[first - 1].path.as_str() };
+            ("path > ?2", after.to_string(), (first..first + count).collect())
+        }
+        Rows::Of(places) => {
+            let paths: Vec<&str> = places.iter().map(|&i| listed[i].path.as_str()).collect();
+            ("path IN (SELECT value FROM json_each(?2))", super::json_array(&paths)?, places.to_vec())
+        }
+    };
+    let count = places.len();
     let sql = format!(
-        "SELECT path, {columns} FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
+        "SELECT path, {columns} FROM graph_files WHERE namespace = ?1 AND {filter} ORDER BY path LIMIT ?3"
     );
+    let key = key.as_str();
     let mut rows = match read {
-        Read::Graphs => db.rows(&sql, &args![namespace, after, count]).await?,
-        Read::Definitions => db.rows(&sql, &args![namespace, after, count, Definitions::JSON_PREFIX]).await?,
+        Read::Graphs => db.rows(&sql, &args![namespace, key, count]).await?,
+        Read::Definitions | Read::Bases => {
+            db.rows(&sql, &args![namespace, key, count, Definitions::JSON_PREFIX]).await?
+        }
     };
     let changed = || StoreError("the stored file graphs changed during resolution".into());
     if rows.len() != count {
         return Err(changed());
     }
-    for expected in &listed[first..first + count] {
+    for place in places {
         let Some([Some(path), definitions, graph]) = rows.next_text(["path", "definitions", "graph"]) else {
             return Err(changed());
         };
-        if path != expected.path {
+        if path != listed[place].path {
             return Err(changed());
         }
         let file = match (definitions, graph) {
@@ -364,7 +413,7 @@ async fn read_page(
                 .map_err(|e| StoreError(format!("stored file graph {path}: {e}")))?,
             (None, None) => return Err(changed()),
         };
-        each(file)?;
+        each(place, file)?;
     }
     Ok(())
 }
@@ -399,9 +448,14 @@ pub async fn resolve_namespace(db: &Db, namespace: &str, page_bytes: usize) -> S
 /// ([`read_page`]) — first every file's stored [`Definitions`] (a row without them, stored before
 /// they were, has its graph read instead), into the [`edgerag_core::graph::SymbolTable`] (made
 /// for the namespace's stored node count so that it is allocated once; each file parsed, added
-/// and dropped in turn), then each page of graphs, resolved against the table, its changed files
-/// written in one transaction (edges and hash together, so a rerun after a failure redoes only
-/// what was not written) and its votes kept for the ranks (8 bytes a vote). The ranks are then
+/// and dropped in turn), then the files with `EXTENDS` / `IMPLEMENTS` edges again, those edges
+/// and their imports alone, a statement per 500 files or 8 pages of their definitions (their
+/// base types, resolved against the sealed table one
+/// file at a time: no edge is held while the table grows), then each page of graphs, each graph
+/// resolved against the table as it is read, its votes kept for the ranks (8 bytes a vote) and
+/// the graph dropped unless its cross-file edges changed; the page's changed files are written
+/// in one transaction (edges and hash together, so a rerun after a failure redoes only what was
+/// not written). The ranks are then
 /// compared with the stored ones in pages, in id order, without a map of every id. The edges and
 /// ranks are those of one resolution over every file at once (the core's tests check this at any
 /// page split, and with the table read from definitions).
@@ -439,7 +493,8 @@ pub async fn resolve_namespace_from(
             .all(
                 &format!(
                     "SELECT path, length(CAST(graph AS BLOB)) AS bytes, \
-                       length(CAST({DEFINITIONS_OR_GRAPH} AS BLOB)) AS definition_bytes, edges_hash \
+                       length(CAST({DEFINITIONS_OR_GRAPH} AS BLOB)) AS definition_bytes, \
+                       {HAS_DEFINITIONS} AS current, edges_hash \
                      FROM graph_files WHERE namespace = ?1 AND path > ?2 ORDER BY path LIMIT ?3"
                 ),
                 &args![namespace, after.as_str(), LIST_PAGE_FILES, Definitions::JSON_PREFIX],
@@ -465,9 +520,28 @@ pub async fn resolve_namespace_from(
         stored_nodes.map_or(0.0, |c| c.n),
         json_bytes,
     ));
-    for &page in &definition_pages {
-        read_page(db, namespace, &listed, page, Read::Definitions, |file| {
+    for &(first, count) in &definition_pages {
+        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Definitions, |_, file| {
             table.add(&file);
+            Ok(())
+        })
+        .await?;
+    }
+    // The base types: the files with `EXTENDS` / `IMPLEMENTS` edges read again (those edges and
+    // their imports alone), resolved against the sealed table one at a time, instead of their
+    // edges held while the table grows.
+    table.seal();
+    let typed: Vec<usize> = table.base_files().collect();
+    // A file read from its graph (no current definitions) counts whole: at most a page of them.
+    let typed_sizes: Vec<usize> = listed
+        .iter()
+        .zip(&definition_sizes)
+        .map(|(l, &size)| if l.current == Some(1.0) { size } else { size.saturating_mul(TYPED_READ_PAGES) })
+        .collect();
+    let group_bytes = page_bytes.max(1).saturating_mul(TYPED_READ_PAGES);
+    for group in typed_groups(&typed, &typed_sizes, group_bytes) {
+        read_page(db, namespace, &listed, Rows::Of(group), Read::Bases, |fi, file| {
+            table.add_bases(fi, &file);
             Ok(())
         })
         .await?;
@@ -496,17 +570,28 @@ pub async fn resolve_namespace_from(
         if progressed && !budget.fits(1) {
             return Ok(left(done, resolved));
         }
-        // Each row's text is dropped once it is parsed.
-        let mut files = Vec::with_capacity(count);
-        read_page(db, namespace, &listed, (first, count), Read::Graphs, |file| {
-            files.push(file);
+        // Each row's text is dropped once it is parsed, and each graph once it is resolved and
+        // voted, unless its cross-file edges changed (it is then kept for the page's writes): a
+        // file's edges depend only on the table and the file (the same as the page's resolved
+        // together).
+        let mut page_edges = 0;
+        let mut kept: Vec<(FileGraph, String, Stored)> = Vec::new();
+        read_page(db, namespace, &listed, Rows::Range(first, count), Read::Graphs, |fi, mut file| {
+            table.resolve_page(fi, std::slice::from_mut(&mut file));
+            page_edges += file.edges.len();
+            if let Some(votes) = &mut votes {
+                table.vote(votes, &file);
+            }
+            if let Some((hash, stored)) = rewrite_of(&file, listed[fi].edges_hash.as_deref()) {
+                kept.push((file, hash, stored));
+            }
             Ok(())
         })
         .await?;
-        table.resolve_page(first, &mut files);
-        let hashes: Vec<Option<&str>> =
-            listed[first..first + count].iter().map(|l| l.edges_hash.as_deref()).collect();
-        let changed = changed_edges(&hashes, &files);
+        let changed: Vec<Rewrite<'_>> = kept
+            .iter()
+            .map(|(file, hash, stored)| Rewrite { file, hash: hash.clone(), stored: *stored })
+            .collect();
         if !changed.is_empty() {
             let writes = rewrite_edges_rows(&changed);
             if progressed && !budget.fits(writes.len()) {
@@ -514,17 +599,12 @@ pub async fn resolve_namespace_from(
             }
             db.batch(prepared(db, namespace, &writes)?).await?;
         }
-        resolved.edges += files.iter().map(|f| f.edges.len()).sum::<usize>();
+        resolved.edges += page_edges;
         resolved.rewritten_files += changed.len();
         resolved.rewritten_edges += changed
             .iter()
             .map(|r| if r.stored == Stored::Legacy { r.file.edges.len() } else { cross_file(r.file).count() })
             .sum::<usize>();
-        if let Some(votes) = &mut votes {
-            for file in &files {
-                table.vote(votes, file);
-            }
-        }
         done = first + count;
     }
     // 3: the repository map's importance: PageRank over the graph just resolved.
@@ -543,6 +623,33 @@ pub async fn resolve_namespace_from(
     resolved.ranks_written =
         super::ranks::write_ranks(db, namespace, ranked.symbols(), ranked.files().into_iter()).await?;
     Ok(Progress::Done(resolved))
+}
+
+/// Files read per statement for their base types (bounds the JSON array of their paths).
+const TYPED_READ_FILES: usize = 500;
+/// Pages of definitions (`page_bytes` each, by the definitions' whole size) whose base types one
+/// statement reads: a file's `EXTENDS` / `IMPLEMENTS` edges and their imports are a small part
+/// of its definitions, most of which are its nodes.
+const TYPED_READ_PAGES: usize = 8;
+
+/// `typed` (places in the listing, in order) in groups read one statement each: at most
+/// `page_bytes` of definitions (`sizes`, by place; a larger one alone) and [`TYPED_READ_FILES`]
+/// files.
+fn typed_groups<'a>(typed: &'a [usize], sizes: &[usize], page_bytes: usize) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, &fi) in typed.iter().enumerate() {
+        let size = sizes.get(fi).copied().unwrap_or(0);
+        if i > start && (bytes + size > page_bytes || i - start == TYPED_READ_FILES) {
+            out.push(&typed[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < typed.len() {
+        out.push(&typed[start..]);
+    }
+    out
 }
 
 #[derive(Deserialize)]
@@ -773,6 +880,21 @@ mod tests {
         // than 100.
         let big = ranks_statements(537_495, std::iter::repeat_n(90, 11_491), true);
         assert!(big > 130, "{big}");
+    }
+
+    #[test]
+    fn files_read_for_their_base_types_go_in_groups_of_a_page_s_bytes_and_a_bounded_count() {
+        let sizes = vec![10; 2_000];
+        let typed: Vec<usize> = (0..2_000).step_by(2).collect();
+        let groups = typed_groups(&typed, &sizes, 35);
+        assert_eq!(groups[0], [0, 2, 4]);
+        assert!(groups.iter().all(|g| g.len() == 3 || g.len() == 1));
+        assert_eq!(groups.concat(), typed, "every file once, in order");
+        let groups = typed_groups(&typed, &sizes, usize::MAX / 2);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [TYPED_READ_FILES, TYPED_READ_FILES]);
+        // A file over the page's bytes goes alone; none makes no statement.
+        assert_eq!(typed_groups(&[1, 3, 5], &[0, 50, 0, 5, 0, 50], 20), [&[1][..], &[3], &[5]]);
+        assert!(typed_groups(&[], &sizes, 35).is_empty());
     }
 
     #[test]

@@ -73,8 +73,8 @@ thread_local! {
 }
 
 /// The resolution's steps (see [`crate::resolution`]): `step` 0 starts over, 1 adds a stored
-/// graph's definitions (0: with room for `first` nodes), 2 parses and holds a row of the next page, 3 resolves the graphs held as file `first`
-/// on, 4 ranks, 5 seals, 6 counts the votes. Takes ownership of the buffer (`len` 0: none).
+/// graph's definitions (0: with room for `first` nodes), 2 resolves row `first` of the next page,
+/// 3 ends the page, 4 ranks, 5 seals, 6 counts the votes, 7 reads graph `first` again for its base types. Takes ownership of the buffer (`len` 0: none).
 #[no_mangle]
 pub extern "C" fn ewc_resolve(step: u32, ptr: *mut u8, len: usize, first: usize) -> usize {
     let text = if len == 0 { String::new() } else { read(ptr, len) };
@@ -88,13 +88,14 @@ pub extern "C" fn ewc_resolve(step: u32, ptr: *mut u8, len: usize, first: usize)
             1 => r.as_mut().map_or(0, |r| r.add(&text)),
             2 => {
                 if let Some(r) = r.as_mut() {
-                    r.row(&text);
+                    r.row(first, &text);
                 }
                 0
             }
-            3 => r.as_mut().map_or(0, |r| r.page(first)),
+            3 => r.as_mut().map_or(0, crate::resolution::Resolution::page),
             5 => r.as_mut().map_or(0, crate::resolution::Resolution::seal),
             6 => r.as_ref().map_or(0, crate::resolution::Resolution::votes),
+            7 => r.as_mut().map_or(0, |r| r.bases(first, &text)),
             _ => r.take().map_or(0, crate::resolution::Resolution::rank),
         }
     })

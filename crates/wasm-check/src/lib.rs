@@ -57,15 +57,24 @@ pub mod resolution {
     #[derive(Default)]
     pub struct Resolution {
         table: SymbolTable,
+        /// The files whose base types are read again, and how many were.
+        typed: Vec<usize>,
+        bases_read: usize,
         links: Option<Links>,
-        /// The page's graphs, parsed as the worker reads each of its rows.
-        files: Vec<FileGraph>,
+        /// Edges of the page's graphs resolved so far.
+        edges: usize,
     }
 
     impl Resolution {
         /// A table made for `nodes` nodes ([`SymbolTable::with_capacity`]; 0: grown as needed).
         pub fn with_capacity(nodes: usize) -> Resolution {
-            Resolution { table: SymbolTable::with_capacity(nodes), links: None, files: Vec::new() }
+            Resolution {
+                table: SymbolTable::with_capacity(nodes),
+                typed: Vec::new(),
+                bases_read: 0,
+                links: None,
+                edges: 0,
+            }
         }
 
         /// Step 1: a stored graph's definitions (parsed, added, dropped).
@@ -79,10 +88,28 @@ pub mod resolution {
             }
         }
 
-        /// Step 2 begins: the table sealed, no votes yet.
+        /// The table sealed: its nodes.
         pub fn seal(&mut self) -> usize {
-            self.links = Some(self.table.votes());
+            self.table.seal();
+            self.typed = self.table.base_files().collect();
             self.table.nodes()
+        }
+
+        /// Step 1 again, after [`Resolution::seal`]: stored graph `fi` read again for its base types
+        /// when it has any (as the worker reads only those; others are not parsed). Returns 1 when
+        /// it was read.
+        pub fn bases(&mut self, fi: usize, json: &str) -> usize {
+            if self.typed.get(self.bases_read) != Some(&fi) {
+                return 0;
+            }
+            self.bases_read += 1;
+            match serde_json::from_str::<FileGraph>(json) {
+                Ok(file) => {
+                    self.table.add_bases(fi, &file);
+                    1
+                }
+                Err(_) => 0,
+            }
         }
 
         /// Votes so far.
@@ -90,26 +117,20 @@ pub mod resolution {
             self.links.as_ref().map_or(0, Links::len)
         }
 
-        /// Step 2: one row of the page read next, parsed and held.
-        pub fn row(&mut self, json: &str) {
-            if let Ok(file) = serde_json::from_str(json) {
-                self.files.push(file);
-            }
+        /// Step 2: row `fi` of the page read next, parsed, resolved, voted and dropped (as the
+        /// worker does with a graph whose cross-file edges did not change).
+        pub fn row(&mut self, fi: usize, json: &str) {
+            let Ok(file) = serde_json::from_str::<FileGraph>(json) else { return };
+            let mut files = [file];
+            self.table.resolve_page(fi, &mut files);
+            let links = self.links.get_or_insert_with(|| self.table.votes());
+            self.table.vote(links, &files[0]);
+            self.edges += files[0].edges.len();
         }
 
-        /// Step 2: the graphs held resolved as file `first` on, voted and dropped. Returns the
-        /// edges.
-        pub fn page(&mut self, first: usize) -> usize {
-            if self.links.is_none() {
-                self.links = Some(self.table.votes());
-            }
-            let mut files = std::mem::take(&mut self.files);
-            self.table.resolve_page(first, &mut files);
-            let links = self.links.as_mut().expect("votes");
-            for f in &files {
-                self.table.vote(links, f);
-            }
-            files.iter().map(|f| f.edges.len()).sum()
+        /// Step 2: the page's end. Returns its edges.
+        pub fn page(&mut self) -> usize {
+            std::mem::take(&mut self.edges)
         }
 
         /// Step 3: the ranks, read in order as the worker compares them with the stored ones.

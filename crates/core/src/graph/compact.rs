@@ -1,9 +1,9 @@
 //! Compact storage for the resolver's definitions: every name and scope kept once in one buffer,
-//! and lookups as sorted arrays of packed integers (8 bytes an entry), so that a namespace's
+//! and lookups as sorted arrays of packed integers (4 bytes an entry), so that a namespace's
 //! definitions cost tens of bytes each instead of a few hundred.
 
 /// FNV-1a, 64 bits (the same on every platform): the key of a string in [`Strings`] and
-/// [`Positions`] (collisions are told apart by the string itself). Each part ends with a `0xff`
+/// [`Lookups`] (collisions are told apart by the string itself). Each part ends with a `0xff`
 /// byte, so `["ab", "c"]` and `["a", "bc"]` differ.
 pub(super) fn fnv(parts: &[&[u8]]) -> u64 {
     use std::hash::Hasher;
@@ -15,7 +15,7 @@ pub(super) fn fnv(parts: &[&[u8]]) -> u64 {
     h.finish()
 }
 
-/// [`fnv`] folded to the 32 bits a [`Positions`] entry keeps.
+/// [`fnv`] folded to the 32 bits a [`Lookups`] entry hashes.
 pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
     let h = fnv(parts);
     (h ^ (h >> 32)) as u32
@@ -25,8 +25,7 @@ pub(super) fn fnv32(parts: &[&[u8]]) -> u32 {
 /// others into a buffer twice their size (a `Vec` doubles, and holds both while it copies), and
 /// the spare room is at most one block. A column made [`Column::with_capacity`] keeps its first
 /// `capacity` items in one buffer of that size, allocated at once (so, in wasm32, where memory
-/// never shrinks, before the passing allocations that would otherwise sit between its blocks),
-/// and [`Column::into_vec`] then hands that buffer over without a copy.
+/// never shrinks, before the passing allocations that would otherwise sit between its blocks).
 pub(super) struct Column<T> {
     blocks: Vec<Vec<T>>,
     /// Items of the first block (the capacity asked for, or [`Column::BLOCK`]).
@@ -77,22 +76,18 @@ impl<T> Column<T> {
         self.len == 0
     }
 
+    /// The buffer of every item when they are all in the first block (a column made for them),
+    /// for another use of its memory; otherwise none (the blocks are freed).
+    pub(super) fn into_buffer(mut self) -> Vec<T> {
+        match self.blocks.len() {
+            1 => self.blocks.pop().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Every item in order, each block freed once read.
     pub(super) fn into_items(self) -> impl Iterator<Item = T> {
         self.blocks.into_iter().flatten()
-    }
-
-    /// Every item in one buffer of their size, filled as the blocks are freed (the first block
-    /// itself when it holds them all).
-    pub(super) fn into_vec(mut self) -> Vec<T> {
-        if self.blocks.len() <= 1 {
-            return self.blocks.pop().unwrap_or_default();
-        }
-        let mut out = Vec::with_capacity(self.len);
-        for block in self.blocks {
-            out.extend(block);
-        }
-        out
     }
 }
 
@@ -184,32 +179,111 @@ impl Strings {
     }
 }
 
-/// Node positions (numbered across files) by a 32-bit hash of a string of theirs:
-/// `hash << 32 | position`, sorted once every node is in; each match is checked against the string
-/// itself. A string's positions come out in position order (file, then node).
-#[derive(Default)]
-pub(super) struct Positions {
-    added: Column<u64>,
-    entries: Vec<u64>,
+/// [`fnv32`] of the parts' bytes end to end, as of one string (`["a.b", "c"]` as `"a.bc"`).
+pub(super) fn fnv32_joined(parts: &[&[u8]]) -> u32 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    for part in parts {
+        h.write(part);
+    }
+    h.write_u8(0xff);
+    let h = h.finish();
+    (h ^ (h >> 32)) as u32
 }
 
-impl Positions {
-    /// Room for `capacity` positions in one buffer, sorted in place when sealed.
-    pub(super) fn with_capacity(capacity: usize) -> Positions {
-        Positions { added: Column::with_capacity(capacity), entries: Vec::new() }
+/// Two lookups of node positions (numbered across files) by a 32-bit hash of a string of theirs
+/// (the [`Lookups::FQN`] one and the [`Lookups::NAME`] one), over the same positions, built once
+/// every node is in ([`Lookups::seal`], from the hashes, computed again from the table's
+/// strings). Each match is checked against the string itself: a lookup gives every position whose
+/// hash shares its first bits with the string's, in position order (file, then node).
+///
+/// 4 bytes a position in each: the positions are counted into buckets by the hash's first bits (a
+/// directory of `positions / 16` bucket starts), and an entry keeps the hash's next bits above
+/// the position (`fingerprint << position_bits | position`), sorted within its bucket — 28 bits of
+/// the hash in all, whatever the count. The two lookups' entries share one buffer of `u64`s (the
+/// fqn lookup's in the low 32 bits of each, the name lookup's in the high), which the ranks can
+/// then use again ([`Lookups::into_buffer`]).
+#[derive(Default)]
+pub(super) struct Lookups {
+    entries: Vec<u64>,
+    /// Each lookup's bucket starts (`buckets + 1`).
+    starts: [Vec<u32>; 2],
+    position_bits: u32,
+    bucket_bits: u32,
+}
+
+impl Lookups {
+    pub(super) const FQN: usize = 0;
+    pub(super) const NAME: usize = 1;
+    /// Bits of the hash a lookup tells apart (the others are told apart by the strings).
+    const HASH_BITS: u32 = 28;
+
+    /// Room for `capacity` positions, allocated now, filled in place when sealed.
+    pub(super) fn with_capacity(capacity: usize) -> Lookups {
+        Lookups { entries: Vec::with_capacity(capacity), ..Lookups::default() }
     }
 
-    pub(super) fn push(&mut self, hash: u32, at: u32) {
-        self.added.push(u64::from(hash) << 32 | u64::from(at));
-    }
-
-    pub(super) fn seal(&mut self) {
-        let mut entries = std::mem::take(&mut self.added).into_vec();
-        if !self.entries.is_empty() {
-            entries.extend(std::mem::take(&mut self.entries));
+    /// Builds both lookups over `positions` (ascending, below `nodes`; `positions` is called
+    /// once per lookup and pass) from each position's hashes (`hash(lookup, position)`).
+    pub(super) fn seal<P: Iterator<Item = u32>>(
+        &mut self,
+        nodes: usize,
+        positions: impl Fn() -> P,
+        hash: impl Fn(usize, u32) -> u32,
+    ) {
+        let count = positions().count();
+        self.position_bits = (usize::BITS - nodes.saturating_sub(1).leading_zeros()).max(1);
+        self.bucket_bits = self.position_bits.saturating_sub(4).min(Lookups::HASH_BITS);
+        let buckets = 1usize << self.bucket_bits;
+        self.entries.clear();
+        self.entries.reserve_exact(count);
+        self.entries.resize(count, 0);
+        let mut scratch: Vec<u32> = Vec::new();
+        for lookup in [Lookups::FQN, Lookups::NAME] {
+            let shift = 32 * lookup as u32;
+            // Counted by bucket, then placed (each bucket's start moving up to its end), then
+            // shifted back, then each bucket sorted.
+            let mut starts = vec![0u32; buckets + 1];
+            for at in positions() {
+                starts[self.bucket(hash(lookup, at)) + 1] += 1;
+            }
+            for b in 0..buckets {
+                starts[b + 1] += starts[b];
+            }
+            for at in positions() {
+                let h = hash(lookup, at);
+                let slot = &mut starts[self.bucket(h)];
+                let entry = u64::from(self.fingerprint(h)) << self.position_bits | u64::from(at);
+                self.entries[*slot as usize] |= entry << shift;
+                *slot += 1;
+            }
+            starts.copy_within(0..buckets, 1);
+            starts[0] = 0;
+            for b in 0..buckets {
+                let bucket = &mut self.entries[starts[b] as usize..starts[b + 1] as usize];
+                if bucket.len() < 2 {
+                    continue;
+                }
+                scratch.clear();
+                scratch.extend(bucket.iter().map(|&e| (e >> shift) as u32));
+                scratch.sort_unstable();
+                for (e, &s) in bucket.iter_mut().zip(&scratch) {
+                    *e = *e & !(u64::from(u32::MAX) << shift) | u64::from(s) << shift;
+                }
+            }
+            self.starts[lookup] = starts;
         }
-        entries.sort_unstable();
-        self.entries = entries;
+    }
+
+    fn bucket(&self, hash: u32) -> usize {
+        (u64::from(hash) >> (32 - self.bucket_bits)) as usize
+    }
+
+    /// The hash's bits after the bucket's, as many as fit above a position.
+    fn fingerprint(&self, hash: u32) -> u32 {
+        let bits = (32 - self.position_bits).min(Lookups::HASH_BITS - self.bucket_bits);
+        let rest = u64::from(hash) << self.bucket_bits & u64::from(u32::MAX);
+        (rest >> (32 - bits)) as u32
     }
 
     /// The sorted entries' buffer, for another use of its memory (see [`super::SymbolTable::rank`]).
@@ -217,18 +291,29 @@ impl Positions {
         self.entries
     }
 
-    /// The positions in `from..to` under `hash`, in order.
-    pub(super) fn get(&self, hash: u32, from: u32, to: u32) -> impl Iterator<Item = u32> + '_ {
-        let key = |at: u32| u64::from(hash) << 32 | u64::from(at);
-        let (low, high) = (key(from), key(to));
-        let start = self.entries.partition_point(|&e| e < low);
-        self.entries[start..].iter().take_while(move |&&e| e < high).map(|&e| e as u32)
+    /// The entries of `lookup` under `hash` from position `from` up to `to`.
+    fn range(&self, lookup: usize, hash: u32, from: u32, to: u64) -> impl Iterator<Item = u32> + '_ {
+        let (bucket, shift) = (self.bucket(hash), 32 * lookup as u32);
+        let entries = match self.starts[lookup].get(bucket..bucket + 2) {
+            Some(&[start, end]) => &self.entries[start as usize..end as usize],
+            _ => &[],
+        };
+        let base = u64::from(self.fingerprint(hash)) << self.position_bits;
+        let (low, high) = (base + u64::from(from), base + to);
+        let entry = move |e: &u64| u64::from((e >> shift) as u32);
+        let first = entries.partition_point(|e| entry(e) < low);
+        let mask = (1u64 << self.position_bits) - 1;
+        entries[first..].iter().map(entry).take_while(move |&e| e < high).map(move |e| (e & mask) as u32)
     }
 
-    /// Every position under `hash`, in order.
-    pub(super) fn all(&self, hash: u32) -> impl Iterator<Item = u32> + '_ {
-        let start = self.entries.partition_point(|&e| (e >> 32) < u64::from(hash));
-        self.entries[start..].iter().take_while(move |&&e| (e >> 32) == u64::from(hash)).map(|&e| e as u32)
+    /// The positions of `lookup` in `from..to` under `hash`, in order.
+    pub(super) fn get(&self, lookup: usize, hash: u32, from: u32, to: u32) -> impl Iterator<Item = u32> + '_ {
+        self.range(lookup, hash, from, u64::from(to))
+    }
+
+    /// Every position of `lookup` under `hash`, in order.
+    pub(super) fn all(&self, lookup: usize, hash: u32) -> impl Iterator<Item = u32> + '_ {
+        self.range(lookup, hash, 0, 1u64 << self.position_bits)
     }
 }
 
@@ -323,9 +408,8 @@ mod tests {
         }
         assert_eq!(c.len(), n);
         assert!((0..n).all(|i| c.get(i) == i as u32 * 3));
-        let v = c.into_vec();
+        let v: Vec<u32> = c.into_items().collect();
         assert_eq!(v.len(), n);
-        assert_eq!(v.capacity(), n);
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
     }
 
@@ -338,41 +422,88 @@ mod tests {
                 c.push(i as u32 * 5);
             }
             assert!((0..n).all(|i| c.get(i) == i as u32 * 5), "capacity {capacity}, {n} items");
-            let v = c.into_vec();
+            // Within the capacity the items stay in the first buffer, made at once, handed over.
+            assert_eq!(n <= capacity, c.blocks.len() == 1 && first == Some(c.blocks[0].as_ptr()));
+            let v: Vec<u32> = c.into_items().collect();
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * 5) && v.len() == n);
-            // Within the capacity the first buffer itself comes out, not a copy.
-            assert_eq!(n <= capacity, first == Some(v.as_ptr()), "capacity {capacity}, {n} items");
-        }
-    }
-
-    #[test]
-    fn positions_sorted_in_place_or_from_blocks_are_the_same() {
-        let pushes: Vec<(u32, u32)> =
-            (0..3 * Column::<u64>::BLOCK as u32).map(|i| (i.wrapping_mul(2_654_435_761) % 97, i)).collect();
-        let mut sealed = Vec::new();
-        for capacity in [0, 10, pushes.len()] {
-            let mut p = Positions::with_capacity(capacity);
-            for &(hash, at) in &pushes {
-                p.push(hash, at);
+            let mut c = Column::with_capacity(capacity);
+            let first = c.blocks.first().map(|b: &Vec<u32>| b.as_ptr());
+            (0..n).for_each(|i| c.push(i as u32));
+            let buffer = c.into_buffer();
+            if n <= capacity {
+                assert_eq!(Some(buffer.as_ptr()), first, "capacity {capacity}, {n} items");
             }
-            p.seal();
-            sealed.push(p.entries);
+            // Every item, when one buffer holds them all; otherwise none.
+            assert!(
+                buffer.is_empty() || buffer.iter().copied().eq(0..n as u32),
+                "capacity {capacity}, {n} items"
+            );
+            assert_eq!(buffer.is_empty(), n > capacity.max(1) && (capacity > 0 || n > Column::<u32>::BLOCK));
         }
-        assert!(sealed.windows(2).all(|w| w[0] == w[1]));
-        assert!(sealed[0].windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    /// Positions `0..nodes` but every 7th (as a file's module node is left out), with hashes of
+    /// each lookup: spread, repeated (a common name) or colliding in their first bits.
+    fn sealed_lookups(nodes: u32, capacity: usize) -> (Lookups, Vec<u32>, impl Fn(usize, u32) -> u32) {
+        let positions = move || (0..nodes).filter(|at| at % 7 != 0);
+        let hash = |lookup: usize, at: u32| match (lookup, at % 5) {
+            (Lookups::FQN, 0) => 0xdead_beef,
+            (Lookups::FQN, 1) => 0xdead_beef ^ 1,
+            (Lookups::NAME, 3) => 42,
+            _ => (at ^ lookup as u32).wrapping_mul(2_654_435_761).rotate_left(lookup as u32 * 7),
+        };
+        let mut l = Lookups::with_capacity(capacity);
+        l.seal(nodes as usize, positions, hash);
+        (l, positions().collect(), hash)
     }
 
     #[test]
-    fn positions_come_out_in_order_within_a_range() {
-        let mut p = Positions::default();
-        for (hash, at) in [(7, 5), (3, 1), (7, 2), (7, 9), (u32::MAX, 4)] {
-            p.push(hash, at);
+    fn a_lookup_gives_every_position_of_a_hash_in_order_and_only_close_hashes_beside() {
+        for nodes in [1, 2, 9, 100, 5_000, 70_000] {
+            let (l, positions, hash) = sealed_lookups(nodes, 0);
+            let used = l.bucket_bits + (32 - l.position_bits).min(Lookups::HASH_BITS - l.bucket_bits);
+            assert_eq!(used, Lookups::HASH_BITS, "{nodes} nodes");
+            let top = |h: u32| u64::from(h) >> (32 - used);
+            let queries: Vec<u32> = [0xdead_beef, 0xdead_beef ^ 1, 42, 7]
+                .into_iter()
+                .chain(
+                    positions
+                        .iter()
+                        .step_by(positions.len() / 40 + 1)
+                        .flat_map(|&at| [hash(0, at), hash(1, at)]),
+                )
+                .collect();
+            for lookup in [Lookups::FQN, Lookups::NAME] {
+                for &q in &queries {
+                    let got: Vec<u32> = l.all(lookup, q).collect();
+                    assert!(got.windows(2).all(|w| w[0] < w[1]), "in position order");
+                    let exact: Vec<u32> =
+                        positions.iter().copied().filter(|&at| hash(lookup, at) == q).collect();
+                    let close: Vec<u32> =
+                        positions.iter().copied().filter(|&at| top(hash(lookup, at)) == top(q)).collect();
+                    assert!(exact.iter().all(|at| got.contains(at)), "every exact match ({nodes} nodes)");
+                    assert_eq!(got, close, "{nodes} nodes, lookup {lookup}, hash {q:x}");
+                    let (from, to) = (nodes / 3, nodes / 3 * 2 + 1);
+                    let ranged: Vec<u32> = l.get(lookup, q, from, to).collect();
+                    assert_eq!(
+                        ranged,
+                        close.iter().copied().filter(|&at| at >= from && at < to).collect::<Vec<_>>()
+                    );
+                }
+            }
         }
-        p.seal();
-        assert_eq!(p.all(7).collect::<Vec<_>>(), [2, 5, 9]);
-        assert_eq!(p.get(7, 3, 9).collect::<Vec<_>>(), [5]);
-        assert_eq!(p.all(u32::MAX).collect::<Vec<_>>(), [4]);
-        assert_eq!(p.all(8).count(), 0);
+    }
+
+    #[test]
+    fn lookups_made_for_their_positions_are_built_in_their_buffer() {
+        let (l, positions, _) = sealed_lookups(5_000, 5_000);
+        assert_eq!(l.entries.len(), positions.len());
+        assert_eq!(l.entries.capacity(), 5_000, "no buffer but the one made at first");
+        // Made for no positions, the buffer has room for them alone.
+        let (l, positions, _) = sealed_lookups(5_000, 0);
+        assert_eq!(l.entries.capacity(), positions.len());
+        let empty = Lookups::default();
+        assert_eq!(empty.all(Lookups::NAME, 3).count(), 0, "an unsealed lookup finds nothing");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::compact::{fnv32, order_key, Column, Positions, Strings};
+use super::compact::{fnv32, fnv32_joined, order_key, Column, Lookups, Strings};
 use super::modules::{implicit_members, keys, package_key, style, targets, ModuleStyle};
 use super::outside::{is_global, names_type};
 use super::rank::{rounded, votes, Links};
@@ -29,11 +29,14 @@ pub fn resolve(files: &mut [FileGraph]) {
 /// 1. [`SymbolTable::add`] every file, in a fixed order (each page of files is read, added and
 ///    dropped): the table keeps what resolution looks up — each node's kind, name and fqn (each
 ///    distinct string once), whether it is top-level, its declared type, each file's path, module
-///    keys and package — and, of the few files with `EXTENDS` / `IMPLEMENTS` edges, those edges
-///    and the file's imports. No other edge, and no node id: an id is BLAKE3 of the node's path,
-///    kind, fqn and ordinal ([`crate::graph::node_id`]) and is computed again when needed (an id
-///    that is not, from an older build, is kept as it is).
-/// 2. [`SymbolTable::seal`]: the base types, resolved from the kept edges.
+///    keys and package — and which files have `EXTENDS` / `IMPLEMENTS` edges. No edge, and no
+///    node id: an id is BLAKE3 of the node's path, kind, fqn and ordinal
+///    ([`crate::graph::node_id`]) and is computed again when needed (an id that is not, from an
+///    older build, is kept as it is).
+/// 2. [`SymbolTable::add_bases`] each of those files again ([`SymbolTable::base_files`], in
+///    order, read again and dropped): the base types, resolved from its `EXTENDS` /
+///    `IMPLEMENTS` edges against the sealed table, so that no edge is held while the table
+///    grows.
 /// 3. [`SymbolTable::resolve_page`] the files again, page by page in the same order (a page's
 ///    edges depend only on the table and its own files), and [`SymbolTable::vote`] each resolved
 ///    file into the PageRank votes ([`SymbolTable::votes`]).
@@ -44,8 +47,10 @@ pub fn resolve(files: &mut [FileGraph]) {
 /// go; the votes take 8 bytes an edge between two symbols.
 pub struct SymbolTable {
     index: Index,
-    /// Files with `EXTENDS` / `IMPLEMENTS` edges: (file, the file with only those edges).
-    typed: Vec<(usize, FileGraph)>,
+    /// Files with `EXTENDS` / `IMPLEMENTS` edges, in order, and how many of them
+    /// [`SymbolTable::add_bases`] has resolved.
+    typed: Vec<u32>,
+    bases_added: usize,
     sealed: bool,
 }
 
@@ -57,7 +62,7 @@ impl Default for SymbolTable {
 
 impl SymbolTable {
     pub fn new() -> SymbolTable {
-        SymbolTable { index: Index::default(), typed: Vec::new(), sealed: false }
+        SymbolTable { index: Index::default(), typed: Vec::new(), bases_added: 0, sealed: false }
     }
 
     /// A table for about `nodes` nodes (every file's, as [`SymbolTable::nodes`] counts them):
@@ -72,13 +77,12 @@ impl SymbolTable {
             top: Column::with_capacity(nodes),
             names: Column::with_capacity(nodes),
             scopes: Column::with_capacity(nodes),
-            id_keys: Column::with_capacity(nodes),
-            by_fqn: Positions::with_capacity(nodes),
-            by_name: Positions::with_capacity(nodes),
+            ids_types: Column::with_capacity(nodes),
+            lookups: Lookups::with_capacity(nodes),
             by_id: Vec::with_capacity(nodes),
             ..Index::default()
         };
-        SymbolTable { index, typed: Vec::new(), sealed: false }
+        SymbolTable { index, typed: Vec::new(), bases_added: 0, sealed: false }
     }
 
     /// Adds the next file (file `self.len()`). Every file goes in before [`SymbolTable::seal`].
@@ -86,41 +90,52 @@ impl SymbolTable {
         debug_assert!(!self.sealed, "a file added after seal");
         let fi = self.len();
         self.index.add(file);
-        // Each id and path once (a type's every `impl` names it again), in buffers of their size.
-        let mut shared: HashSet<Arc<str>> = HashSet::new();
-        let mut share = |s: &Arc<str>| -> Arc<str> {
-            if let Some(kept) = shared.get(&**s) {
-                return kept.clone();
-            }
-            shared.insert(s.clone());
-            s.clone()
-        };
-        let mut typed: Vec<Edge> = file
-            .edges
-            .iter()
-            .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
-            .map(|e| Edge {
-                src: share(&e.src),
-                dst: e.dst.as_ref().map(&mut share),
-                path: share(&e.path),
-                hint: e.hint.as_ref().map(|h| Hint { owner: h.owner.as_ref().map(&mut share), ..h.clone() }),
-                ..e.clone()
-            })
-            .collect();
-        typed.shrink_to_fit();
-        if !typed.is_empty() {
-            let mut imports = type_imports(file, &typed);
-            imports.shrink_to_fit();
-            let kept = FileGraph {
-                path: file.path.clone(),
-                language: file.language,
-                package: file.package.clone(),
-                nodes: Vec::new(),
-                edges: typed,
-                imports,
-            };
-            self.typed.push((fi, kept));
+        if file.edges.iter().any(|e| is_typed(e.kind)) {
+            self.typed.push(fi as u32);
         }
+    }
+
+    /// The files whose base types [`SymbolTable::add_bases`] reads (those with `EXTENDS` /
+    /// `IMPLEMENTS` edges), in order.
+    pub fn base_files(&self) -> impl Iterator<Item = usize> + '_ {
+        self.typed.iter().map(|&fi| fi as usize)
+    }
+
+    /// The base types of file `fi` (the same graph [`SymbolTable::add`] was given, or its
+    /// [`crate::graph::Definitions::graph`]), from its `EXTENDS` / `IMPLEMENTS` edges resolved
+    /// against the table: after the last [`SymbolTable::add`], for each of
+    /// [`SymbolTable::base_files`] in order, before any page is resolved or voted (a file without
+    /// such edges changes nothing). Seals the table.
+    pub fn add_bases(&mut self, fi: usize, file: &FileGraph) {
+        self.seal();
+        debug_assert_eq!(self.index.paths.get(fi), Some(&file.path));
+        if self.typed.get(self.bases_added).is_some_and(|&t| t as usize == fi) {
+            self.bases_added += 1;
+        }
+        let edges: Vec<Edge> = file.edges.iter().filter(|e| is_typed(e.kind)).cloned().collect();
+        if edges.is_empty() {
+            return;
+        }
+        let imports = type_imports(file, &edges);
+        let mut typed = FileGraph {
+            path: file.path.clone(),
+            language: file.language,
+            package: file.package.clone(),
+            nodes: Vec::new(),
+            edges,
+            imports,
+        };
+        // The edges as [`resolve`]'s first pass leaves them: without base types.
+        let mut bases = std::mem::take(&mut self.index.bases);
+        pass(std::slice::from_mut(&mut typed), fi, &self.index, |k| k != EdgeKind::Calls);
+        let index = &self.index;
+        add_bases_of(&mut bases, |id| index.at_of_id(id).map(|(last, _)| last), std::iter::once(&typed));
+        self.index.bases = bases;
+    }
+
+    /// Whether every one of [`SymbolTable::base_files`] went through [`SymbolTable::add_bases`].
+    fn has_bases(&self) -> bool {
+        self.bases_added == self.typed.len()
     }
 
     /// Files added.
@@ -142,21 +157,14 @@ impl SymbolTable {
         self.index.kinds.len()
     }
 
-    /// Resolves the base types (after the last [`SymbolTable::add`]).
+    /// Builds the lookups and orders the ids (after the last [`SymbolTable::add`]; the first
+    /// [`SymbolTable::add_bases`] does it too).
     pub fn seal(&mut self) {
         if self.sealed {
             return;
         }
         self.index.seal();
         self.index.seal_ids();
-        let mut typed = std::mem::take(&mut self.typed);
-        // The `EXTENDS` / `IMPLEMENTS` edges as [`resolve`]'s first pass leaves them (no bases).
-        for (fi, file) in &mut typed {
-            pass(std::slice::from_mut(file), *fi, &self.index, |k| k != EdgeKind::Calls);
-        }
-        let bases =
-            bases_of(|id| self.index.at_of_id(id).map(|(last, _)| last), typed.iter().map(|(_, f)| f));
-        self.index.bases = bases;
         self.sealed = true;
     }
 
@@ -164,6 +172,7 @@ impl SymbolTable {
     /// order). Their edges come out as [`resolve`] over every file makes them.
     pub fn resolve_page(&mut self, first: usize, page: &mut [FileGraph]) {
         self.seal();
+        debug_assert!(self.has_bases(), "a page resolved before every file's base types");
         debug_assert!(page.iter().enumerate().all(|(i, f)| self.index.paths.get(first + i) == Some(&f.path)));
         // The first pass runs without base types, as in [`resolve`].
         let bases = std::mem::take(&mut self.index.bases);
@@ -175,6 +184,7 @@ impl SymbolTable {
     /// No votes yet, over every symbol of the table (after the last [`SymbolTable::add`]).
     pub fn votes(&mut self) -> Links {
         self.seal();
+        debug_assert!(self.has_bases(), "votes before every file's base types");
         Links::new(self.index.symbols)
     }
 
@@ -202,22 +212,21 @@ impl SymbolTable {
     pub fn rank(mut self, links: Links) -> Ranked {
         self.seal();
         let index = &mut self.index;
-        let lookups: Vec<Vec<u64>> = [&mut index.by_fqn, &mut index.by_name]
-            .into_iter()
-            .map(|dropped| std::mem::take(dropped).into_buffer())
-            .collect();
+        let lookups = [
+            std::mem::take(&mut index.lookups).into_buffer(),
+            std::mem::take(&mut index.ids_types).into_buffer(),
+        ];
         index.by_key = HashMap::new();
         index.by_package = HashMap::new();
         index.packages = Vec::new();
         index.modules = HashSet::new();
         index.bases = HashMap::new();
-        index.declared = Vec::new();
         index.top = Column::default();
-        index.id_keys = Column::default();
-        // The two lookups' buffers (8 bytes a node each) hold the ranks' two rounds (8 bytes a
-        // symbol), turned into `f64` buffers in place (same size and alignment, so collecting
-        // reuses each allocation), so that the ranks take no new memory; a buffer with no room
-        // for every symbol (a table grown past its capacity) is freed instead of grown.
+        // The lookups' buffer and the id keys' and declared types' (8 bytes a node each) hold the
+        // ranks' two rounds (8 bytes a symbol), turned into `f64` buffers in place (same size and
+        // alignment, so collecting reuses each allocation), so that the ranks take no new
+        // memory; a buffer with no room for every symbol (a table grown past its capacity) is
+        // freed instead of grown.
         let symbols = index.symbols;
         let mut buffers = lookups.into_iter().filter(|b| b.capacity() >= symbols).map(|b| {
             let mut f: Vec<f64> = b.into_iter().map(|_| 0.0).collect();
@@ -328,19 +337,26 @@ fn bases(files: &[FileGraph], index: &Index) -> HashMap<At, Vec<At>> {
             by_id.insert(&node.id, at);
         }
     }
-    bases_of(|id| by_id.get(id).copied(), files.iter())
+    let mut out = HashMap::new();
+    add_bases_of(&mut out, |id| by_id.get(id).copied(), files.iter());
+    out
 }
 
-/// [`bases`] from the position of each node id (the last node with that id) and the files'
-/// resolved edges.
-fn bases_of<'a>(
+/// Whether edges of `kind` name a base type (`EXTENDS` / `IMPLEMENTS`).
+fn is_typed(kind: EdgeKind) -> bool {
+    matches!(kind, EdgeKind::Extends | EdgeKind::Implements)
+}
+
+/// [`bases`] added to `out` from the position of each node id (the last node with that id) and
+/// the files' resolved edges (each type's bases in file, then edge order).
+fn add_bases_of<'a>(
+    out: &mut HashMap<At, Vec<At>>,
     at_of: impl Fn(&str) -> Option<At>,
     files: impl Iterator<Item = &'a FileGraph>,
-) -> HashMap<At, Vec<At>> {
-    let mut out: HashMap<At, Vec<At>> = HashMap::new();
+) {
     for file in files {
         for edge in &file.edges {
-            if !matches!(edge.kind, EdgeKind::Extends | EdgeKind::Implements) {
+            if !is_typed(edge.kind) {
                 continue;
             }
             let (Some(src), Some(dst)) = (at_of(&edge.src), edge.dst.as_deref()) else {
@@ -351,7 +367,6 @@ fn bases_of<'a>(
             }
         }
     }
-    out
 }
 
 /// Method names too common to guess a target for by name alone (collections, strings, I/O).
@@ -434,6 +449,8 @@ const COMMON: &[&str] = &[
 /// alone (`NONE`) or a string of its own (`WHOLE` | the string).
 const NONE: u32 = u32::MAX;
 const WHOLE: u32 = 1 << 31;
+/// A node without a declared type.
+const NO_TYPE: u32 = u32::MAX;
 
 /// What resolution looks up, node by node (positions numbered across files, [`At`]).
 #[derive(Default)]
@@ -454,16 +471,15 @@ struct Index {
     names: Column<u32>,
     scopes: Column<u32>,
     strings: Strings,
-    by_fqn: Positions,
-    by_name: Positions,
-    /// (node, its declared type) of the nodes that have one, in node order.
-    declared: Vec<(u32, u32)>,
+    /// Nodes by fqn and by name (each file's module node left out), built when sealed.
+    lookups: Lookups,
     /// (node, ordinal) of the nodes whose ordinal is not 0, in node order.
     ordinals: Vec<(u32, u32)>,
     /// (node, id) of the nodes whose id is not [`node_id`] of theirs, in node order.
     odd_ids: Vec<(u32, Arc<str>)>,
-    /// Each node's [`order_key`] of its id, and the nodes in id order (after [`Index::seal_ids`]).
-    id_keys: Column<u32>,
+    /// Each node's [`order_key`] of its id (the high 32 bits) and its declared type (numbered in
+    /// `strings`, [`NO_TYPE`] for none), and the nodes in id order (after [`Index::seal_ids`]).
+    ids_types: Column<u64>,
     by_id: Vec<u32>,
     /// The symbol (distinct id, numbered in id order) at each place of `by_id`, when some id
     /// repeats; otherwise the place is the symbol.
@@ -504,10 +520,6 @@ impl Index {
         let mut seen: HashMap<(NodeKind, &str), u32> = HashMap::new();
         for (ni, node) in file.nodes.iter().enumerate() {
             let at = (first + ni) as u32;
-            if ni > 0 {
-                self.by_fqn.push(fnv32(&[node.fqn.as_bytes()]), at);
-                self.by_name.push(fnv32(&[node.name.as_bytes()]), at);
-            }
             self.top.push(ni > 0 && node.parent.as_deref() == module_id);
             self.kinds.push(node.kind);
             let name = self.strings.intern(&node.name);
@@ -519,10 +531,7 @@ impl Index {
             };
             debug_assert!(self.strings.len() < WHOLE as usize);
             self.scopes.push(scope);
-            if let Some(declared) = &node.declared_type {
-                let declared = self.strings.intern(declared);
-                self.declared.push((at, declared));
-            }
+            let declared = node.declared_type.as_ref().map_or(NO_TYPE, |d| self.strings.intern(d));
             let seen = seen.entry((node.kind, node.fqn.as_str())).or_insert(0);
             let ordinal = *seen;
             *seen += 1;
@@ -532,16 +541,34 @@ impl Index {
             if *super::node_id(&file.path, node.kind, &node.fqn, ordinal) != *node.id {
                 self.odd_ids.push((at, node.id.clone()));
             }
-            self.id_keys.push(order_key(&node.id));
+            self.ids_types.push(u64::from(order_key(&node.id)) << 32 | u64::from(declared));
         }
     }
 
-    /// Sorts the positions: after the last [`Index::add`], before any lookup.
+    /// Builds the lookups: after the last [`Index::add`], before any lookup.
     fn seal(&mut self) {
-        // The map finding equal strings goes first, before the positions are sorted.
+        // The table finding equal strings goes first, before the lookups are built.
         self.strings.seal();
-        self.by_fqn.seal();
-        self.by_name.seal();
+        let mut lookups = std::mem::take(&mut self.lookups);
+        let nodes = self.kinds.len();
+        // Every node but each file's first (its module node).
+        let positions = || {
+            (0..self.starts.len()).flat_map(|fi| {
+                let end = self.starts.get(fi + 1).map_or(nodes as u32, |&s| s);
+                self.starts[fi] + 1..end.max(self.starts[fi] + 1)
+            })
+        };
+        let hash = |lookup: usize, at: u32| {
+            let at = at as usize;
+            let name = self.name(at).as_bytes();
+            match (lookup, self.scopes.get(at)) {
+                (Lookups::NAME, _) | (_, NONE) => fnv32(&[name]),
+                (_, scope) if scope & WHOLE != 0 => fnv32(&[self.strings.get(scope & !WHOLE).as_bytes()]),
+                (_, scope) => fnv32_joined(&[self.strings.get(scope).as_bytes(), b".", name]),
+            }
+        };
+        lookups.seal(nodes, positions, hash);
+        self.lookups = lookups;
     }
 
     /// Orders the nodes by id (for [`Index::at_of_id`] and the ranks).
@@ -552,15 +579,11 @@ impl Index {
         by_id.extend(0..self.kinds.len() as u32);
         by_id.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
-            self.id_keys
-                .get(a)
-                .cmp(&self.id_keys.get(b))
-                .then_with(|| self.id(a).cmp(&self.id(b)))
-                .then(a.cmp(&b))
+            self.id_key(a).cmp(&self.id_key(b)).then_with(|| self.id(a).cmp(&self.id(b))).then(a.cmp(&b))
         });
         let same = |p: usize| {
             let (a, b) = (by_id[p - 1] as usize, by_id[p] as usize);
-            self.id_keys.get(a) == self.id_keys.get(b) && self.id(a) == self.id(b)
+            self.id_key(a) == self.id_key(b) && self.id(a) == self.id(b)
         };
         if (1..by_id.len()).any(same) {
             let mut symbol = 0;
@@ -588,11 +611,11 @@ impl Index {
     /// The last node whose id is `id`, and its symbol (after [`Index::seal_ids`]).
     fn at_of_id(&self, id: &str) -> Option<(At, u32)> {
         let key = order_key(id);
-        let start = self.by_id.partition_point(|&at| self.id_keys.get(at as usize) < key);
+        let start = self.by_id.partition_point(|&at| self.id_key(at as usize) < key);
         let mut found = None;
         for (p, &at) in self.by_id.iter().enumerate().skip(start) {
             let at = at as usize;
-            if self.id_keys.get(at) != key {
+            if self.id_key(at) != key {
                 break;
             }
             if *self.id(at) == *id {
@@ -643,8 +666,13 @@ impl Index {
     }
 
     fn declared(&self, at: At) -> Option<&str> {
-        let i = self.declared.binary_search_by_key(&(at as u32), |d| d.0).ok()?;
-        Some(self.strings.get(self.declared[i].1))
+        let declared = self.ids_types.get(at) as u32;
+        (declared != NO_TYPE).then(|| self.strings.get(declared))
+    }
+
+    /// The [`order_key`] of node `at`'s id.
+    fn id_key(&self, at: At) -> u32 {
+        (self.ids_types.get(at) >> 32) as u32
     }
 
     fn id(&self, at: At) -> Arc<str> {
@@ -658,16 +686,16 @@ impl Index {
 
     /// Nodes whose fqn is `fqn`, in order.
     fn fqn_is<'a>(&'a self, fqn: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_fqn
-            .all(fnv32(&[fqn.as_bytes()]))
+        self.lookups
+            .all(Lookups::FQN, fnv32(&[fqn.as_bytes()]))
             .map(|at| at as At)
             .filter(move |&at| self.fqn_equals(at, fqn))
     }
 
     /// Nodes named `name`, in order.
     fn name_is<'a>(&'a self, name: &'a str) -> impl Iterator<Item = At> + 'a {
-        self.by_name
-            .all(fnv32(&[name.as_bytes()]))
+        self.lookups
+            .all(Lookups::NAME, fnv32(&[name.as_bytes()]))
             .map(|at| at as At)
             .filter(move |&at| self.name(at) == name)
     }
@@ -676,8 +704,8 @@ impl Index {
     fn top_in(&self, fi: usize, name: &str, want: &dyn Fn(NodeKind) -> bool) -> Option<At> {
         let nodes = self.nodes_of(fi);
         let mut found = self
-            .by_name
-            .get(fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
+            .lookups
+            .get(Lookups::NAME, fnv32(&[name.as_bytes()]), nodes.start as u32, nodes.end as u32)
             .map(|at| at as At)
             .filter(|&at| self.top.get(at) && self.name(at) == name);
         found.find(|&at| want(self.kinds.get(at)))
@@ -1687,28 +1715,37 @@ mod paged_tests {
         for f in files {
             table.add(f);
         }
-        paged_with(table, files, cuts)
+        paged_with(table, files, files, cuts)
     }
 
     /// Each file's stored definitions (their JSON, as a store keeps them, parsed back) added to a
-    /// table, as a job's end reads the table.
-    fn table_of_definitions(files: &[FileGraph]) -> SymbolTable {
+    /// table, as a job's end reads the table, and the graphs they give back.
+    fn table_of_definitions(files: &[FileGraph]) -> (SymbolTable, Vec<FileGraph>) {
         let mut table = SymbolTable::new();
+        let mut graphs = Vec::new();
         for f in files {
             let json = serde_json::to_string(&Definitions::of(f)).expect("definitions as JSON");
             let stored: Definitions = serde_json::from_str(&json).expect("definitions parsed");
             table.add(&stored.graph());
+            graphs.push(stored.graph());
         }
-        table
+        (table, graphs)
     }
 
-    /// [`paged`] with a table of every file already added.
+    /// [`paged`] with a table of every file already added, its base types read from `bases`
+    /// (the graphs it was given).
     fn paged_with(
         mut table: SymbolTable,
+        bases: &[FileGraph],
         files: &[FileGraph],
         cuts: &[usize],
     ) -> (Vec<FileGraph>, SymbolTable) {
         table.seal();
+        let typed: Vec<usize> = table.base_files().collect();
+        assert!(!typed.is_empty(), "no file with base types: the input proves little");
+        for fi in typed {
+            table.add_bases(fi, &bases[fi]);
+        }
         let mut out = Vec::with_capacity(files.len());
         let (mut first, mut cut) = (0, 0);
         while first < files.len() {
@@ -1758,10 +1795,12 @@ mod paged_tests {
         let files = project();
         let expected = whole(&files);
         for size in [1, 7, files.len()] {
-            let (got, _) = paged_with(table_of_definitions(&files), &files, &[size]);
+            let (table, bases) = table_of_definitions(&files);
+            let (got, _) = paged_with(table, &bases, &files, &[size]);
             assert_eq!(got, expected, "pages of {size}");
         }
-        let (resolved, mut table) = paged_with(table_of_definitions(&files), &files, &[5]);
+        let (table, bases) = table_of_definitions(&files);
+        let (resolved, mut table) = paged_with(table, &bases, &files, &[5]);
         let mut links = table.votes();
         for f in &resolved {
             table.vote(&mut links, f);
@@ -1819,10 +1858,10 @@ mod paged_tests {
         // from the graphs or from their stored definitions.
         let (got, _) = paged(&files, &[9]);
         assert_eq!(got, whole(&files));
-        let mut stored = table_of_definitions(&files);
+        let (mut stored, bases) = table_of_definitions(&files);
         stored.seal();
         assert_eq!(stored.index.odd_ids.len(), 1, "the odd id is stored with the definitions");
-        let (got, _) = paged_with(stored, &files, &[9]);
+        let (got, _) = paged_with(stored, &bases, &files, &[9]);
         assert_eq!(got, whole(&files));
     }
 
