@@ -314,6 +314,12 @@ pub enum WebhookOutcome {
     Duplicate,
     /// Nothing to do (`reason`).
     Ignored,
+    /// GitHub App: the installation's repositories (`repositories`) were registered and their
+    /// indexing started.
+    Added,
+    /// GitHub App: the repositories (`repositories`) left the installation and were removed from
+    /// the index.
+    Removed,
 }
 
 /// `POST /v1/webhooks/github` (202 when a fetch was queued or joined, 200 otherwise).
@@ -328,6 +334,9 @@ pub struct WebhookResponse {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<JobView>,
+    /// `added` / `removed`: the repositories (`owner/name`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repositories: Vec<String>,
 }
 
 /// `DELETE /v1/repos/{owner}/{name}`.

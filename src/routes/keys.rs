@@ -1,7 +1,6 @@
 //! `POST /v1/keys` (mint), `GET /v1/keys` (list), `DELETE /v1/keys/{id}` (revoke) and
 //! `GET /v1/audit` (the write log). The router lets only admins here.
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::{JsCast, JsValue};
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, NamespacePattern, Scope};
@@ -64,13 +63,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
 
 /// `bytes` random bytes as hex, from the runtime's CSPRNG.
 fn random_hex(bytes: u32) -> ApiResult<String> {
-    let fail = |e: JsValue| ApiError::internal("random bytes", format!("{e:?}"));
-    let buf = js_sys::Uint8Array::new_with_length(bytes);
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).map_err(fail)?;
-    let fill: js_sys::Function =
-        js_sys::Reflect::get(&crypto, &"getRandomValues".into()).map_err(fail)?.dyn_into().map_err(fail)?;
-    fill.call1(&crypto, &buf).map_err(fail)?;
-    Ok(buf.to_vec().iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex(bytes)
 }
 
 pub async fn create(req: &mut Request, env: &Env, creator: &str) -> ApiResult<Response> {
