@@ -3,7 +3,7 @@
 //! | var | default | meaning |
 //! | --- | --- | --- |
 //! | `API_TOKEN` (secret) | unset ⇒ writes refused | bearer token for write endpoints |
-//! | `PUBLIC_READS` | `true` | reads without a token |
+//! | `PUBLIC_READS` | `false` | reads without a token (local development sets `true`) |
 //! | `GITHUB_API_URL` | `https://api.github.com` | GitHub REST base URL (tests use 127.0.0.1) |
 //! | `GITHUB_TOKEN` (secret) | unset | sent as `Authorization: Bearer` to GitHub |
 //! | `MAX_ATTEMPTS` | `5` | deliveries of a stage message before the job fails |
@@ -95,7 +95,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             api_token: None,
-            public_reads: true,
+            public_reads: false,
             github_api_url: "https://api.github.com".into(),
             github_token: None,
             max_attempts: 5,
@@ -241,7 +241,10 @@ mod tests {
     #[test]
     fn defaults_and_overrides() {
         let c = cfg(&[]);
-        assert_eq!((c.max_attempts, c.public_reads, c.api_token.clone()), (5, true, None));
+        // Private unless asked: a missing or unreadable PUBLIC_READS never opens reads.
+        assert_eq!((c.max_attempts, c.public_reads, c.api_token.clone()), (5, false, None));
+        assert!(!cfg(&[("PUBLIC_READS", "maybe")]).public_reads);
+        assert!(cfg(&[("PUBLIC_READS", "true")]).public_reads);
         let c = cfg(&[
             ("API_TOKEN", "t"),
             ("PUBLIC_READS", "false"),

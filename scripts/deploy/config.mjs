@@ -82,6 +82,31 @@ export function parseD1Bindings(value) {
 }
 
 /**
+ * Whether anonymous callers may read (PUBLIC_READS). Private unless someone asked: `--public`, or
+ * `PUBLIC_READS = "true"` written into wrangler.toml's production vars, or (an upgrade) the
+ * deployment's previous configuration was public and neither `--public` nor `--private` is given.
+ * @param opts { public, private, previous } — previous: the last generated configuration, if any
+ */
+export function readsArePublic(raw, opts) {
+  if (opts.public && opts.private) throw new Error('--public and --private contradict each other: choose one');
+  if (opts.public) return true;
+  if (opts.private) return false;
+  if (opts.previous?.vars?.PUBLIC_READS === 'true') return true;
+  return raw.vars?.PUBLIC_READS === 'true';
+}
+
+/** Why a public deployment is printed a warning on every deploy: who can read what. */
+export function publicReadsWarning(desired, opts) {
+  if (!desired.publicReads) return null;
+  const why = opts.public
+    ? 'you passed --public'
+    : opts.previous?.vars?.PUBLIC_READS === 'true'
+      ? 'this deployment was public before (an upgrade keeps its setting; pass --private to close it)'
+      : "wrangler.toml's [vars] sets PUBLIC_READS = \"true\"";
+  return `WARNING: '${desired.name}' is public (${why}): anyone who knows its URL can search and read every indexed repository, private ones included, without a key.`;
+}
+
+/**
  * What the deployment is made of.
  * @param raw the raw wrangler.toml (wrangler's `experimental_readRawConfig`)
  * @param opts { name, plan, embedModel, d1Bindings }
@@ -109,7 +134,7 @@ export function desiredResources(raw, opts) {
   return {
     name,
     plan: opts.plan,
-    publicReads: opts.private ? false : (raw.vars?.PUBLIC_READS ?? 'true') !== 'false',
+    publicReads: readsArePublic(raw, opts),
     languages: opts.languages ?? plan.languages,
     maxBundleBytes: plan.maxBundleBytes,
     model,

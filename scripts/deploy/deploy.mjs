@@ -30,7 +30,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { deployConfig, deployConfigPath, desiredResources, PLANS } from './config.mjs';
+import { deployConfig, deployConfigPath, desiredResources, PLANS, publicReadsWarning } from './config.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -46,7 +46,10 @@ CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID). Safe to run again: it creates o
   --d1-bindings DB,DB_2   D1 databases to spread repositories over (default DB)
   --languages a,b|all     grammars to build (default: the plan's)
   --account-id ID         the account, when your login has several
-  --private               searches need a key too (PUBLIC_READS=false; default: anyone may read)
+  --public                anyone who knows the URL may search and read every indexed repository
+                          without a key (PUBLIC_READS=true; warned on every deploy)
+  --private               close a deployment that was public (the default for a new one: every
+                          read needs a key)
   --github-app-id ID      an existing GitHub App's id, with --github-app-key: the app's
   --github-app-key FILE   private key (the .pem GitHub gave). Both are stored as secrets, never in
                           the generated configuration; the app's webhook secret is generated on
@@ -72,6 +75,7 @@ export function parseOptions(argv) {
         'd1-bindings': { type: 'string' },
         languages: { type: 'string' },
         'account-id': { type: 'string' },
+        public: { type: 'boolean', default: false },
         private: { type: 'boolean', default: false },
         'github-app-id': { type: 'string' },
         'github-app-key': { type: 'string' },
@@ -87,6 +91,7 @@ export function parseOptions(argv) {
     throw new UsageError(e.message);
   }
   if (!PLANS[values.plan]) throw new UsageError(`--plan must be free or paid, not '${values.plan}'`);
+  if (values.public && values.private) throw new UsageError('--public and --private contradict each other: choose one');
   if ((values['github-app-id'] === undefined) !== (values['github-app-key'] === undefined)) {
     throw new UsageError('--github-app-id and --github-app-key go together');
   }
@@ -101,6 +106,7 @@ export function parseOptions(argv) {
     d1Bindings: values['d1-bindings'],
     languages: values.languages === undefined ? undefined : languages,
     accountId: values['account-id'],
+    public: values.public,
     private: values.private,
     githubAppId: values['github-app-id'],
     githubAppKey: values['github-app-key'],
@@ -191,7 +197,8 @@ export function parseJsonOutput(args, stdout) {
   throw new Error(`wrangler ${args.join(' ')} printed no JSON:\n${text.slice(0, 500)}`);
 }
 
-function readRawConfig(wranglerToml) {
+/** wrangler.toml as wrangler reads it (no environment applied). */
+export function readRawConfig(wranglerToml) {
   return import('wrangler').then((w) => w.experimental_readRawConfig({ config: wranglerToml }).rawConfig);
 }
 
@@ -206,7 +213,10 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
   const state = stateDir ?? process.env.EDGERAG_STATE ?? join(ROOT, '.edgerag');
   const toml = wranglerToml ?? join(ROOT, 'wrangler.toml');
   const raw = await readRawConfig(toml);
-  const desired = desiredResources(raw, opts);
+  // The deployment's last generated configuration: an upgrade keeps what it chose (public reads).
+  const earlierPath = deployConfigPath(state, opts.name ?? raw.name);
+  const previous = existsSync(earlierPath) ? JSON.parse(readFileSync(earlierPath, 'utf8')) : undefined;
+  const desired = desiredResources(raw, { ...opts, previous });
   const configPath = deployConfigPath(state, desired.name);
   const w = new Wrangler({ configPath, dryRun: opts.dryRun, out });
   const ids = {};
@@ -216,7 +226,9 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
   const report = { created: [], deleted: [], configPath };
   if (opts.destroy) return destroy({ desired, w, out, ask, opts, report, configPath });
 
-  out(`${opts.dryRun ? 'Would deploy' : 'Deploying'} '${desired.name}' (${desired.plan} plan, ${desired.model}, ${desired.dims} dimensions); configuration: ${configPath}`);
+  out(`${opts.dryRun ? 'Would deploy' : 'Deploying'} '${desired.name}' (${desired.plan} plan, ${desired.model}, ${desired.dims} dimensions, ${desired.publicReads ? 'PUBLIC reads' : 'private: every read needs a key'}); configuration: ${configPath}`);
+  const warning = publicReadsWarning(desired, { ...opts, previous });
+  if (warning) out(warning);
 
   // 1. D1 databases and their migrations.
   out('D1 databases');
@@ -320,6 +332,7 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
   if (opts.dryRun) {
     w.line(['deploy'], 'what a real run does');
     report.dryRun = await dryRunDeploy(desired, configPath, out);
+    report.publicReads = desired.publicReads;
     return report;
   }
   try {
@@ -343,6 +356,8 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
     report.webhookSecret = webhookSecret;
   }
   out(report.created.length ? `Created: ${report.created.join(', ')}` : 'Nothing to create: every resource existed.');
+  if (warning) out(warning);
+  report.publicReads = desired.publicReads;
   return report;
 }
 

@@ -294,13 +294,43 @@ describe('the deploy configuration', () => {
     assert.equal(cfg.d1_databases[0].migrations_dir, '../../../migrations');
     const paid = deployConfig(raw, desiredResources(raw, { plan: 'paid' }), { ids: {}, sourceDir: '/r', outDir: '/r/o' });
     assert.equal(paid.limits.cpu_ms, 300000);
-    assert.equal(paid.vars.PUBLIC_READS, 'true');
+    assert.equal(paid.vars.PUBLIC_READS, 'false', 'private unless asked');
+    const pub = deployConfig(raw, desiredResources(raw, { plan: 'paid', public: true }), { ids: {}, sourceDir: '/r', outDir: '/r/o' });
+    assert.equal(pub.vars.PUBLIC_READS, 'true');
     const priv = deployConfig(raw, desiredResources(raw, { plan: 'paid', private: true }), { ids: {}, sourceDir: '/r', outDir: '/r/o' });
     assert.equal(priv.vars.PUBLIC_READS, 'false');
     assert.equal(paid.queues.consumers[0].max_batch_size, 10);
   });
 
+  test('a deployment is private unless asked; public ones are warned on every deploy, and an upgrade keeps its setting', async () => {
+    const acct = account();
+    const fresh = await deploy(acct, []);
+    assert.equal(fresh.error, undefined);
+    assert.equal(fresh.report.publicReads, false);
+    assert.equal(JSON.parse(readFileSync(fresh.report.configPath, 'utf8')).vars.PUBLIC_READS, 'false');
+    assert.match(fresh.output, /private: every read needs a key/);
+    assert.doesNotMatch(fresh.output, /WARNING/);
+
+    const opened = await deploy(acct, ['--public']);
+    assert.equal(opened.report.publicReads, true);
+    assert.match(opened.output, /WARNING: 'edgerag' is public \(you passed --public\): anyone who knows its URL can search and read every indexed repository/);
+    // An upgrade without flags keeps the deployment public, and says so again.
+    const upgraded = await deploy(acct, []);
+    assert.equal(upgraded.report.publicReads, true);
+    assert.equal(JSON.parse(readFileSync(upgraded.report.configPath, 'utf8')).vars.PUBLIC_READS, 'true');
+    assert.match(upgraded.output, /WARNING: 'edgerag' is public \(this deployment was public before/);
+    const closed = await deploy(acct, ['--private']);
+    assert.equal(closed.report.publicReads, false);
+    assert.doesNotMatch(closed.output, /WARNING/);
+    assert.equal((await deploy(acct, [])).report.publicReads, false);
+    // The dry run shows the same.
+    const dry = await deploy(account(), ['--dry-run']);
+    assert.equal(dry.report.publicReads, false);
+    assert.match(dry.output, /private: every read needs a key/);
+  });
+
   test('bad options are refused with the reason', () => {
+    assert.throws(() => parseOptions(['--public', '--private']), (e) => e instanceof UsageError && /contradict/.test(e.message));
     assert.throws(() => parseOptions(['--plan', 'pro']), (e) => e instanceof UsageError && /free or paid/.test(e.message));
     assert.throws(() => parseOptions(['--frobnicate']), UsageError);
     assert.throws(() => desiredResources(raw, { plan: 'paid', embedModel: 'text-embedding-3-small' }), /not a Workers AI embedding model edgerag knows: @cf\/baai\/bge-m3/);

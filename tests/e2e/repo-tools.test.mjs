@@ -8,9 +8,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
+import { deployConfig, desiredResources } from '../../scripts/deploy/config.mjs';
+import { readRawConfig } from '../../scripts/deploy/deploy.mjs';
 import { assertSchema, cliBinary, startEdgerag, startHashEmbedder } from './harness.mjs';
 
-const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'graph', 'python', 'app');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const FIXTURE = join(HERE, '..', 'fixtures', 'graph', 'python', 'app');
 const FILES = [
   ...readdirSync(FIXTURE)
     .filter((f) => f.endsWith('.py'))
@@ -26,10 +29,14 @@ const OTHER = 'other/tools';
 let embed;
 let er;
 let reader; // read on acme/* only
+let deployed; // the vars a fresh deployment gets from scripts/deploy.sh (no flags)
 
 before(async () => {
   embed = await startHashEmbedder();
-  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, PUBLIC_READS: 'false' } });
+  // Reads are as private as a fresh deployment's: its generated configuration decides.
+  const raw = await readRawConfig(join(HERE, '..', '..', 'wrangler.toml'));
+  deployed = deployConfig(raw, desiredResources(raw, { plan: 'paid' }), { ids: {}, sourceDir: '/r', outDir: '/r/o' }).vars;
+  er = await startEdgerag({ vars: { OPENAI_BASE_URL: embed.url, PUBLIC_READS: deployed.PUBLIC_READS } });
   for (const [repo, files] of [
     [REPO, FILES],
     [OTHER, [{ path: 'secret/only.py', content: 'def only_here():\n    return "slugify"\n' }]],
@@ -481,6 +488,53 @@ describe('scoped keys', () => {
       const r = await tool(name, { ...other, ...args }, reader);
       assert.equal(r.isError, true, `${name}: ${JSON.stringify(r)}`);
       assert.doesNotMatch(JSON.stringify(r), /only_here|secret\/only/);
+    }
+  });
+});
+
+describe('a fresh deployment is private', () => {
+  // Every route of the HTTP reference, with its placeholders filled in for the indexed repository.
+  function routes() {
+    const page = readFileSync(join(HERE, '..', '..', 'docs', 'reference', 'http-api.md'), 'utf8');
+    const fill = { owner: 'acme', name: 'tools', path: 'app/models.py', id: 'x', run_id: 'x' };
+    return [...page.matchAll(/^\| `(GET|POST|PUT|DELETE)` \| `([^`]+)` \|/gm)].map(([, method, path]) => ({
+      method,
+      path: path.replace(/\{(\w+)\}/g, (_, p) => fill[p]),
+    }));
+  }
+  const open = (r) => r.path === '/health' || r.path === '/v1/webhooks/github';
+  const query = { '/outline': '?path=app/models.py', '/symbols': '?name=User', '/lines': '?start=1&end=2' };
+  const withQuery = (path) => path + (Object.entries(query).find(([end]) => path.endsWith(end))?.[1] ?? '');
+  const BODY = {
+    search: { query: 'slug', repoOwner: 'acme', repoName: 'tools' },
+    mcp: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  };
+
+  test('scripts/deploy.sh without flags configures PUBLIC_READS=false', () => {
+    assert.equal(deployed.PUBLIC_READS, 'false');
+  });
+
+  test('every route but /health and the webhook refuses an anonymous caller with 401 UNAUTHORIZED', async () => {
+    const all = routes();
+    assert.ok(all.length >= 30, `read ${all.length} routes from the HTTP reference`);
+    const refused = [];
+    for (const r of all.filter((r) => !open(r))) {
+      const body = r.path.startsWith('/v1/search') ? BODY.search : r.path === '/mcp' ? BODY.mcp : r.method === 'GET' || r.method === 'DELETE' ? undefined : {};
+      const headers = r.path === '/mcp' ? { accept: 'application/json, text/event-stream' } : {};
+      const res = await er.request(r.method, withQuery(r.path), { body, headers, token: null });
+      assert.equal(res.status, 401, `${r.method} ${r.path}: ${res.text}`);
+      assert.equal(res.body?.error?.code, 'UNAUTHORIZED', `${r.method} ${r.path}`);
+      assert.ok(!/slugify|only_here|class User/.test(res.text), `${r.method} ${r.path} leaked content`);
+      refused.push(r);
+    }
+    // The same reads answer with a key: the refusals above are the policy, not missing routes.
+    for (const r of refused.filter((r) => r.method === 'GET' || /\/(grep|map|impact)$|^\/v1\/search|^\/mcp$/.test(r.path))) {
+      if (/\/v1\/(keys|audit)/.test(r.path)) continue;
+      const body = r.path.startsWith('/v1/search') ? BODY.search : r.path === '/mcp' ? BODY.mcp : r.method === 'POST' ? { pattern: 'slug', query: 'slug', paths: ['app/models.py'] } : undefined;
+      const headers = r.path === '/mcp' ? { accept: 'application/json, text/event-stream' } : {};
+      const res = await er.request(r.method, withQuery(r.path), { body, headers });
+      assert.notEqual(res.status, 401, `${r.method} ${r.path} with the token: ${res.text}`);
+      assert.notEqual(res.body?.error?.code, 'NOT_FOUND', `${r.method} ${r.path} is a route: ${res.text}`);
     }
   });
 });

@@ -753,6 +753,7 @@ fn evaluate(
     for q in queries {
         let input = ExecuteInput {
             query: &q.text,
+            question: &q.text,
             conversation: &[],
             namespaces: vec![ns.to_string()],
             filters: &filters,

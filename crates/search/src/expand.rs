@@ -65,7 +65,7 @@ fn quoted_names(query: &str) -> Vec<String> {
 
 /// Whether a name is written the way code names things: `snake_case`, `camelCase` / `PascalCase`
 /// with an inner capital, or a qualified `a.b` / `a::b` / `a#b`.
-fn code_shaped(core: &str) -> bool {
+pub(crate) fn code_shaped(core: &str) -> bool {
     let has_letters = core.chars().any(|c| c.is_alphabetic());
     let inner_capital =
         core.chars().zip(core.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());

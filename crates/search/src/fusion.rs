@@ -33,6 +33,19 @@ pub struct Fused {
 /// count in the normalization); `Some(empty)` = it ran and found nothing. Result: best first,
 /// ties by key.
 pub fn fuse(vector: Option<&[ScoredKey]>, keyword: Option<&[ScoredKey]>, params: FusionParams) -> Vec<Fused> {
+    fuse_with_named(vector, keyword, None, params)
+}
+
+/// [`fuse`] with a third ranking: the chunks of the files a question names
+/// ([`crate::evidence`]), ranked by BM25 among themselves and weighted as the keyword retriever
+/// is — naming a file counts like a retriever putting its best chunk first. Their ranks are not
+/// traced (`keywordRank` stays the keyword retriever's).
+pub fn fuse_with_named(
+    vector: Option<&[ScoredKey]>,
+    keyword: Option<&[ScoredKey]>,
+    named: Option<&[ScoredKey]>,
+    params: FusionParams,
+) -> Vec<Fused> {
     let mut by_key: HashMap<&ChunkKey, Fused> = HashMap::new();
     let mut norm = 0.0;
     if let Some(list) = vector {
@@ -57,6 +70,18 @@ pub fn fuse(vector: Option<&[ScoredKey]>, keyword: Option<&[ScoredKey]>, params:
                 f.keyword_score = Some(hit.score);
                 f.score += params.keyword_weight / (params.k + rank as f32);
             }
+        }
+    }
+    if let Some(list) = named {
+        norm += params.keyword_weight / (params.k + 1.0);
+        let mut seen: std::collections::HashSet<&ChunkKey> = std::collections::HashSet::new();
+        for (i, hit) in list.iter().enumerate() {
+            if !seen.insert(&hit.key) {
+                continue;
+            }
+            let rank = i as u32 + 1;
+            let f = by_key.entry(&hit.key).or_insert_with(|| empty(&hit.key));
+            f.score += params.keyword_weight / (params.k + rank as f32);
         }
     }
     let mut out: Vec<Fused> = by_key.into_values().collect();
@@ -122,6 +147,10 @@ mod tests {
         let out = fuse(Some(&[]), Some(&hits(&["k"])), EQUAL);
         assert!((out[0].score - 0.5).abs() < 1e-6);
         assert!(fuse(None, None, EQUAL).is_empty());
+        assert_eq!(
+            fuse_with_named(None, Some(&hits(&["k"])), None, EQUAL),
+            fuse(None, Some(&hits(&["k"])), EQUAL)
+        );
     }
 
     #[test]
@@ -131,5 +160,20 @@ mod tests {
         let out = fuse(Some(&v), None, EQUAL);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].vector_score, Some(10.0));
+    }
+
+    #[test]
+    fn a_named_files_ranking_counts_like_a_third_retriever() {
+        // First everywhere is still 1.0; a chunk only the named files hold ranks like a chunk
+        // only one retriever holds.
+        let v = hits(&["a", "b"]);
+        let k = hits(&["a", "c"]);
+        let n = hits(&["a", "n"]);
+        let out = fuse_with_named(Some(&v), Some(&k), Some(&n), EQUAL);
+        assert_eq!(out[0].key.id, "a");
+        assert!((out[0].score - 1.0).abs() < 1e-6);
+        let score = |id: &str| out.iter().find(|f| f.key.id == id).unwrap().score;
+        assert!((score("n") - score("c")).abs() < 1e-6 && (score("n") - score("b")).abs() < 1e-6);
+        assert_eq!(out.iter().find(|f| f.key.id == "n").unwrap().keyword_rank, None);
     }
 }

@@ -44,6 +44,7 @@ pub mod budget;
 pub mod candidate;
 pub mod coverage;
 pub mod error;
+pub mod evidence;
 pub mod expand;
 pub mod filters;
 pub mod fusion;

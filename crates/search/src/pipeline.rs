@@ -18,9 +18,10 @@ use serde_json::{json, Value};
 
 use crate::candidate::{Candidate, RetrievalTrace};
 use crate::error::{PortError, SearchError};
+use crate::evidence::Evidence;
 use crate::expand::{analyse, deterministic_subqueries, QueryAnalysis};
 use crate::filters::{FilterMatcher, SearchFilters};
-use crate::fusion::{fuse, FusionParams};
+use crate::fusion::{fuse_with_named, FusionParams};
 use crate::guard::{resolve, ResolvedPlan, MAX_CONTEXT_WINDOW_CHARS, MIN_CONTEXT_WINDOW_CHARS};
 use crate::ports::{
     ChunkKey, ChunkRecord, ChunkStore, Clock, EventSink, GenerateRequest, Generator, KeywordIndex,
@@ -59,6 +60,8 @@ pub struct SearchServices<'a> {
 #[derive(Debug, Clone)]
 pub struct ExecuteInput<'a> {
     pub query: &'a str,
+    /// The question as it was sent (before the sanitizer's cut): what [`Evidence`] reads.
+    pub question: &'a str,
     pub conversation: &'a [Turn],
     pub namespaces: Vec<String>,
     pub filters: &'a SearchFilters,
@@ -212,6 +215,7 @@ impl<'a> SearchPipeline<'a> {
             let namespaces = scope.namespaces.iter().map(|n| n.id()).collect();
             let input = ExecuteInput {
                 query: &request.raw_query,
+                question: &request.question,
                 conversation: &request.conversation,
                 namespaces,
                 filters: &request.filters,
@@ -285,11 +289,27 @@ impl<'a> SearchPipeline<'a> {
         let query = transformed.query;
         timer.lap("query.transformers");
 
-        let analysis = analyse(&query, &input.filters.languages);
+        let mut analysis = analyse(&query, &input.filters.languages);
         let term_options = TermOptions {
             split_identifiers: settings.retrieval.keyword_identifier_split,
             stem_prefixes: settings.retrieval.keyword_stemming,
         };
+        // A long question (an issue report, a pasted error) is read for what it points at: its
+        // title says what it asks (tests? docs?), the files it names are searched on their own and
+        // its keyword terms start with its evidence. A short one is searched as written. An LLM
+        // rewrite already condensed the question: its evidence is not read again.
+        let evidence = if transformed.applied.is_empty() {
+            Evidence::read(input.question, term_options)
+        } else {
+            Evidence::default()
+        };
+        if evidence.long {
+            let lead = analyse(&evidence.lead, &input.filters.languages);
+            analysis.wants_tests = lead.wants_tests;
+            analysis.wants_docs = lead.wants_docs;
+            analysis.path_hints = evidence.files.clone();
+            out.applied_modules.push("query.evidence".into());
+        }
         if term_options.split_identifiers && crate::expand::split_identifiers_form(&query).is_some() {
             out.applied_modules.push("query.identifier-split".into());
         }
@@ -331,8 +351,13 @@ impl<'a> SearchPipeline<'a> {
         // Each sub-query's keyword terms, the query's first.
         let mut subs: Vec<(String, Vec<QueryTerm>)> = sub_queries
             .into_iter()
-            .map(|sq| {
-                let terms = keyword_terms(&sq, term_options);
+            .enumerate()
+            .map(|(i, sq)| {
+                let terms = if i == 0 && evidence.long {
+                    keyword_terms(&evidence.keyword_text(&sq), term_options)
+                } else {
+                    keyword_terms(&sq, term_options)
+                };
                 (sq, terms)
             })
             .collect();
@@ -406,15 +431,48 @@ impl<'a> SearchPipeline<'a> {
             })
             .collect();
         let keyword_searches = self.keyword_search(&distinct, &input, limit);
-        let (vector_results, distinct_keyword_results) =
-            futures_util::future::join(vector_searches, keyword_searches).await;
+        // The files a long question names, searched with its terms on their own (not when the
+        // request filters paths itself: the two would have to hold at once).
+        let named_search = async {
+            let run = evidence.long
+                && !evidence.files.is_empty()
+                && input.filters.paths.is_empty()
+                && settings.retrieval.keyword_weight > 0.0;
+            if !run {
+                return None;
+            }
+            let query = KeywordQuery {
+                namespaces: input.namespaces.clone(),
+                terms: terms[0].clone(),
+                filters: SearchFilters { paths: evidence.file_globs(), ..input.filters.clone() },
+                limit,
+            };
+            Some(s.keyword.search(&query).await)
+        };
+        let ((vector_results, distinct_keyword_results), named_results) = futures_util::future::join(
+            futures_util::future::join(vector_searches, keyword_searches),
+            named_search,
+        )
+        .await;
+        let named_hits: Option<Vec<ScoredKey>> = match named_results {
+            Some(Ok(hits)) => {
+                out.applied_modules.push("retrieval.named-files".into());
+                Some(hits)
+            }
+            Some(Err(e)) => {
+                out.warnings.push(format!("the named files' search failed ({e}); skipped"));
+                None
+            }
+            None => None,
+        };
         let keyword_results: Vec<_> = slots.iter().map(|&i| distinct_keyword_results[i].clone()).collect();
         let retrievals: Vec<Retrieved> = keyword_results
             .into_iter()
             .enumerate()
             .map(|(i, k)| {
                 let v = vector_results.get(if semantic_subqueries { i } else { 0 }).cloned();
-                self.fuse_one(v, k, &input, fusion)
+                let named = if i == 0 { named_hits.as_deref() } else { None };
+                self.fuse_one(v, k, named, &input, fusion)
             })
             .collect();
         let vector_ms = retrievals.iter().map(|r| r.vector_ms).fold(0.0, f64::max);
@@ -643,6 +701,7 @@ impl<'a> SearchPipeline<'a> {
         &self,
         v: Option<(Vec<ScoredKey>, Option<String>, f64)>,
         k: Option<(Result<Vec<ScoredKey>, PortError>, f64)>,
+        named: Option<&[ScoredKey]>,
         input: &ExecuteInput<'_>,
         fusion: FusionParams,
     ) -> Retrieved {
@@ -676,7 +735,7 @@ impl<'a> SearchPipeline<'a> {
             }
         });
         let vector_hits = vector_hits.filter(|_| out.vector_ran);
-        out.fused = fuse(vector_hits.as_deref(), keyword_hits.as_deref(), fusion);
+        out.fused = fuse_with_named(vector_hits.as_deref(), keyword_hits.as_deref(), named, fusion);
         if settings.min_score > 0.0 {
             out.fused.retain(|f| f.score >= settings.min_score);
         }

@@ -197,9 +197,14 @@ impl Default for TermOptions {
 
 /// The keyword terms of a query, in first-occurrence order, deduplicated, ≤ [`MAX_TERMS`].
 pub fn keyword_terms(query: &str, options: TermOptions) -> Vec<QueryTerm> {
+    keyword_terms_up_to(query, options, MAX_TERMS)
+}
+
+/// [`keyword_terms`] with another cap (`max`).
+pub fn keyword_terms_up_to(query: &str, options: TermOptions, max: usize) -> Vec<QueryTerm> {
     let mut out: Vec<QueryTerm> = Vec::new();
     let mut push = |text: String, prefix: bool, out: &mut Vec<QueryTerm>| {
-        if text.is_empty() || out.len() >= MAX_TERMS {
+        if text.is_empty() || out.len() >= max {
             return;
         }
         // A prefix term subsumes the exact one; keep the more general.

@@ -76,6 +76,9 @@ pub struct SanitizedRequest {
     pub display_owner: Option<String>,
     pub display_name: Option<String>,
     pub raw_query: String,
+    /// The question as it was sent (lines kept, not cut at [`MAX_QUERY_CHARS`]; at most
+    /// [`crate::evidence::MAX_EVIDENCE_CHARS`]): what [`crate::evidence`] reads.
+    pub question: String,
     /// An existing profile name.
     pub profile: String,
     pub conversation: Vec<Turn>,
@@ -320,6 +323,7 @@ fn normalize(
     mut warnings: Vec<String>,
 ) -> Result<SanitizedRequest, SearchError> {
     let raw_query = sanitize_query(&fields.raw_query, &mut warnings)?;
+    let question: String = fields.raw_query.chars().take(crate::evidence::MAX_EVIDENCE_CHARS).collect();
 
     let (mut owner, mut name) = (non_blank(fields.owner), non_blank(fields.name));
     if let Some(repo) = non_blank(fields.repo) {
@@ -381,6 +385,7 @@ fn normalize(
         display_owner: non_blank(fields.display_owner),
         display_name: non_blank(fields.display_name),
         raw_query,
+        question,
         profile,
         conversation,
         filters,

@@ -1082,3 +1082,55 @@ fn debug_lists_the_ranking_before_the_top_k_cut() {
     let plain = search(&w, json!({"rawQuery": "retry the request with backoff"}));
     assert!(plain.debug.is_none());
 }
+
+/// An issue report: a title, a long body about sessions and retries, and a traceback whose frame
+/// is in the billing code.
+fn issue_report(with_traceback: bool) -> String {
+    let mut q = String::from("Crash when the session retries a request\n\n");
+    q.push_str(
+        "When the access token expires while a request is retried with backoff, the client logs a \
+         warning about the session and the retry loop keeps running; the cache of responses is \
+         not evicted either. We use the HTTP client with three attempts, an exponential base \
+         delay, and a custom token refresher configured in our application settings module. \
+         Expected: the request succeeds after one refresh. Observed: an exception from the \
+         pricing step is raised after the retries, and nothing is shown to the customer. \
+         Environment: Linux, Python 3.11, the latest release, installed from the package index.\n\n",
+    );
+    if with_traceback {
+        q.push_str(
+            "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 12, in <module>\n    run()\n  \
+             File \"/srv/venv/lib/python3.11/site-packages/shop/src/billing/invoice.py\", line 29, in apply_discount\n    \
+             reduced = amount - amount * percent\nTypeError: unsupported operand type(s)\n",
+        );
+    }
+    q
+}
+
+#[test]
+fn a_long_question_searches_the_files_it_names() {
+    let w = world();
+    let named = search(&w, json!({"owner": "acme", "name": "shop", "rawQuery": issue_report(true)}));
+    assert!(named.applied_modules.iter().any(|m| m == "query.evidence"), "{:?}", named.applied_modules);
+    assert!(
+        named.applied_modules.iter().any(|m| m == "retrieval.named-files"),
+        "{:?}",
+        named.applied_modules
+    );
+    let rank = |r: &SearchResponse| r.matches.iter().position(|m| m.path == "src/billing/invoice.py");
+    let with = rank(&named).expect("the file the traceback names is in the answer");
+    assert!(with < 3, "{:?}", paths(&named));
+    // Without the traceback, nothing points there: the same report ranks it lower, or not at all.
+    let unnamed = search(&w, json!({"owner": "acme", "name": "shop", "rawQuery": issue_report(false)}));
+    assert!(!unnamed.applied_modules.iter().any(|m| m == "retrieval.named-files"));
+    assert!(rank(&unnamed).is_none_or(|r| r > with), "{:?}", paths(&unnamed));
+}
+
+#[test]
+fn a_short_question_is_searched_as_written() {
+    let w = world();
+    let r = search(
+        &w,
+        json!({"owner": "acme", "name": "shop", "rawQuery": "apply_discount in src/billing/invoice.py"}),
+    );
+    assert!(!r.applied_modules.iter().any(|m| m == "query.evidence" || m == "retrieval.named-files"));
+}
