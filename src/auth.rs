@@ -123,7 +123,7 @@ pub struct User {
 impl User {
     fn may_pull(&self, owner: &str, name: &str) -> bool {
         let key = format!("{}/{}", owner.to_ascii_lowercase(), name.to_ascii_lowercase());
-        self.repos.iter().any(|r| *r == key)
+        self.repos.contains(&key)
     }
 
     /// The id the rate limit and the audit log use.
@@ -149,6 +149,16 @@ impl Principal {
             Principal::Anonymous => scope == Scope::Read && policy.public_reads,
             Principal::Key(g) => g.has(scope) && g.patterns.iter().any(|p| p.matches(owner, name)),
             Principal::User(u) => u.admin || (scope == Scope::Read && u.may_pull(owner, name)),
+        }
+    }
+
+    /// Whether this caller may manage the deployment (keys, audit, every repository).
+    pub fn is_admin(&self) -> bool {
+        match self {
+            Principal::Anonymous => false,
+            Principal::Root => true,
+            Principal::Key(g) => g.has(Scope::Admin),
+            Principal::User(u) => u.admin,
         }
     }
 
@@ -327,6 +337,7 @@ pub fn need_for(method: &str, segments: &[&str]) -> Need {
         }
         ["v1", "chunk"] => Need::Read(Target::Nothing),
         ["v1", "repos"] => Need::Read(Target::Each),
+        ["v1", "me"] => Need::Read(Target::Nothing),
         ["v1", "jobs", _] => Need::Read(Target::Each),
         ["v1", "search", ..] => Need::Read(Target::Each),
         ["mcp"] => Need::Read(Target::Each),
@@ -532,6 +543,8 @@ mod tests {
         assert_eq!(authorize(&alice, &need_for("POST", &["mcp"]), CLOSED), Ok(()));
         assert!(alice.may(Scope::Read, "acme", "app", CLOSED) && !alice.may(Scope::Read, "acme", "x", OPEN));
         let admin = user(true);
+        assert!(admin.is_admin() && !alice.is_admin() && Principal::Root.is_admin());
+        assert_eq!(authorize(&alice, &need_for("GET", &["v1", "me"]), CLOSED), Ok(()));
         assert_eq!(authorize(&admin, &need_for("POST", &["v1", "keys"]), CLOSED), Ok(()));
         assert!(admin.may(Scope::Write, "any", "repo", CLOSED));
         assert_eq!(

@@ -20,6 +20,7 @@ const OUT = join(root, 'docs', 'reference', 'http-api.md');
 const ROUTES = {
   'GET /health': ['version, embedder (provider, model, dims) and the vector index in use', null, 'health-response'],
   'POST /v1/chunk': ['stateless chunking: `{path, content, options?}` or `{files: [{path, content}], options?}`', 'chunk-request', 'chunk-response'],
+  'GET /v1/me': ['who the bearer token is: `anonymous`, `api-token`, a key (its id) or a user signed in with GitHub (their login), and whether it may manage the deployment', null, 'who-am-i'],
   'GET /v1/repos': ['the repositories (namespaces) the caller may read, with their status', null, 'repos-response'],
   'POST /v1/repos/{owner}/{name}/index': ['fetch a GitHub repository tarball and index it; registers the repository for webhooks and scheduled syncs', 'index-request', 'job-accepted'],
   'POST /v1/repos/{owner}/{name}/files': ['upload `{files: [{path, content, tags?}], tags?}` or a `.tar.gz` body (`?tags=a,b`) and index it', 'upload-request', 'job-accepted'],

@@ -339,6 +339,22 @@ pub struct WebhookResponse {
     pub repositories: Vec<String>,
 }
 
+/// `GET /v1/me`: who the request's bearer token is (the console shows it).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WhoAmI {
+    /// `anonymous`, `api-token`, `key`, or `user` (signed in with GitHub).
+    pub kind: String,
+    /// A key's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// A signed-in user's GitHub login.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<String>,
+    /// May manage the deployment (the API token, an admin key, an admin sign-in).
+    pub admin: bool,
+}
+
 /// `DELETE /v1/repos/{owner}/{name}`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

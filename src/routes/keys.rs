@@ -154,3 +154,15 @@ pub async fn audit(req: &Request, env: &Env) -> ApiResult<Response> {
     let records = keys::audit_page(stores.catalog(), key.as_deref(), before, limit).await?;
     reply(200, &serde_json::json!({ "records": records }))
 }
+
+/// `GET /v1/me`.
+pub fn me(access: &crate::auth::Access) -> ApiResult<Response> {
+    use crate::auth::Principal;
+    let (kind, key_id, login) = match &access.who {
+        Principal::Anonymous => ("anonymous", None, None),
+        Principal::Root => ("api-token", None, None),
+        Principal::Key(g) => ("key", Some(g.id.clone()), None),
+        Principal::User(u) => ("user", None, Some(u.login.clone())),
+    };
+    reply(200, &crate::api::WhoAmI { kind: kind.into(), key_id, login, admin: access.who.is_admin() })
+}

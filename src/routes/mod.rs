@@ -233,6 +233,7 @@ async fn route(
         ("GET", ["health"]) => health::get(env).await,
         ("POST", ["v1", "chunk"]) => chunk::post(req, cfg).await,
         ("GET", ["v1", "repos"]) => repos::list(env, access).await,
+        ("GET", ["v1", "me"]) => keys::me(access),
         ("POST", ["v1", "repos", owner, name, "index"]) => repos::index(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "files"]) => repos::upload(req, env, cfg, owner, name).await,
         ("DELETE", ["v1", "repos", owner, name, "files"]) => {
@@ -298,6 +299,7 @@ async fn route(
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
+        | (_, ["v1", "me"])
         | (
             _,
             ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans" | "tree" | "outline" | "grep" | "map"

@@ -73,6 +73,9 @@ fn disabled() -> ApiError {
 }
 
 pub async fn register(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
+    if !signin::enabled(cfg) {
+        return Err(disabled());
+    }
     let body = read_body(req, 16 * 1024).await?;
     match signin::register(env, cfg, &body).await {
         Ok(info) => open_json(201, &info),
@@ -156,6 +159,9 @@ fn form_body(req: &Request, body: &[u8]) -> Result<Form, OAuthError> {
 }
 
 pub async fn token(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
+    if !signin::enabled(cfg) {
+        return Err(disabled());
+    }
     let origin = signin::origin(cfg, req);
     let body = read_body(req, 16 * 1024).await?;
     let answer = match form_body(req, &body) {
@@ -169,6 +175,9 @@ pub async fn token(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Resp
 }
 
 pub async fn revoke(req: &mut Request, env: &Env, cfg: &Config) -> ApiResult<Response> {
+    if !signin::enabled(cfg) {
+        return Err(disabled());
+    }
     let body = read_body(req, 16 * 1024).await?;
     let answer = match form_body(req, &body) {
         Ok(form) => signin::revoke(env, cfg, &form).await,
