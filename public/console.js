@@ -1,11 +1,16 @@
-// edgerag console: the tabs, the API key, and the Search and Repositories tabs (the chunking
-// preview is app.js). It talks only to this origin's public HTTP API, with the key the user typed:
-// kept in sessionStorage (this tab only, gone when it closes), sent as `Authorization: Bearer`,
-// never put in a URL. Everything the API returns reaches the page as text nodes (`h()` below),
+// edgerag console: the tabs, the API key or sign-in, and the Search and Repositories tabs (the
+// chunking preview is app.js). It talks only to this origin's public HTTP API, with the key the
+// user typed or the access token of a sign-in with GitHub (the console is an OAuth public client
+// of this deployment: code + PKCE, registered once per browser): kept in sessionStorage (this tab
+// only, gone when it closes), sent as `Authorization: Bearer`, never put in a URL. Everything the API returns reaches the page as text nodes (`h()` below),
 // never as HTML. No framework.
 
 const $ = (id) => document.getElementById(id);
 const KEY_STORE = "edgerag.apiKey";
+// Sign-in: the refresh token and login beside the access token (sessionStorage), the console's
+// client id (public; localStorage, so it is registered once per browser), the PKCE verifier and
+// state of a sign-in in progress.
+const SIGNIN = { refresh: "edgerag.refreshToken", login: "edgerag.login", client: "edgerag.oauthClient", pending: "edgerag.signin" };
 const TABS = ["preview", "search", "repos"];
 const POLL_MS = 1000; // a running job's status, while its repository is open
 const LIST_POLL_MS = 3000; // the repository list, while any repository is indexing
@@ -66,8 +71,9 @@ class ApiError extends Error {
 
 const apiKey = () => sessionStorage.getItem(KEY_STORE) ?? "";
 
-/** One call to the API: JSON in and out; a non-2xx answer throws its `{error: {code, message}}`. */
-async function api(method, path, body) {
+/** One call to the API: JSON in and out; a non-2xx answer throws its `{error: {code, message}}`.
+ *  A signed-in user's expired access token is refreshed once, then the call is made again. */
+async function api(method, path, body, retried = false) {
   const headers = { accept: "application/json" };
   const key = apiKey();
   if (key) headers.authorization = `Bearer ${key}`;
@@ -87,9 +93,149 @@ async function api(method, path, body) {
     json = undefined;
   }
   if (!res.ok) {
+    if (res.status === 401 && json?.error?.code === "TOKEN_EXPIRED" && !retried && (await refreshSignIn())) {
+      return api(method, path, body, true);
+    }
     throw new ApiError(res.status, json?.error?.code ?? `HTTP_${res.status}`, json?.error?.message ?? text.slice(0, 200));
   }
   return json;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Sign-in with GitHub (OAuth 2.1: the deployment's /oauth endpoints, GitHub behind them)
+// ----------------------------------------------------------------------------------------------
+
+const b64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const redirectUri = () => `${location.origin}${location.pathname}`;
+const apiResource = () => `${location.origin}/v1`;
+
+/** A form POST to an OAuth endpoint; an error answers RFC 6749's `{error, error_description, code}`. */
+async function oauthPost(path, fields) {
+  const res = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams(fields),
+    cache: "no-store",
+    credentials: "omit",
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, json.code ?? json.error ?? `HTTP_${res.status}`, json.error_description ?? "");
+  return json;
+}
+
+/** The console's client id, registered (RFC 7591) the first time for this page's address. */
+async function consoleClient() {
+  const saved = JSON.parse(localStorage.getItem(SIGNIN.client) ?? "null");
+  if (saved?.redirect === redirectUri()) return saved.id;
+  const res = await fetch("/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({
+      client_name: "edgerag console",
+      redirect_uris: [redirectUri()],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    }),
+    credentials: "omit",
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, json.code ?? `HTTP_${res.status}`, json.error_description ?? "");
+  localStorage.setItem(SIGNIN.client, JSON.stringify({ id: json.client_id, redirect: redirectUri() }));
+  return json.client_id;
+}
+
+async function signIn() {
+  try {
+    const client = await consoleClient();
+    const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+    const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+    const state = b64url(crypto.getRandomValues(new Uint8Array(16)));
+    sessionStorage.setItem(SIGNIN.pending, JSON.stringify({ client, verifier, state, tab: document.body.dataset.tab }));
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: client,
+      redirect_uri: redirectUri(),
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state,
+      resource: apiResource(),
+      scope: "read admin",
+    });
+    location.assign(`/oauth/authorize?${q}`);
+  } catch (err) {
+    renderKeyState(`Sign-in is not available (${err.code}).`);
+  }
+}
+
+/** Back from the sign-in (`?code=&state=`): the code and the PKCE verifier for tokens. */
+async function finishSignIn() {
+  const params = new URLSearchParams(location.search);
+  if (!params.has("code") && !params.has("error")) return false;
+  const pending = JSON.parse(sessionStorage.getItem(SIGNIN.pending) ?? "null");
+  sessionStorage.removeItem(SIGNIN.pending);
+  // The code never stays in the address bar or the history.
+  history.replaceState(null, "", `${redirectUri()}#${pending?.tab ?? "repos"}`);
+  if (!pending || params.get("state") !== pending.state) {
+    renderKeyState("Sign-in refused: it was not started from this tab.");
+    return true;
+  }
+  if (!params.has("code")) {
+    renderKeyState("Sign-in cancelled.");
+    return true;
+  }
+  try {
+    const tokens = await oauthPost("/oauth/token", {
+      grant_type: "authorization_code",
+      code: params.get("code"),
+      client_id: pending.client,
+      redirect_uri: redirectUri(),
+      code_verifier: pending.verifier,
+      resource: apiResource(),
+    });
+    sessionStorage.setItem(KEY_STORE, tokens.access_token);
+    sessionStorage.setItem(SIGNIN.refresh, tokens.refresh_token);
+    const me = await api("GET", "/v1/me");
+    sessionStorage.setItem(SIGNIN.login, me.login ?? "");
+    renderKeyState("Signed in.");
+  } catch (err) {
+    forgetSignIn();
+    renderKeyState(`Sign-in failed (${err.code}).`);
+  }
+  return true;
+}
+
+/** A new access token from the refresh token (which rotates); `false` when the sign-in ended. */
+async function refreshSignIn() {
+  const refresh = sessionStorage.getItem(SIGNIN.refresh);
+  const client = JSON.parse(localStorage.getItem(SIGNIN.client) ?? "null")?.id;
+  if (!refresh || !client) return false;
+  try {
+    const tokens = await oauthPost("/oauth/token", { grant_type: "refresh_token", refresh_token: refresh, client_id: client });
+    sessionStorage.setItem(KEY_STORE, tokens.access_token);
+    sessionStorage.setItem(SIGNIN.refresh, tokens.refresh_token);
+    return true;
+  } catch {
+    forgetSignIn();
+    renderKeyState("Your sign-in ended: sign in again.");
+    return false;
+  }
+}
+
+function forgetSignIn() {
+  for (const k of [KEY_STORE, SIGNIN.refresh, SIGNIN.login]) sessionStorage.removeItem(k);
+}
+
+/** Whether this deployment offers sign-in (its authorization-server metadata answers). */
+let signInOffered = false;
+async function offerSignIn() {
+  try {
+    const res = await fetch("/.well-known/oauth-authorization-server", { credentials: "omit", cache: "no-store" });
+    signInOffered = res.ok;
+  } catch {
+    signInOffered = false;
+  }
+  renderKeyState();
 }
 
 const enc = encodeURIComponent;
@@ -163,10 +309,19 @@ window.addEventListener("hashchange", () => showTab(location.hash.slice(1)));
 
 function renderKeyState(note) {
   const key = apiKey();
+  const login = sessionStorage.getItem(SIGNIN.login);
   const id = /^erk_([0-9a-f]{16})_/.exec(key)?.[1];
-  const who = !key ? "No key: only what the server lets anyone read." : id ? `Using key ${id}.` : "Using the key you typed.";
+  const who = !key
+    ? "No key: only what the server lets anyone read."
+    : login
+      ? `Signed in as ${login} (GitHub).`
+      : id
+        ? `Using key ${id}.`
+        : "Using the key you typed.";
   $("key-state").textContent = note ? `${note} ${who}` : who;
-  $("key-forget").disabled = !key;
+  $("key-forget").disabled = !key || !!login;
+  $("signin").hidden = !signInOffered || !!login;
+  $("signout").hidden = !login;
   document.body.dataset.key = key ? "set" : "none";
 }
 
@@ -207,6 +362,7 @@ $("key-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const key = $("api-key").value.trim();
   if (!key) return;
+  forgetSignIn();
   sessionStorage.setItem(KEY_STORE, key);
   $("api-key").value = "";
   try {
@@ -217,6 +373,15 @@ $("key-form").addEventListener("submit", async (e) => {
     if (err.status === 401) sessionStorage.removeItem(KEY_STORE);
     renderKeyState(err.status === 401 ? `Key refused (${err.code}).` : `Key kept, but: ${describe(err)}`);
   }
+  keyChanged();
+});
+$("signin").addEventListener("click", () => signIn());
+$("signout").addEventListener("click", async () => {
+  const refresh = sessionStorage.getItem(SIGNIN.refresh);
+  // Revoking the refresh token ends the whole sign-in on the server (its access tokens too).
+  if (refresh) await oauthPost("/oauth/revoke", { token: refresh }).catch(() => {});
+  forgetSignIn();
+  renderKeyState("Signed out.");
   keyChanged();
 });
 $("key-forget").addEventListener("click", () => {
@@ -945,4 +1110,8 @@ document.addEventListener("visibilitychange", () => {
 // ----------------------------------------------------------------------------------------------
 
 renderKeyState();
+offerSignIn();
+finishSignIn().then((back) => {
+  if (back) keyChanged();
+});
 showTab(location.hash.slice(1) || "preview");

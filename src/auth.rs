@@ -104,6 +104,32 @@ pub enum Principal {
     /// The deployment's `API_TOKEN`: everything.
     Root,
     Key(Grant),
+    /// A person or agent signed in with GitHub (an OAuth access token).
+    User(User),
+}
+
+/// A signed-in user: what GitHub said they may pull when the token was issued (or last
+/// refreshed), and whether they hold the `admin` scope (only logins named in `OAUTH_ADMINS` can).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub login: String,
+    /// The token's grant (the rate limit and the audit log name the user by login).
+    pub grant_id: String,
+    pub admin: bool,
+    /// Lower-case `owner/name` of every repository the user may pull.
+    pub repos: Vec<String>,
+}
+
+impl User {
+    fn may_pull(&self, owner: &str, name: &str) -> bool {
+        let key = format!("{}/{}", owner.to_ascii_lowercase(), name.to_ascii_lowercase());
+        self.repos.contains(&key)
+    }
+
+    /// The id the rate limit and the audit log use.
+    pub fn audit_id(&self) -> String {
+        format!("user:{}", self.login)
+    }
 }
 
 /// The deployment's switches the decision depends on.
@@ -122,15 +148,28 @@ impl Principal {
             Principal::Root => true,
             Principal::Anonymous => scope == Scope::Read && policy.public_reads,
             Principal::Key(g) => g.has(scope) && g.patterns.iter().any(|p| p.matches(owner, name)),
+            Principal::User(u) => u.admin || (scope == Scope::Read && u.may_pull(owner, name)),
         }
     }
 
-    /// The key id for the audit log (`api-token` for the deployment's token).
-    pub fn audit_id(&self) -> &str {
+    /// Whether this caller may manage the deployment (keys, audit, every repository).
+    pub fn is_admin(&self) -> bool {
         match self {
-            Principal::Anonymous => "anonymous",
-            Principal::Root => "api-token",
-            Principal::Key(g) => &g.id,
+            Principal::Anonymous => false,
+            Principal::Root => true,
+            Principal::Key(g) => g.has(Scope::Admin),
+            Principal::User(u) => u.admin,
+        }
+    }
+
+    /// The key id for the audit log (`api-token` for the deployment's token, `user:<login>` for
+    /// a signed-in user).
+    pub fn audit_id(&self) -> String {
+        match self {
+            Principal::Anonymous => "anonymous".into(),
+            Principal::Root => "api-token".into(),
+            Principal::Key(g) => g.id.clone(),
+            Principal::User(u) => u.audit_id(),
         }
     }
 }
@@ -235,6 +274,20 @@ pub fn authorize(who: &Principal, need: &Need, policy: Policy) -> Result<(), Den
                 )),
                 _ => Err(missing()),
             },
+            Principal::User(u) if u.admin => Ok(()),
+            Principal::User(u) => match (scope, target) {
+                (Scope::Read, Target::Repo { owner, name }) if !u.may_pull(owner, name) => Err(denied(
+                    403,
+                    "NAMESPACE_FORBIDDEN",
+                    format!("GitHub does not let {} pull {owner}/{name}", u.login),
+                )),
+                (Scope::Read, _) => Ok(()),
+                _ => Err(denied(
+                    403,
+                    "SCOPE_FORBIDDEN",
+                    format!("{} may only read (`{}` needs an admin sign-in)", u.login, scope.as_str()),
+                )),
+            },
             Principal::Key(g) if !g.has(scope) => Err(scope_denied(g, scope)),
             Principal::Key(g) => match target {
                 Target::Repo { owner, name } if !g.patterns.iter().any(|p| p.matches(owner, name)) => {
@@ -260,6 +313,11 @@ pub fn authorize(who: &Principal, need: &Need, policy: Policy) -> Result<(), Den
                 "SCOPE_FORBIDDEN",
                 format!("key {} may not use this route (it declares no scope; needs `admin`)", g.id),
             )),
+            Principal::User(u) if !u.admin => Err(denied(
+                403,
+                "SCOPE_FORBIDDEN",
+                format!("{} may not use this route (it declares no scope; needs `admin`)", u.login),
+            )),
             _ => scoped(Scope::Admin, &Target::Nothing),
         },
     }
@@ -273,8 +331,13 @@ pub fn need_for(method: &str, segments: &[&str]) -> Need {
     match segments {
         ["health"] => Need::Open,
         ["v1", "webhooks", "github"] => Need::Open,
+        // Sign-in: metadata, registration, the authorization flow; each checks its own input.
+        [".well-known", "oauth-protected-resource" | "oauth-authorization-server", ..] | ["oauth", ..] => {
+            Need::Open
+        }
         ["v1", "chunk"] => Need::Read(Target::Nothing),
         ["v1", "repos"] => Need::Read(Target::Each),
+        ["v1", "me"] => Need::Read(Target::Nothing),
         ["v1", "jobs", _] => Need::Read(Target::Each),
         ["v1", "search", ..] => Need::Read(Target::Each),
         ["mcp"] => Need::Read(Target::Each),
@@ -449,6 +512,53 @@ mod tests {
         let body = serde_json::json!({"repoOwner": "b", "name": "x", "rawQuery": "q"});
         assert_eq!(named_repo(&body), Some(("b".into(), "x".into())));
         assert_eq!(named_repo(&serde_json::json!({"owner": "b"})), None);
+    }
+
+    #[test]
+    fn a_signed_in_user_reads_what_github_lets_them_pull_and_nothing_more() {
+        let user = |admin| {
+            Principal::User(User {
+                login: "alice".into(),
+                grant_id: "g".into(),
+                admin,
+                repos: vec!["acme/app".into()],
+            })
+        };
+        let alice = user(false);
+        let read = |o: &str, n: &str| need_for("GET", &["v1", "repos", o, n, "status"]);
+        assert_eq!(authorize(&alice, &read("Acme", "App"), CLOSED), Ok(()));
+        assert_eq!(code(authorize(&alice, &read("acme", "other"), CLOSED)), Some("NAMESPACE_FORBIDDEN"));
+        assert_eq!(
+            code(authorize(&alice, &need_for("POST", &["v1", "repos", "acme", "app", "index"]), CLOSED)),
+            Some("SCOPE_FORBIDDEN")
+        );
+        assert_eq!(
+            code(authorize(&alice, &need_for("GET", &["v1", "keys"]), CLOSED)),
+            Some("SCOPE_FORBIDDEN")
+        );
+        assert_eq!(
+            code(authorize(&alice, &need_for("POST", &["v1", "plans"]), CLOSED)),
+            Some("SCOPE_FORBIDDEN")
+        );
+        assert_eq!(authorize(&alice, &need_for("POST", &["mcp"]), CLOSED), Ok(()));
+        assert!(alice.may(Scope::Read, "acme", "app", CLOSED) && !alice.may(Scope::Read, "acme", "x", OPEN));
+        let admin = user(true);
+        assert!(admin.is_admin() && !alice.is_admin() && Principal::Root.is_admin());
+        assert_eq!(authorize(&alice, &need_for("GET", &["v1", "me"]), CLOSED), Ok(()));
+        assert_eq!(authorize(&admin, &need_for("POST", &["v1", "keys"]), CLOSED), Ok(()));
+        assert!(admin.may(Scope::Write, "any", "repo", CLOSED));
+        assert_eq!(
+            authorize(&Principal::Anonymous, &need_for("GET", &["oauth", "authorize"]), CLOSED),
+            Ok(())
+        );
+        assert_eq!(
+            authorize(
+                &Principal::Anonymous,
+                &need_for("GET", &[".well-known", "oauth-authorization-server"]),
+                CLOSED
+            ),
+            Ok(())
+        );
     }
 
     #[test]

@@ -19,6 +19,16 @@
 //! | `GRAPH_PAGE_BYTES` | 4 MB | stored file graphs (JSON), or their stored definitions, read per statement by a job's cross-file resolution (the rows stay in JS and are parsed one at a time; a page's parsed graphs are held beside the namespace's definitions) |
 //! | `BATCH_D1_STATEMENTS` | the D1 query budget (500) | a queue invocation's own D1 statements stay under this: a batch hands its remaining messages to new ones, an index message splits its range, a job's end hands its rest to a follow-up message |
 //! | `DELIVER_TWICE` | `false` | fault injection: every stage message is sent twice |
+//! | `GITHUB_CLIENT_ID` | unset ⇒ no sign-in | the GitHub App's (or OAuth app's) client id: people and agents sign in with GitHub |
+//! | `GITHUB_CLIENT_SECRET` (secret) | unset ⇒ no sign-in | its client secret |
+//! | `GITHUB_OAUTH_URL` | `https://github.com` | where GitHub's sign-in pages are (tests use 127.0.0.1) |
+//! | `OAUTH_ADMINS` | empty | comma-separated GitHub logins that may sign in with the `admin` scope |
+//! | `OAUTH_ACCESS_TOKEN_SECONDS` | `900` | lifetime of a sign-in's access tokens (the repositories GitHub lets the user pull are asked again at each refresh) |
+//! | `OAUTH_REFRESH_TOKEN_SECONDS` | 30 days | lifetime of a sign-in (its refresh tokens rotate) |
+//! | `GITHUB_APP_ID` (secret) | unset | the GitHub App's id: tarballs of the repositories it is installed on are fetched with installation tokens |
+//! | `GITHUB_APP_PRIVATE_KEY` (secret) | unset | the app's private key (PEM, PKCS#1 or PKCS#8; line breaks may be `\n`) |
+//! | `GITHUB_APP_WEBHOOK_SECRET` (secret) | unset | the app's webhook secret: installation and push events of the app are verified with it |
+//! | `PUBLIC_URL` | the request's origin | the deployment's origin as clients see it (issuer and resource identifiers) |
 use std::ops::RangeInclusive;
 
 use worker::Env;
@@ -42,6 +52,43 @@ pub struct Config {
     pub job_resume_seconds: u64,
     pub deliver_twice: bool,
     pub rate_limit_per_minute: u64,
+    pub oauth: OAuthConfig,
+    pub github_app_id: Option<String>,
+    pub github_app_private_key: Option<String>,
+    pub github_app_webhook_secret: Option<String>,
+}
+
+/// Sign-in with GitHub (see [`crate::oauth`]). Enabled when both client id and secret are set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthConfig {
+    pub github_client_id: Option<String>,
+    pub github_client_secret: Option<String>,
+    pub github_oauth_url: String,
+    pub admins: Vec<String>,
+    pub access_token_seconds: u64,
+    pub refresh_token_seconds: u64,
+    pub public_url: Option<String>,
+}
+
+impl Default for OAuthConfig {
+    fn default() -> Self {
+        OAuthConfig {
+            github_client_id: None,
+            github_client_secret: None,
+            github_oauth_url: "https://github.com".into(),
+            admins: Vec::new(),
+            access_token_seconds: 900,
+            refresh_token_seconds: 30 * 24 * 3600,
+            public_url: None,
+        }
+    }
+}
+
+impl OAuthConfig {
+    /// `(client id, client secret)` when sign-in is configured.
+    pub fn github_client(&self) -> Option<(&str, &str)> {
+        Some((self.github_client_id.as_deref()?, self.github_client_secret.as_deref()?))
+    }
 }
 
 impl Default for Config {
@@ -64,6 +111,10 @@ impl Default for Config {
             job_resume_seconds: 120,
             deliver_twice: false,
             rate_limit_per_minute: 600,
+            oauth: OAuthConfig::default(),
+            github_app_id: None,
+            github_app_private_key: None,
+            github_app_webhook_secret: None,
         }
     }
 }
@@ -108,7 +159,36 @@ impl Config {
             job_resume_seconds: num("JOB_RESUME_SECONDS", d.job_resume_seconds).max(1),
             deliver_twice: flag("DELIVER_TWICE", d.deliver_twice),
             rate_limit_per_minute: num("RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute),
+            oauth: OAuthConfig {
+                github_client_id: get("GITHUB_CLIENT_ID").filter(|t| !t.trim().is_empty()),
+                github_client_secret: get("GITHUB_CLIENT_SECRET").filter(|t| !t.is_empty()),
+                github_oauth_url: get("GITHUB_OAUTH_URL")
+                    .filter(|u| !u.trim().is_empty())
+                    .map(|u| u.trim().trim_end_matches('/').to_string())
+                    .unwrap_or(d.oauth.github_oauth_url),
+                admins: get("OAUTH_ADMINS")
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|a| a.trim().to_string())
+                    .filter(|a| !a.is_empty())
+                    .collect(),
+                access_token_seconds: num("OAUTH_ACCESS_TOKEN_SECONDS", d.oauth.access_token_seconds)
+                    .clamp(1, 86_400),
+                refresh_token_seconds: num("OAUTH_REFRESH_TOKEN_SECONDS", d.oauth.refresh_token_seconds)
+                    .max(60),
+                public_url: get("PUBLIC_URL")
+                    .map(|u| u.trim().trim_end_matches('/').to_string())
+                    .filter(|u| u.starts_with("https://") || u.starts_with("http://")),
+            },
+            github_app_id: get("GITHUB_APP_ID").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+            github_app_private_key: get("GITHUB_APP_PRIVATE_KEY").filter(|v| !v.trim().is_empty()),
+            github_app_webhook_secret: get("GITHUB_APP_WEBHOOK_SECRET").filter(|v| !v.is_empty()),
         }
+    }
+
+    /// `(app id, private key PEM)` when the GitHub App is configured.
+    pub fn github_app(&self) -> Option<(&str, &str)> {
+        Some((self.github_app_id.as_deref()?, self.github_app_private_key.as_deref()?))
     }
 
     /// Delay before the next delivery after `attempt` failed deliveries (1-based), capped at 1 h.
@@ -177,6 +257,21 @@ mod tests {
         assert_eq!(c.github_api_url, "http://127.0.0.1:9");
         assert_eq!(c.max_attempts, 5);
         assert_eq!(c.retry_delay_seconds(3), 0);
+    }
+
+    #[test]
+    fn sign_in_needs_both_client_id_and_secret() {
+        assert_eq!(cfg(&[("GITHUB_CLIENT_ID", "Iv1.x")]).oauth.github_client(), None);
+        let c = cfg(&[
+            ("GITHUB_CLIENT_ID", "Iv1.x"),
+            ("GITHUB_CLIENT_SECRET", "s"),
+            ("OAUTH_ADMINS", " carol, ,dave "),
+            ("GITHUB_OAUTH_URL", "http://127.0.0.1:9/"),
+        ]);
+        assert_eq!(c.oauth.github_client(), Some(("Iv1.x", "s")));
+        assert_eq!(c.oauth.admins, ["carol", "dave"]);
+        assert_eq!(c.oauth.github_oauth_url, "http://127.0.0.1:9");
+        assert_eq!(c.oauth.access_token_seconds, 900);
     }
 
     #[test]

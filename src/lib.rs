@@ -15,7 +15,8 @@
 //! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
 //! | `embed`, `vector`, `model_clients` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
-//! | [`auth`], [`ratelimit`] | who may do what (scoped keys), per-key rate limits |
+//! | [`auth`], [`ratelimit`] | who may do what (scoped keys, signed-in users), per-key rate limits |
+//! | [`oauth`], [`signin`], [`github`] | sign-in: the OAuth 2.1 rules (pure), the flows, the GitHub adapter |
 //! | [`background`] | work a request starts and does not wait for (`waitUntil`) |
 //! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
 //! | [`ledger`] | what each invocation used of Cloudflare's limits (`src/limits.json`) |
@@ -32,16 +33,20 @@ pub mod bindings;
 pub mod config;
 pub mod embed;
 pub mod error;
+pub mod github;
 pub mod http;
 pub mod ingest;
 pub mod keyword_copy;
 pub mod ledger;
 pub mod log;
 pub mod model_clients;
+pub mod oauth;
 pub mod pipeline;
+pub mod random;
 pub mod ratelimit;
 pub mod routes;
 pub mod search;
+pub mod signin;
 pub mod status;
 pub mod store;
 pub mod symbols;
@@ -76,6 +81,10 @@ async fn respond(
     if let Some(response) = routes::test_hooks::handle(&mut req, &env).await {
         return response;
     }
+    #[cfg(feature = "test-hooks")]
+    if let Some(response) = signin::handle_test(&mut req, &env).await {
+        return response;
+    }
     Ok(routes::handle(req, env, background::Background::new(ctx, invocation)).await)
 }
 
@@ -105,6 +114,7 @@ mod layering {
         ("search", 3),
         ("status", 3),
         ("symbols", 3),
+        ("signin", 3),
         ("store", 2),
         ("embed", 2),
         ("vector", 2),
@@ -112,9 +122,12 @@ mod layering {
         ("ingest", 2),
         ("model_clients", 2),
         ("ratelimit", 2),
+        ("github", 2),
         ("admission", 1),
         ("api", 1),
         ("auth", 1),
+        ("oauth", 1),
+        ("random", 1),
         ("webhooks", 1),
         ("bindings", 1),
         ("config", 1),

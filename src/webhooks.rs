@@ -51,6 +51,66 @@ pub struct Payload {
     /// Push: the commit the ref points to now.
     #[serde(default)]
     pub after: Option<String>,
+    /// The GitHub App's deliveries: what happened (`created`, `added`, …) and to which installation.
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub installation: Option<InstallationField>,
+    /// `installation` events: the repositories of the installation.
+    #[serde(default)]
+    pub repositories: Vec<RepositoryRef>,
+    /// `installation_repositories` events.
+    #[serde(default)]
+    pub repositories_added: Vec<RepositoryRef>,
+    #[serde(default)]
+    pub repositories_removed: Vec<RepositoryRef>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct InstallationField {
+    pub id: i64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct RepositoryRef {
+    #[serde(default)]
+    pub full_name: String,
+}
+
+/// What a verified delivery of the GitHub App asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppDecision {
+    /// Register and index these repositories (`owner`, `name`).
+    Add(Vec<(String, String)>),
+    /// Remove these repositories from the index.
+    Remove(Vec<(String, String)>),
+    /// A push: decided like a repository webhook's ([`decide`]).
+    Push,
+    Ignore(String),
+}
+
+fn pairs(repos: &[RepositoryRef]) -> Vec<(String, String)> {
+    repos
+        .iter()
+        .filter_map(|r| r.full_name.split_once('/'))
+        .filter(|(o, n)| !o.is_empty() && !n.is_empty())
+        .map(|(o, n)| (o.to_string(), n.to_string()))
+        .collect()
+}
+
+/// The decision for the app's event `event` with `payload`.
+pub fn decide_app(event: &str, payload: &Payload) -> AppDecision {
+    match (event, payload.action.as_deref().unwrap_or("")) {
+        ("installation", "created" | "unsuspend" | "new_permissions_accepted") => {
+            AppDecision::Add(pairs(&payload.repositories))
+        }
+        ("installation", "deleted" | "suspend") => AppDecision::Remove(pairs(&payload.repositories)),
+        ("installation_repositories", "added") => AppDecision::Add(pairs(&payload.repositories_added)),
+        ("installation_repositories", "removed") => AppDecision::Remove(pairs(&payload.repositories_removed)),
+        ("push", _) => AppDecision::Push,
+        ("ping", _) => AppDecision::Ignore("ping: the app's webhook is set up".into()),
+        (event, action) => AppDecision::Ignore(format!("event `{event}` ({action}) is not handled")),
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -174,6 +234,29 @@ mod tests {
                            "default_branch": default_branch},
         }))
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn installation_events_add_and_remove_their_repositories() {
+        let p =
+            |v: serde_json::Value| -> Payload { serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}")) };
+        let created = p(serde_json::json!({"action": "created", "installation": {"id": 7},
+            "repositories": [{"full_name": "acme/a"}, {"full_name": "bad"}]}));
+        assert_eq!(created.installation.as_ref().map(|i| i.id), Some(7));
+        assert_eq!(decide_app("installation", &created), AppDecision::Add(vec![("acme".into(), "a".into())]));
+        let deleted = p(serde_json::json!({"action": "deleted", "repositories": [{"full_name": "acme/a"}]}));
+        assert_eq!(
+            decide_app("installation", &deleted),
+            AppDecision::Remove(vec![("acme".into(), "a".into())])
+        );
+        let removed =
+            p(serde_json::json!({"action": "removed", "repositories_removed": [{"full_name": "acme/b"}]}));
+        assert_eq!(
+            decide_app("installation_repositories", &removed),
+            AppDecision::Remove(vec![("acme".into(), "b".into())])
+        );
+        assert_eq!(decide_app("push", &Payload::default()), AppDecision::Push);
+        assert!(matches!(decide_app("issues", &Payload::default()), AppDecision::Ignore(_)));
     }
 
     #[test]

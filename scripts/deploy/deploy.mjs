@@ -22,7 +22,7 @@
 // edit of wrangler.toml. `--dry-run` prints the commands and runs `wrangler deploy --dry-run` on
 // the real bundle; `--destroy` deletes the deployment after the user types its name.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -50,6 +50,10 @@ CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID). Safe to run again: it creates o
                           without a key (PUBLIC_READS=true; warned on every deploy)
   --private               close a deployment that was public (the default for a new one: every
                           read needs a key)
+  --github-app-id ID      an existing GitHub App's id, with --github-app-key: the app's
+  --github-app-key FILE   private key (the .pem GitHub gave). Both are stored as secrets, never in
+                          the generated configuration; the app's webhook secret is generated on
+                          the first run with them and printed once (paste it into the app)
   --no-build              deploy build/worker as it is (made by scripts/build-worker.sh)
   --dry-run               print every command, create nothing, and check the real bundle with
                           \`wrangler deploy --dry-run\` (no account needed)
@@ -73,6 +77,8 @@ export function parseOptions(argv) {
         'account-id': { type: 'string' },
         public: { type: 'boolean', default: false },
         private: { type: 'boolean', default: false },
+        'github-app-id': { type: 'string' },
+        'github-app-key': { type: 'string' },
         'no-build': { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         destroy: { type: 'boolean', default: false },
@@ -86,6 +92,12 @@ export function parseOptions(argv) {
   }
   if (!PLANS[values.plan]) throw new UsageError(`--plan must be free or paid, not '${values.plan}'`);
   if (values.public && values.private) throw new UsageError('--public and --private contradict each other: choose one');
+  if ((values['github-app-id'] === undefined) !== (values['github-app-key'] === undefined)) {
+    throw new UsageError('--github-app-id and --github-app-key go together');
+  }
+  if (values['github-app-id'] !== undefined && !/^\d+$/.test(values['github-app-id'])) {
+    throw new UsageError(`--github-app-id must be the app's numeric id, not '${values['github-app-id']}'`);
+  }
   const languages = values.languages === 'all' ? null : values.languages;
   return {
     plan: values.plan,
@@ -96,6 +108,8 @@ export function parseOptions(argv) {
     accountId: values['account-id'],
     public: values.public,
     private: values.private,
+    githubAppId: values['github-app-id'],
+    githubAppKey: values['github-app-key'],
     build: !values['no-build'],
     dryRun: values['dry-run'],
     destroy: values.destroy,
@@ -281,20 +295,37 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
   out('Secrets');
   let secretsFile = null;
   let token = null;
+  let webhookSecret = null;
+  // The GitHub App's key, as WebCrypto imports it (PKCS#8); read before anything is uploaded.
+  const appKey = opts.githubAppKey ? createPrivateKey(readFileSync(opts.githubAppKey)).export({ type: 'pkcs8', format: 'pem' }) : null;
   const secrets = await w.call(['secret', 'list', '--format', 'json'], { allowFail: true });
   if (secrets !== null) {
     let names = [];
     if (secrets.code === 0) names = parseJsonOutput(['secret', 'list'], secrets.stdout).map((s) => s.name);
     else if (!/not found/i.test(secrets.stderr + secrets.stdout)) throw new CommandError(['secret', 'list'], secrets);
+    const upload = {};
     if (!names.includes('API_TOKEN')) {
       token = randomBytes(32).toString('base64url');
+      upload.API_TOKEN = token;
+      report.created.push('secret:API_TOKEN');
+    }
+    if (appKey) {
+      upload.GITHUB_APP_ID = opts.githubAppId;
+      upload.GITHUB_APP_PRIVATE_KEY = appKey;
+      if (!names.includes('GITHUB_APP_WEBHOOK_SECRET')) {
+        webhookSecret = randomBytes(32).toString('hex');
+        upload.GITHUB_APP_WEBHOOK_SECRET = webhookSecret;
+        report.created.push('secret:GITHUB_APP_WEBHOOK_SECRET');
+      }
+    }
+    if (Object.keys(upload).length) {
       const dir = mkdtempSync(join(tmpdir(), 'edgerag-secrets-'));
       secretsFile = join(dir, 'secrets.json');
-      writeFileSync(secretsFile, JSON.stringify({ API_TOKEN: token }), { mode: 0o600 });
-      report.created.push('secret:API_TOKEN');
+      writeFileSync(secretsFile, JSON.stringify(upload), { mode: 0o600 });
     }
   } else {
     out('  (API_TOKEN is generated when the list has none, and uploaded with the deploy: --secrets-file)');
+    if (appKey) out('  (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are uploaded with the deploy; GITHUB_APP_WEBHOOK_SECRET is generated when absent)');
   }
 
   out('Deploy');
@@ -316,6 +347,13 @@ export async function main(opts, { out = console.log, ask = askLine, stateDir, w
     out('API_TOKEN (shown this once; it is needed for writes — keep it in your password manager):');
     out(`  ${token}`);
     report.token = token;
+  }
+  if (webhookSecret) {
+    out('');
+    out('GITHUB_APP_WEBHOOK_SECRET (shown this once): paste it into the GitHub App\'s webhook settings,');
+    out(`with the webhook URL <the worker's URL>/v1/webhooks/github:`);
+    out(`  ${webhookSecret}`);
+    report.webhookSecret = webhookSecret;
   }
   out(report.created.length ? `Created: ${report.created.join(', ')}` : 'Nothing to create: every resource existed.');
   if (warning) out(warning);

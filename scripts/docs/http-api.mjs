@@ -20,6 +20,7 @@ const OUT = join(root, 'docs', 'reference', 'http-api.md');
 const ROUTES = {
   'GET /health': ['version, embedder (provider, model, dims) and the vector index in use', null, 'health-response'],
   'POST /v1/chunk': ['stateless chunking: `{path, content, options?}` or `{files: [{path, content}], options?}`', 'chunk-request', 'chunk-response'],
+  'GET /v1/me': ['who the bearer token is: `anonymous`, `api-token`, a key (its id) or a user signed in with GitHub (their login), and whether it may manage the deployment', null, 'who-am-i'],
   'GET /v1/repos': ['the repositories (namespaces) the caller may read, with their status', null, 'repos-response'],
   'POST /v1/repos/{owner}/{name}/index': ['fetch a GitHub repository tarball and index it; registers the repository for webhooks and scheduled syncs', 'index-request', 'job-accepted'],
   'POST /v1/repos/{owner}/{name}/files': ['upload `{files: [{path, content, tags?}], tags?}` or a `.tar.gz` body (`?tags=a,b`) and index it', 'upload-request', 'job-accepted'],
@@ -54,6 +55,16 @@ const ROUTES = {
   'DELETE /v1/keys/{id}': ['admin: revoke a key', null, null],
   'GET /v1/audit': ['admin: the write log, newest first (`?key=<id>&before=<id>&limit=<n>`)', null, null],
   'POST /v1/webhooks/github': ['GitHub push webhook, authenticated by `X-Hub-Signature-256` ([keeping repositories fresh](../guide/freshness.md))', null, 'webhook-response'],
+  'GET /.well-known/oauth-protected-resource': ['sign-in: the MCP endpoint\'s protected-resource metadata (RFC 9728; [keys and sign-in](../guide/keys.md#signing-in-with-github))', null, null],
+  'GET /.well-known/oauth-protected-resource/mcp': ['sign-in: the MCP endpoint\'s protected-resource metadata (RFC 9728)', null, null],
+  'GET /.well-known/oauth-protected-resource/v1': ['sign-in: the HTTP API\'s protected-resource metadata (RFC 9728)', null, null],
+  'GET /.well-known/oauth-authorization-server': ['sign-in: the authorization server\'s metadata (RFC 8414)', null, null],
+  'POST /oauth/register': ['sign-in: dynamic client registration (RFC 7591, public clients only)', null, null],
+  'GET /oauth/authorize': ['sign-in: the consent page of an authorization request (code + PKCE S256, `resource`)', null, null],
+  'POST /oauth/authorize': ['sign-in: the consent form; continues to GitHub\'s sign-in', null, null],
+  'GET /oauth/callback': ['sign-in: GitHub\'s redirect; sends a one-time code to the client', null, null],
+  'POST /oauth/token': ['sign-in: codes (with the PKCE verifier) and refresh tokens for tokens (form-encoded; RFC 6749 errors)', null, null],
+  'POST /oauth/revoke': ['sign-in: revoke an access or refresh token and its whole sign-in (RFC 7009)', null, null],
 };
 
 // Search modes the router accepts under `POST /v1/search/…` (src/routes/search.rs, `mode_for`).

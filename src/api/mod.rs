@@ -314,6 +314,12 @@ pub enum WebhookOutcome {
     Duplicate,
     /// Nothing to do (`reason`).
     Ignored,
+    /// GitHub App: the installation's repositories (`repositories`) were registered and their
+    /// indexing started.
+    Added,
+    /// GitHub App: the repositories (`repositories`) left the installation and were removed from
+    /// the index.
+    Removed,
 }
 
 /// `POST /v1/webhooks/github` (202 when a fetch was queued or joined, 200 otherwise).
@@ -328,6 +334,25 @@ pub struct WebhookResponse {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<JobView>,
+    /// `added` / `removed`: the repositories (`owner/name`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repositories: Vec<String>,
+}
+
+/// `GET /v1/me`: who the request's bearer token is (the console shows it).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WhoAmI {
+    /// `anonymous`, `api-token`, `key`, or `user` (signed in with GitHub).
+    pub kind: String,
+    /// A key's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// A signed-in user's GitHub login.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<String>,
+    /// May manage the deployment (the API token, an admin key, an admin sign-in).
+    pub admin: bool,
 }
 
 /// `DELETE /v1/repos/{owner}/{name}`.

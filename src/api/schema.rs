@@ -20,6 +20,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("job-accepted", schema_for!(JobAccepted)),
         ("job", schema_for!(JobView)),
         ("webhook-response", schema_for!(WebhookResponse)),
+        ("who-am-i", schema_for!(WhoAmI)),
         ("repos-response", schema_for!(ReposResponse)),
         ("repo-status", schema_for!(RepoStatusResponse)),
         ("files-response", schema_for!(FilesResponse)),

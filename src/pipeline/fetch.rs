@@ -46,13 +46,33 @@ pub fn status_error(status: u16, owner: &str, name: &str) -> Option<StageError> 
     }
 }
 
+/// The token a tarball is fetched with: the GitHub App installation's for a repository an
+/// installation added (never a signed-in user's), else `GITHUB_TOKEN`, else none.
+async fn token_for(ctx: &Ctx, owner: &str, name: &str) -> Result<Option<String>, StageError> {
+    if ctx.cfg.github_app().is_none() {
+        return Ok(ctx.cfg.github_token.clone());
+    }
+    let namespace = crate::store::namespaces::namespace_id(owner, name);
+    let registered = crate::store::github::get(ctx.stores.catalog(), &namespace)
+        .await
+        .map_err(|e| StageError::retryable("D1_UNAVAILABLE", e.0))?;
+    match registered.and_then(|r| r.installation_id) {
+        Some(installation) => {
+            crate::github::app::installation_token(&ctx.cfg, installation).await.map(Some).map_err(|e| {
+                StageError::retryable("GITHUB_APP_TOKEN_FAILED", format!("installation {installation}: {e}"))
+            })
+        }
+        None => Ok(ctx.cfg.github_token.clone()),
+    }
+}
+
 async fn download(ctx: &Ctx, owner: &str, name: &str, git_ref: Option<&str>) -> Result<Vec<u8>, StageError> {
     let url = tarball_url(&ctx.cfg.github_api_url, owner, name, git_ref);
     let headers = Headers::new();
     headers.set("Accept", "application/vnd.github+json")?;
     headers.set("User-Agent", "edgerag")?;
     headers.set("X-GitHub-Api-Version", "2022-11-28")?;
-    if let Some(token) = &ctx.cfg.github_token {
+    if let Some(token) = token_for(ctx, owner, name).await? {
         headers.set("Authorization", &format!("Bearer {token}"))?;
     }
     let mut init = RequestInit::new();

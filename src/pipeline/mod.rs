@@ -28,6 +28,7 @@ pub mod lifecycle;
 pub mod messages;
 pub mod plans;
 pub mod producer;
+pub mod remove;
 pub mod stager;
 pub mod sync;
 

@@ -1,7 +1,6 @@
 //! `POST /v1/keys` (mint), `GET /v1/keys` (list), `DELETE /v1/keys/{id}` (revoke) and
 //! `GET /v1/audit` (the write log). The router lets only admins here.
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::{JsCast, JsValue};
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, NamespacePattern, Scope};
@@ -64,13 +63,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
 
 /// `bytes` random bytes as hex, from the runtime's CSPRNG.
 fn random_hex(bytes: u32) -> ApiResult<String> {
-    let fail = |e: JsValue| ApiError::internal("random bytes", format!("{e:?}"));
-    let buf = js_sys::Uint8Array::new_with_length(bytes);
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).map_err(fail)?;
-    let fill: js_sys::Function =
-        js_sys::Reflect::get(&crypto, &"getRandomValues".into()).map_err(fail)?.dyn_into().map_err(fail)?;
-    fill.call1(&crypto, &buf).map_err(fail)?;
-    Ok(buf.to_vec().iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex(bytes)
 }
 
 pub async fn create(req: &mut Request, env: &Env, creator: &str) -> ApiResult<Response> {
@@ -160,4 +153,16 @@ pub async fn audit(req: &Request, env: &Env) -> ApiResult<Response> {
     let stores = Stores::from_env(env)?;
     let records = keys::audit_page(stores.catalog(), key.as_deref(), before, limit).await?;
     reply(200, &serde_json::json!({ "records": records }))
+}
+
+/// `GET /v1/me`.
+pub fn me(access: &crate::auth::Access) -> ApiResult<Response> {
+    use crate::auth::Principal;
+    let (kind, key_id, login) = match &access.who {
+        Principal::Anonymous => ("anonymous", None, None),
+        Principal::Root => ("api-token", None, None),
+        Principal::Key(g) => ("key", Some(g.id.clone()), None),
+        Principal::User(u) => ("user", None, Some(u.login.clone())),
+    };
+    reply(200, &crate::api::WhoAmI { kind: kind.into(), key_id, login, admin: access.who.is_admin() })
 }

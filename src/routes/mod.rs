@@ -14,6 +14,7 @@ mod health;
 mod jobs;
 mod keys;
 mod mcp;
+mod oauth;
 mod plans;
 mod repos;
 mod search;
@@ -40,6 +41,7 @@ pub async fn handle(mut req: Request, env: Env, background: Background) -> Respo
     let segments: Vec<String> = path.trim_end_matches('/').split('/').skip(1).map(percent_decode).collect();
     let segs: Vec<&str> = segments.iter().map(String::as_str).collect();
     let need = auth::need_for(method, &segs);
+    let bearer = crate::http::bearer(&req).is_some();
     let result = match gate(&req, &env, &cfg, &need).await {
         Ok(access) => {
             let mut result = route(&mut req, &env, &cfg, &access, &background, method, &segs).await;
@@ -56,9 +58,24 @@ pub async fn handle(mut req: Request, env: Env, background: Background) -> Respo
             if err.status >= 500 {
                 crate::log::error("request_failed", &[("path", &path), ("code", err.code)]);
             }
-            error_response(&err)
+            let response = error_response(&err);
+            if err.status == 401 {
+                challenge(&req, &cfg, &path, bearer, &response);
+            }
+            response
         }
     }
+}
+
+/// A 401 on the MCP endpoint or the API names where its protected-resource metadata is
+/// (RFC 9728 §5.1), so a client that follows the MCP authorization spec can sign in.
+fn challenge(req: &Request, cfg: &Config, path: &str, bearer: bool, response: &Response) {
+    if !crate::signin::enabled(cfg) {
+        return;
+    }
+    let resource = crate::oauth::Resource::of_path(path).unwrap_or(crate::oauth::Resource::Api);
+    let value = crate::oauth::challenge(&crate::signin::origin(cfg, req), resource, bearer);
+    let _ = response.headers().set("www-authenticate", &value);
 }
 
 /// The one authorization step of every request: who is calling (the `API_TOKEN`, a scoped key,
@@ -71,14 +88,19 @@ async fn gate(req: &Request, env: &Env, cfg: &Config, need: &Need) -> ApiResult<
     }
     let who = principal(req, env, cfg).await?;
     auth::authorize(&who, need, policy).map_err(denied)?;
-    if let Principal::Key(grant) = &who {
-        match crate::ratelimit::check(env, &grant.id, cfg.rate_limit_per_minute).await {
+    let limited = match &who {
+        Principal::Key(grant) => Some(grant.id.clone()),
+        Principal::User(user) => Some(user.audit_id()),
+        _ => None,
+    };
+    if let Some(id) = limited {
+        match crate::ratelimit::check(env, &id, cfg.rate_limit_per_minute).await {
             Ok(None) => {}
             Ok(Some(retry_after)) => {
                 return Err(ApiError::new(
                     429,
                     "RATE_LIMITED",
-                    format!("key {} is over its rate limit; retry in {retry_after} s", grant.id),
+                    format!("{id} is over its rate limit; retry in {retry_after} s"),
                 )
                 .retry_after(retry_after))
             }
@@ -103,6 +125,11 @@ async fn principal(req: &Request, env: &Env, cfg: &Config) -> ApiResult<Principa
         return Ok(Principal::Root);
     }
     let invalid = || ApiError::new(401, "UNAUTHORIZED", "invalid bearer token");
+    if token.starts_with(crate::oauth::ACCESS_PREFIX) {
+        let path = req.path();
+        let resource = crate::oauth::Resource::of_path(&path).unwrap_or(crate::oauth::Resource::Api);
+        return crate::signin::principal(env, cfg, &crate::signin::origin(cfg, req), &token, resource).await;
+    }
     let Some((id, secret)) = auth::split_token(&token) else {
         return Err(invalid());
     };
@@ -161,7 +188,7 @@ async fn audit(
     };
     let record = crate::store::keys::AuditRecord {
         id: 0,
-        key_id: access.who.audit_id().to_string(),
+        key_id: access.who.audit_id(),
         method: method.to_string(),
         route: path.to_string(),
         namespace,
@@ -201,10 +228,14 @@ async fn route(
     segs: &[&str],
 ) -> ApiResult<Response> {
     let path = req.path();
+    if method == "OPTIONS" && oauth::cross_origin(segs) {
+        return oauth::preflight();
+    }
     match (method, segs) {
         ("GET", ["health"]) => health::get(env).await,
         ("POST", ["v1", "chunk"]) => chunk::post(req, cfg).await,
         ("GET", ["v1", "repos"]) => repos::list(env, access).await,
+        ("GET", ["v1", "me"]) => keys::me(access),
         ("POST", ["v1", "repos", owner, name, "index"]) => repos::index(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "files"]) => repos::upload(req, env, cfg, owner, name).await,
         ("DELETE", ["v1", "repos", owner, name, "files"]) => {
@@ -245,17 +276,32 @@ async fn route(
             None => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),
         },
         ("POST", ["mcp"]) => mcp::handle(req, env, access, background).await,
-        ("POST", ["v1", "keys"]) => keys::create(req, env, access.who.audit_id()).await,
+        ("POST", ["v1", "keys"]) => keys::create(req, env, &access.who.audit_id()).await,
         ("GET", ["v1", "keys"]) => keys::list(env).await,
         ("DELETE", ["v1", "keys", id]) => keys::revoke(env, id).await,
         ("GET", ["v1", "audit"]) => keys::audit(req, env).await,
-        ("POST", ["v1", "webhooks", "github"]) => webhooks::github(req, env).await,
+        ("POST", ["v1", "webhooks", "github"]) => webhooks::github(req, env, cfg).await,
+        ("GET", [".well-known", "oauth-protected-resource"])
+        | ("GET", [".well-known", "oauth-protected-resource", "mcp"]) => {
+            oauth::protected_resource(req, cfg, crate::oauth::Resource::Mcp)
+        }
+        ("GET", [".well-known", "oauth-protected-resource", "v1"]) => {
+            oauth::protected_resource(req, cfg, crate::oauth::Resource::Api)
+        }
+        ("GET", [".well-known", "oauth-authorization-server"]) => oauth::authorization_server(req, cfg),
+        ("POST", ["oauth", "register"]) => oauth::register(req, env, cfg).await,
+        ("GET", ["oauth", "authorize"]) => oauth::authorize_page(req, env, cfg).await,
+        ("POST", ["oauth", "authorize"]) => oauth::consent(req, env, cfg).await,
+        ("GET", ["oauth", "callback"]) => oauth::callback(req, env, cfg).await,
+        ("POST", ["oauth", "token"]) => oauth::token(req, env, cfg).await,
+        ("POST", ["oauth", "revoke"]) => oauth::revoke(req, env, cfg).await,
         (_, ["v1", "search", ..]) | (_, ["mcp"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
         (_, ["health"])
         | (_, ["v1", "chunk"])
         | (_, ["v1", "repos"])
+        | (_, ["v1", "me"])
         | (
             _,
             ["v1", "repos", _, _, "index" | "files" | "status" | "settings" | "plans" | "tree" | "outline" | "grep" | "map"
@@ -268,7 +314,8 @@ async fn route(
         | (_, ["v1", "keys"])
         | (_, ["v1", "keys", _])
         | (_, ["v1", "audit"])
-        | (_, ["v1", "webhooks", "github"]) => {
+        | (_, ["v1", "webhooks", "github"])
+        | (_, ["oauth", "register" | "authorize" | "callback" | "token" | "revoke"]) => {
             Err(ApiError::new(405, "METHOD_NOT_ALLOWED", format!("{method} is not allowed on {path}")))
         }
         _ => Err(ApiError::not_found("NOT_FOUND", format!("no route for {method} {path}"))),

@@ -19,6 +19,9 @@ pub struct GithubRepoRow {
     pub last_sync_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// The GitHub App installation the repository came from (migration 0201).
+    #[serde(default)]
+    pub installation_id: Option<i64>,
 }
 
 /// What an index request registers. `None` keeps what was registered before (so a plain re-index
@@ -81,6 +84,26 @@ pub async fn scheduled(db: &Db) -> StoreResult<Vec<GithubRepoRow>> {
 
 pub async fn touch_synced(db: &Db, namespace: &str, now: &str) -> StoreResult<()> {
     db.run("UPDATE github_repos SET last_sync_at = ? WHERE namespace = ?", &args![now, namespace]).await?;
+    Ok(())
+}
+
+/// Register a repository an installation of the GitHub App can reach (its default branch, no
+/// per-repository webhook secret: the app's deliveries are signed with the app's secret).
+pub async fn register_installed(
+    db: &Db,
+    namespace: &str,
+    owner: &str,
+    name: &str,
+    installation: i64,
+    now: &str,
+) -> StoreResult<()> {
+    db.run(
+        "INSERT INTO github_repos (namespace, owner, name, installation_id, last_sync_at, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5) \
+         ON CONFLICT(namespace) DO UPDATE SET installation_id = ?4, last_sync_at = ?5, updated_at = ?5",
+        &args![namespace, owner, name, installation, now],
+    )
+    .await?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod keys;
 pub mod keyword;
 pub mod namespaces;
+pub mod oauth;
 pub mod parts;
 pub mod plans;
 pub mod ranks;

@@ -5,6 +5,7 @@
 //
 //   node --test tests/deploy/
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -116,6 +117,30 @@ describe('deploy against a fake wrangler', () => {
     const deployCall = calls.find((c) => c[0] === 'deploy');
     assert.ok(deployCall.includes('--secrets-file'));
     assert.ok(!existsSync(deployCall[deployCall.indexOf('--secrets-file') + 1]), 'the secrets file is removed after the deploy');
+  });
+
+  test('an existing GitHub App\'s id and key are stored as secrets, never in the generated configuration', async () => {
+    const acct = account();
+    const dir = mkdtempSync(join(tmpdir(), 'edgerag-app-key-'));
+    const keyFile = join(dir, 'app.private-key.pem');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(keyFile, privateKey.export({ type: 'pkcs1', format: 'pem' }));
+    const { report, error, output } = await deploy(acct, ['--github-app-id', '123456', '--github-app-key', keyFile]);
+    assert.equal(error, undefined);
+    const secrets = acct.account().workers.edgerag.secrets;
+    assert.equal(secrets.GITHUB_APP_ID, '123456');
+    assert.match(secrets.GITHUB_APP_PRIVATE_KEY, /^-----BEGIN PRIVATE KEY-----/);
+    assert.match(report.webhookSecret, /^[0-9a-f]{64}$/);
+    assert.equal(secrets.GITHUB_APP_WEBHOOK_SECRET, report.webhookSecret);
+    assert.equal(output.split(report.webhookSecret).length - 1, 1, 'the webhook secret is printed once');
+    const generated = readFileSync(report.configPath, 'utf8');
+    assert.doesNotMatch(generated, /GITHUB_APP|PRIVATE KEY|123456/);
+    // Again with the same options: the key is uploaded again, the webhook secret kept.
+    const again = await deploy(acct, ['--github-app-id', '123456', '--github-app-key', keyFile]);
+    assert.equal(again.report.webhookSecret, undefined);
+    assert.equal(acct.account().workers.edgerag.secrets.GITHUB_APP_WEBHOOK_SECRET, report.webhookSecret);
+    assert.throws(() => parseOptions(['--github-app-id', '1']), (e) => e instanceof UsageError && /go together/.test(e.message));
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('a second run creates nothing and sets no secret', async () => {

@@ -15,7 +15,7 @@
 // The worker must be built first (`scripts/build-worker.sh --fast --test-hooks`; scripts/test.d/30-e2e.sh does
 // it once for the whole suite). Nothing here talks to the internet.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
@@ -657,15 +657,85 @@ export async function startFaultProxy(target, { failTimes = 0, always = false, s
 }
 
 /**
- * GitHub REST double serving `GET /repos/{owner}/{name}/tarball[/{ref}]`. `repos` maps
- * `owner/name` to a Buffer (any ref) or a function `(ref) => Buffer | undefined` (undefined → 404).
- * Like GitHub, the tarball endpoint redirects (302) to a download URL.
+ * GitHub double. Serves `GET /repos/{owner}/{name}/tarball[/{ref}]`: `repos` maps `owner/name` to
+ * a Buffer (any ref) or a function `(ref) => Buffer | undefined` (undefined → 404). Like GitHub,
+ * the tarball endpoint redirects (302) to a download URL.
+ *
+ * With `oauth: { clientId, clientSecret, users: { login: { id, repos: ['owner/name'] } } }` it is
+ * also GitHub's sign-in: `GET /login/oauth/authorize` signs in as `gh.signedIn` (the browser's
+ * GitHub session; set it before a sign-in) and redirects back with a one-time code,
+ * `POST /login/oauth/access_token` exchanges it (client secret and redirect URI checked) for a
+ * user token, `GET /user` and `GET /user/repos` (paged) answer for that token. Change
+ * `users[login].repos` to change what GitHub lets a user pull; `revokeUser(login)` makes GitHub
+ * refuse the user's tokens.
+ *
+ * With `app: { id, publicKey, installations: { [id]: ['owner/name', …] } }` it is also the GitHub
+ * App's side: `POST /app/installations/{id}/access_tokens` checks the app JWT (RS256 against
+ * `publicKey`, `iss` = the app id, not expired) and answers an installation token (`ghs_…`, an
+ * hour); the tarball of a repository of an installation is served only with a token of that
+ * installation (a private repository: 404 otherwise, as GitHub answers).
  */
-export async function startGitHubMock(repos = {}) {
+export async function startGitHubMock(repos = {}, { oauth, app } = {}) {
   const requests = [];
-  const srv = await listen((req, res) => {
+  const codes = new Map(); // code → { login, redirectUri }
+  const userTokens = new Map(); // token → login
+  const gh = { signedIn: undefined };
+  const installationTokens = new Map(); // token → installation id
+  const installationOf = (full) => Object.entries(app?.installations ?? {}).find(([, list]) => list.includes(full))?.[0];
+  const json = (res, status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const random = () => createHash('sha256').update(`${Math.random()}${Date.now()}${codes.size}`).digest('hex').slice(0, 32);
+  const srv = await listen(async (req, res) => {
+    const body = await readBody(req);
     requests.push({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null, userAgent: req.headers['user-agent'] ?? null });
+    const url = new URL(req.url, 'http://github.test');
+    if (oauth && req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
+      const q = url.searchParams;
+      if (q.get('client_id') !== oauth.clientId || !gh.signedIn) return json(res, 404, { message: 'Not Found' });
+      const code = random();
+      codes.set(code, { login: gh.signedIn, redirectUri: q.get('redirect_uri') });
+      const back = new URL(q.get('redirect_uri'));
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', q.get('state') ?? '');
+      res.writeHead(302, { location: back.toString() }).end();
+      return;
+    }
+    if (oauth && req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
+      const form = new URLSearchParams(body.toString('utf8'));
+      const grant = codes.get(form.get('code'));
+      codes.delete(form.get('code'));
+      if (form.get('client_id') !== oauth.clientId || form.get('client_secret') !== oauth.clientSecret) return json(res, 200, { error: 'incorrect_client_credentials' });
+      if (!grant || grant.redirectUri !== form.get('redirect_uri')) return json(res, 200, { error: 'bad_verification_code' });
+      const token = `ghu_${random()}`;
+      userTokens.set(token, grant.login);
+      return json(res, 200, { access_token: token, token_type: 'bearer', scope: '' });
+    }
+    if (oauth && req.method === 'GET' && (url.pathname === '/user' || url.pathname === '/user/repos')) {
+      const login = userTokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      const user = login && oauth.users[login];
+      if (!user) return json(res, 401, { message: 'Bad credentials' });
+      if (url.pathname === '/user') return json(res, 200, { login, id: user.id });
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const all = user.repos.map((full) => ({ full_name: full, name: full.split('/')[1], owner: { login: full.split('/')[0] }, private: true, permissions: { admin: false, push: false, pull: true } }));
+      return json(res, 200, all.slice((page - 1) * perPage, page * perPage));
+    }
+    const t = url.pathname.match(/^\/app\/installations\/(\d+)\/access_tokens$/);
+    if (app && req.method === 'POST' && t) {
+      const [header, payload, signature] = (req.headers.authorization ?? '').replace(/^Bearer /, '').split('.');
+      const valid = header && payload && signature && verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'));
+      const claims = valid ? JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) : {};
+      const now = Math.floor(Date.now() / 1000);
+      if (!valid || String(claims.iss) !== String(app.id) || !(claims.exp > now) || !(claims.iat <= now + 60)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
+      if (!app.installations[t[1]]) return json(res, 404, { message: 'Not Found' });
+      const token = `ghs_${random()}`;
+      installationTokens.set(token, t[1]);
+      return json(res, 201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    }
     const m = req.url.match(/^\/repos\/([^/]+)\/([^/]+)\/tarball(?:\/(.+))?$/);
+    if (m && app && installationOf(`${m[1]}/${m[2]}`) !== undefined) {
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (installationTokens.get(token) !== installationOf(`${m[1]}/${m[2]}`)) return json(res, 404, { message: 'Not Found' });
+    }
     if (m) {
       res.writeHead(302, { location: `/_codeload/${m[1]}/${m[2]}/${m[3] ?? 'HEAD'}` }).end();
       return;
@@ -683,7 +753,15 @@ export async function startGitHubMock(repos = {}) {
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
   });
-  return { url: srv.url, stop: srv.stop, requests, repos };
+  return Object.assign(gh, {
+    url: srv.url,
+    stop: srv.stop,
+    requests,
+    repos,
+    revokeUser(login) {
+      for (const [token, l] of userTokens) if (l === login) userTokens.delete(token);
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

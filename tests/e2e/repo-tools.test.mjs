@@ -502,7 +502,10 @@ describe('a fresh deployment is private', () => {
       path: path.replace(/\{(\w+)\}/g, (_, p) => fill[p]),
     }));
   }
-  const open = (r) => r.path === '/health' || r.path === '/v1/webhooks/github';
+  // Open by design: health, GitHub's signed webhooks, and the sign-in endpoints (metadata and the
+  // OAuth flow, which check their own input and hold no repository content; without sign-in
+  // configured they answer 404 OAUTH_DISABLED).
+  const open = (r) => r.path === '/health' || r.path === '/v1/webhooks/github' || /^\/(oauth|\.well-known)\//.test(r.path);
   const query = { '/outline': '?path=app/models.py', '/symbols': '?name=User', '/lines': '?start=1&end=2' };
   const withQuery = (path) => path + (Object.entries(query).find(([end]) => path.endsWith(end))?.[1] ?? '');
   const BODY = {
@@ -514,7 +517,7 @@ describe('a fresh deployment is private', () => {
     assert.equal(deployed.PUBLIC_READS, 'false');
   });
 
-  test('every route but /health and the webhook refuses an anonymous caller with 401 UNAUTHORIZED', async () => {
+  test('every route but /health, the webhook and sign-in refuses an anonymous caller with 401 UNAUTHORIZED', async () => {
     const all = routes();
     assert.ok(all.length >= 30, `read ${all.length} routes from the HTTP reference`);
     const refused = [];
@@ -526,6 +529,12 @@ describe('a fresh deployment is private', () => {
       assert.equal(res.body?.error?.code, 'UNAUTHORIZED', `${r.method} ${r.path}`);
       assert.ok(!/slugify|only_here|class User/.test(res.text), `${r.method} ${r.path} leaked content`);
       refused.push(r);
+    }
+    // Sign-in is off on a fresh deployment until GITHUB_CLIENT_ID / GITHUB_CLIENT_SECRET are set.
+    for (const r of all.filter((r) => /^\/(oauth|\.well-known)\//.test(r.path))) {
+      const res = await er.request(r.method, r.path, { token: null, body: r.method === 'POST' ? {} : undefined });
+      assert.equal(res.status, 404, `${r.method} ${r.path}: ${res.text}`);
+      assert.match(res.text, /OAUTH_DISABLED/, `${r.method} ${r.path}`);
     }
     // The same reads answer with a key: the refusals above are the policy, not missing routes.
     for (const r of refused.filter((r) => r.method === 'GET' || /\/(grep|map|impact)$|^\/v1\/search|^\/mcp$/.test(r.path))) {
