@@ -28,6 +28,7 @@
 //        [--profiles '{"profiles": {...}}' (the worker's SEARCH_PROFILES)] [--fresh] [--resume]
 //        [--no-baselines] [--label NAME] [--log] [--out DIR (default target/bench-swebench)]
 //        [--dry-run (print the plan: mirrors, snapshots, instances; start nothing)]
+//        [--baseline-only (BM25 alone, no worker: a look at the data and the trees)]
 //
 // Written to OUT/{quick,full}/: answers.jsonl (one line per instance: gold files, the ranked
 // distinct files and matches of the answer, the gold files' ranks, BM25's ranked files),
@@ -38,7 +39,6 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSyn
 import { join } from 'node:path';
 
 import { ROOT, TOKEN, applyMigrations, startEdgerag } from '../../tests/e2e/harness.mjs';
-import { checkout } from './answers-questions.mjs';
 import { Bm25, sourceFiles } from './bm25.mjs';
 import { EXCLUDED, KS, accuracy, allGoldRank, distinct, fileKind, goldRanks, namedIn, patchFiles } from './swebench-metric.mjs';
 
@@ -54,16 +54,17 @@ if (!mirrors) {
   process.exit(2);
 }
 const mode = flag('--quick') ? 'quick' : 'full';
+const baselineOnly = flag('--baseline-only');
 const profile = opt('--profile', 'balanced');
 const extraBody = JSON.parse(opt('--body', '{}'));
 const profilesVar = opt('--profiles', null);
 const label = opt('--label', profile);
-const baselines = !flag('--no-baselines');
+const baselines = baselineOnly || !flag('--no-baselines');
 const repoFilter = opt('--repo', null)?.split(',').map((s) => s.trim().toLowerCase());
 const limit = Number(opt('--limit', '0')) || Infinity;
 const embedUrl = opt('--embed-url', process.env.EMBED_URL ?? 'http://127.0.0.1:8788/v1');
 const OUT = opt('--out', join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'bench-swebench'));
-const RUN = join(OUT, mode);
+const RUN = join(OUT, baselineOnly ? `${mode}-bm25` : mode);
 const STATE = join(OUT, `state-${mode}`);
 const cli = opt('--cli', join(process.env.CARGO_TARGET_DIR ?? join(ROOT, 'target'), 'cli', 'edgerag'));
 
@@ -164,12 +165,53 @@ function pathsAt(gitDir, commit, paths) {
   return have;
 }
 
-/** Replace `dir`'s contents with the tree of `commit` (the full run's one working tree per repository). */
+/**
+ * Replace `dir`'s contents with the tree of `commit`. Blobs the mirror lacks (a fetched snapshot
+ * leaves out files of 4 MiB and more, which the indexer skips as oversize anyway) are left out and
+ * counted; submodules and symbolic links are left out. Returns the number of blobs left out.
+ */
 function writeTree(gitDir, commit, dir) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['--git-dir', gitDir, 'archive', '--format=tar', commit], { maxBuffer: 2 ** 31 });
-  execFileSync('tar', ['-x', '-C', dir], { input: tar, maxBuffer: 1 << 26 });
+  const entries = git(gitDir, ['ls-tree', '-r', '-z', commit])
+    .split('\0')
+    .filter(Boolean)
+    .map((e) => {
+      const [meta, path] = e.split('\t');
+      const [mode, type, oid] = meta.split(' ');
+      return { mode, type, oid, path };
+    })
+    .filter((e) => e.type === 'blob' && e.mode !== '120000');
+  const out = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((e) => e.oid).join('\n') + '\n', maxBuffer: 2 ** 31 });
+  let at = 0;
+  let missing = 0;
+  const made = new Set();
+  for (const e of entries) {
+    const nl = out.indexOf(10, at);
+    const header = out.subarray(at, nl).toString('utf8');
+    at = nl + 1;
+    if (header.endsWith(' missing')) {
+      missing++;
+      continue;
+    }
+    const size = Number(header.split(' ')[2]);
+    const parent = join(dir, e.path, '..');
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    writeFileSync(join(dir, e.path), out.subarray(at, at + size));
+    at += size + 1;
+  }
+  return missing;
+}
+
+/** The quick mode's snapshot tree, written once (a marker beside it says it is whole). */
+function snapshotTree(gitDir, commit, dir) {
+  const marker = `${dir}.complete`;
+  if (existsSync(marker)) return;
+  const missing = writeTree(gitDir, commit, dir);
+  writeFileSync(marker, `${commit}\n${missing} blobs missing from the mirror\n`);
 }
 
 const slug = (repo) => repo.replace('/', '-').toLowerCase().replace(/[^a-z0-9-]/g, '-');
@@ -248,32 +290,58 @@ if (flag('--resume') && existsSync(answersFile)) {
   writeFileSync(answersFile, '');
 }
 
-if (flag('--fresh')) rmSync(STATE, { recursive: true, force: true });
-mkdirSync(STATE, { recursive: true });
-await applyMigrations(STATE);
-const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
-if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
-const er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });
+let er = null;
+if (!baselineOnly) {
+  if (flag('--fresh')) rmSync(STATE, { recursive: true, force: true });
+  mkdirSync(STATE, { recursive: true });
+  await applyMigrations(STATE);
+  const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
+  if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
+  er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });
+}
 const warned = new Set();
 const started = new Date();
 const indexing = []; // { repo, commit, seconds, files, chunks, uploaded, deleted }
+
+/** Ask the worker; the answer's distinct files, the gold files' ranks, tokens and matches. */
+async function ask(name, question) {
+  const body = { owner: 'bench', name, rawQuery: question, profile, ...extraBody };
+  const s0 = performance.now();
+  // A kept-alive socket the server closed while the CLI was indexing fails once: ask again.
+  const r = await er.request('POST', '/v1/search', { body }).catch(() => er.request('POST', '/v1/search', { body }));
+  const ms = performance.now() - s0;
+  if (r.status !== 200) throw new Error(`search → ${r.status} ${r.text.slice(0, 300)}`);
+  for (const w of r.body.warnings ?? []) warned.add(w);
+  const matches = r.body.matches;
+  return {
+    files: distinct(matches.map((m) => m.path)),
+    tokens: matches.reduce((s, m) => s + m.snippet.length, 0) / 4,
+    ms: Math.round(ms),
+    matches: matches.map((m) => ({ path: m.path, startLine: m.startLine, endLine: m.endLine, symbol: m.symbol ?? null, chunkType: m.metadata?.chunkType ?? null, score: m.score, chars: m.snippet.length })),
+  };
+}
 try {
   for (const p of plan) {
     for (const step of p.steps) {
       const todo = step.instances.filter((x) => !done.has(x.instance_id));
       if (!todo.length) continue;
-      if (mode === 'quick') checkout(p.gitDir, step.commit, step.dir);
-      else writeTree(p.gitDir, step.commit, step.dir);
-      const t0 = performance.now();
-      const out = execFileSync(cli, ['index', step.dir, '--repo', `bench/${step.name}`, '--server', er.url, '--token', TOKEN, '--json', '--timeout', '14400'], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 28,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const summary = JSON.parse(out.trim().split('\n').at(-1));
-      const seconds = (performance.now() - t0) / 1000;
-      indexing.push({ repo: p.repo, commit: step.commit, seconds, files: summary.fileCount, chunks: summary.chunkCount, uploaded: summary.uploaded, deleted: summary.deleted });
-      console.log(`indexed bench/${step.name} @ ${step.commit.slice(0, 12)}: ${summary.fileCount} files, ${summary.chunkCount} chunks, ${summary.uploaded} uploaded, ${summary.deleted ?? 0} deleted (${seconds.toFixed(1)} s)`);
+      if (mode === 'quick') snapshotTree(p.gitDir, step.commit, step.dir);
+      else {
+        const missing = writeTree(p.gitDir, step.commit, step.dir);
+        if (missing) console.log(`  ${p.repo} @ ${step.commit.slice(0, 12)}: ${missing} blobs not in the mirror (files of 4 MiB and more), left out`);
+      }
+      if (er) {
+        const t0 = performance.now();
+        const out = execFileSync(cli, ['index', step.dir, '--repo', `bench/${step.name}`, '--server', er.url, '--token', TOKEN, '--json', '--timeout', '14400'], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        const summary = JSON.parse(out.trim().split('\n').at(-1));
+        const seconds = (performance.now() - t0) / 1000;
+        indexing.push({ repo: p.repo, commit: step.commit, seconds, files: summary.fileCount, chunks: summary.chunkCount, uploaded: summary.uploaded, deleted: summary.deleted });
+        console.log(`indexed bench/${step.name} @ ${step.commit.slice(0, 12)}: ${summary.fileCount} files, ${summary.chunkCount} chunks, ${summary.uploaded} uploaded, ${summary.deleted ?? 0} deleted (${seconds.toFixed(1)} s)`);
+      }
 
       let bm25 = null;
       let bm25Files = null;
@@ -282,16 +350,8 @@ try {
         bm25 = new Bm25(bm25Files.map((f) => ({ ...f, text: `${f.path}\n${f.text}` })));
       }
       for (const x of todo) {
-        const body = { owner: 'bench', name: step.name, rawQuery: x.problem_statement, profile, ...extraBody };
-        const s0 = performance.now();
-        // A kept-alive socket the server closed while the CLI was indexing fails once: ask again.
-        const r = await er.request('POST', '/v1/search', { body }).catch(() => er.request('POST', '/v1/search', { body }));
-        const ms = performance.now() - s0;
-        if (r.status !== 200) throw new Error(`${x.instance_id}: search → ${r.status} ${r.text.slice(0, 300)}`);
-        for (const w of r.body.warnings ?? []) warned.add(w);
-        const matches = r.body.matches;
-        const files = distinct(matches.map((m) => m.path));
-        const tokens = matches.reduce((s, m) => s + m.snippet.length, 0) / 4;
+        const answer = er ? await ask(step.name, x.problem_statement).catch((err) => Promise.reject(new Error(`${x.instance_id}: ${err.message}`))) : null;
+        if (answer) Object.assign(answer, { ranks: goldRanks(answer.files, x.gold), allGoldRank: allGoldRank(answer.files, x.gold) });
         const row = {
           instance_id: x.instance_id,
           repo: x.repo,
@@ -300,14 +360,7 @@ try {
           gold: x.gold,
           statementChars: x.problem_statement.length,
           named: Object.fromEntries(x.gold.map((g) => [g, namedIn(x.problem_statement, g)])),
-          edgerag: {
-            files,
-            ranks: goldRanks(files, x.gold),
-            allGoldRank: allGoldRank(files, x.gold),
-            tokens,
-            ms: Math.round(ms),
-            matches: matches.map((m) => ({ path: m.path, startLine: m.startLine, endLine: m.endLine, symbol: m.symbol ?? null, chunkType: m.metadata?.chunkType ?? null, score: m.score, chars: m.snippet.length })),
-          },
+          ...(answer ? { edgerag: answer } : {}),
         };
         if (bm25) {
           const ranked = bm25.search(x.problem_statement, 100).map((i) => bm25Files[i].path);
@@ -315,13 +368,13 @@ try {
         }
         rows.push(row);
         appendFileSync(answersFile, `${JSON.stringify(row)}\n`);
-        const r5 = row.edgerag.allGoldRank;
-        console.log(`  ${x.instance_id}: edgerag ${r5 ? `all gold at ${r5}` : 'gold missing'}${row.bm25 ? `, BM25 ${row.bm25.allGoldRank ? `at ${row.bm25.allGoldRank}` : 'missing'}` : ''}, ${tokens.toFixed(0)} tokens`);
+        const at = (a) => (a.allGoldRank ? `all gold at ${a.allGoldRank}` : 'gold missing');
+        console.log(`  ${x.instance_id}: ${answer ? `edgerag ${at(answer)}, ${answer.tokens.toFixed(0)} tokens` : ''}${row.bm25 ? `${answer ? ', ' : ''}BM25 ${at(row.bm25)}` : ''}`);
       }
     }
   }
 } finally {
-  await er.stop();
+  await er?.stop();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,17 +382,18 @@ try {
 // ---------------------------------------------------------------------------------------------
 
 const fmt = (m) => KS.map((k) => (m[`Acc@${k}`] == null ? '–' : m[`Acc@${k}`].toFixed(3))).join(' / ');
-const asRows = (system) => rows.filter((r) => r[system]).map((r) => ({ files: r[system].files, gold: r.gold, tokens: r[system].tokens }));
+const asRows = (sub, system) => sub.filter((r) => r[system]).map((r) => ({ files: r[system].files, gold: r.gold, tokens: r[system].tokens }));
 const md = [];
 const say = (line = '') => {
   console.log(line);
   md.push(line);
 };
 const repos = [...new Set(rows.map((r) => r.repo))].sort();
-const e = accuracy(asRows('edgerag'));
-const b = accuracy(asRows('bm25'));
-const meanFiles = rows.length ? rows.reduce((s, r) => s + r.edgerag.files.length, 0) / rows.length : 0;
-say(`# SWE-bench Lite file localization — ${label}, ${mode} (${started.toISOString()})`);
+const answered = rows.filter((r) => r.edgerag);
+const e = accuracy(asRows(rows, 'edgerag'));
+const b = accuracy(asRows(rows, 'bm25'));
+const meanFiles = answered.length ? answered.reduce((s, r) => s + r.edgerag.files.length, 0) / answered.length : 0;
+say(`# SWE-bench Lite file localization — ${baselineOnly ? 'BM25 only' : label}, ${mode} (${started.toISOString()})`);
 say('');
 say(
   mode === 'quick'
@@ -351,52 +405,60 @@ say('');
 say('| system | Acc@1 / @3 / @5 / @10 | tokens | files |');
 say('| --- | --- | --- | --- |');
 if (b.n) say(`| BM25 over whole files, same trees (${b.n}) | ${fmt(b)} | | |`);
-say(`| **edgerag \`${label}\`** (${e.n}) | **${fmt(e)}** | ${(e.tokens ?? 0).toFixed(0)} | ${meanFiles.toFixed(1)} |`);
+if (e.n) say(`| **edgerag \`${label}\`** (${e.n}) | **${fmt(e)}** | ${(e.tokens ?? 0).toFixed(0)} | ${meanFiles.toFixed(1)} |`);
 for (const [name, m] of PUBLISHED) say(`| ${name}, 274 | ${fmt(m)} | | |`);
 say('');
 say('| repository | n | edgerag Acc@1 / @3 / @5 / @10 | BM25 Acc@1 / @3 / @5 / @10 | tokens |');
 say('| --- | --- | --- | --- | --- |');
+const perRepo = {};
 for (const repo of repos) {
   const sub = rows.filter((r) => r.repo === repo);
-  const er_ = accuracy(sub.map((r) => ({ files: r.edgerag.files, gold: r.gold, tokens: r.edgerag.tokens })));
-  const bm_ = accuracy(sub.filter((r) => r.bm25).map((r) => ({ files: r.bm25.files, gold: r.gold })));
-  say(`| ${repo} | ${sub.length} | ${fmt(er_)} | ${bm_.n ? fmt(bm_) : '–'} | ${(er_.tokens ?? 0).toFixed(0)} |`);
+  const em = accuracy(asRows(sub, 'edgerag'));
+  const bm = accuracy(asRows(sub, 'bm25'));
+  perRepo[repo] = { edgerag: em, bm25: bm };
+  say(`| ${repo} | ${sub.length} | ${em.n ? fmt(em) : '–'} | ${bm.n ? fmt(bm) : '–'} | ${em.n ? (em.tokens ?? 0).toFixed(0) : ''} |`);
 }
 say('');
-for (const [k, goal] of GOALS) say(`goal ${k} ≥ ${goal}: ${(e[k] ?? 0).toFixed(3)} ${(e[k] ?? 0) >= goal ? 'met' : 'NOT MET'}`);
-say(`goal tokens per answer ≤ ${TOKEN_GOAL}: ${(e.tokens ?? 0).toFixed(0)} ${(e.tokens ?? Infinity) <= TOKEN_GOAL ? 'met' : 'NOT MET'}`);
-say('');
+if (e.n) {
+  for (const [k, goal] of GOALS) say(`goal ${k} ≥ ${goal}: ${e[k].toFixed(3)} ${e[k] >= goal ? 'met' : 'NOT MET'}`);
+  say(`goal tokens per answer ≤ ${TOKEN_GOAL}: ${e.tokens.toFixed(0)} ${e.tokens <= TOKEN_GOAL ? 'met' : 'NOT MET'}`);
+  say('');
+}
 
 // Where the answers go: the kinds of file in the first ten distinct files, and what the statement names.
-const kinds = {};
-let slots = 0;
-for (const r of rows) {
-  for (const f of r.edgerag.files.slice(0, 10)) {
-    const k = r.gold.includes(f) ? 'gold' : fileKind(f);
-    kinds[k] = (kinds[k] ?? 0) + 1;
-    slots++;
+for (const system of ['edgerag', 'bm25']) {
+  const sub = rows.filter((r) => r[system]);
+  if (!sub.length) continue;
+  const kinds = {};
+  let slots = 0;
+  for (const r of sub) {
+    for (const f of r[system].files.slice(0, 10)) {
+      const k = r.gold.includes(f) ? 'gold' : fileKind(f);
+      kinds[k] = (kinds[k] ?? 0) + 1;
+      slots++;
+    }
   }
+  const name = system === 'edgerag' ? 'edgerag' : 'BM25';
+  say(`${name}, the first ten distinct files of the answers (${slots} slots): ${Object.entries(kinds).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${((100 * n) / slots).toFixed(1)} %`).join(', ')}`);
+  say(`${name}, answers without every gold file (in its first ${system === 'bm25' ? 100 : 'all'} files): ${sub.filter((r) => r[system].ranks.some((x) => x === 0)).length} of ${sub.length}; with no gold file at all: ${sub.filter((r) => r[system].ranks.every((x) => x === 0)).length}`);
 }
-say(`first ten distinct files of the answers (${slots} slots): ${Object.entries(kinds).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${((100 * n) / slots).toFixed(1)} %`).join(', ')}`);
-const missing = rows.filter((r) => r.edgerag.ranks.some((x) => x === 0));
-say(`answers without every gold file: ${missing.length} of ${rows.length}; with no gold file at all: ${rows.filter((r) => r.edgerag.ranks.every((x) => x === 0)).length}`);
 const byPath = rows.filter((r) => Object.values(r.named).some((v) => v === 'path'));
 const byName = rows.filter((r) => !Object.values(r.named).some((v) => v === 'path') && Object.values(r.named).some((v) => v === 'name'));
-const hit5 = (sub) => sub.filter((r) => r.edgerag.allGoldRank > 0 && r.edgerag.allGoldRank <= 5).length;
-say(`statements naming a gold file by path: ${byPath.length} (edgerag all gold in the first 5: ${hit5(byPath)}); by file name only: ${byName.length} (${hit5(byName)}); naming none: ${rows.length - byPath.length - byName.length}`);
+const hit5 = (sub, system) => sub.filter((r) => r[system] && r[system].allGoldRank > 0 && r[system].allGoldRank <= 5).length;
+const hits = (sub) => ['edgerag', 'bm25'].filter((s) => sub.some((r) => r[s])).map((s) => `${s === 'edgerag' ? 'edgerag' : 'BM25'} Acc@5 ${hit5(sub, s)}`).join(', ');
+say(`statements naming a gold file by its path: ${byPath.length} of ${rows.length} (${hits(byPath)}); by its file name only: ${byName.length} (${hits(byName)}); naming none: ${rows.length - byPath.length - byName.length}`);
 const long = rows.filter((r) => r.statementChars > 2000).length;
-const chars = rows.map((r) => r.statementChars).sort((a, b) => a - b);
+const chars = rows.map((r) => r.statementChars).sort((x, y) => x - y);
 say(`statement length: median ${chars[Math.floor(chars.length / 2)] ?? 0} characters; ${long} of ${rows.length} over 2,000 (the worker cuts a question there today)`);
+const multi = rows.filter((r) => r.gold.length > 1).length;
+say(`instances whose patch edits more than one file: ${multi} of ${rows.length}`);
 if (indexing.length) {
   const t = indexing.reduce((s, i) => s + i.seconds, 0);
-  say(`indexing this run: ${indexing.length} snapshots, ${(t / 60).toFixed(1)} min, ${indexing.reduce((s, i) => s + i.uploaded, 0)} files uploaded`);
+  say(`indexing in this run: ${indexing.length} snapshots, ${(t / 60).toFixed(1)} min, ${indexing.reduce((s, i) => s + i.uploaded, 0)} files uploaded`);
 }
 for (const n of notes) say(`- ${n}`);
 for (const w of warned) say(`warning from the worker: ${w}`);
 
 writeFileSync(join(RUN, 'results.md'), `${md.join('\n')}\n`);
-writeFileSync(
-  join(RUN, 'results.json'),
-  JSON.stringify({ label, profile, body: extraBody, mode, date: started.toISOString(), edgerag: e, bm25: b, perRepo: Object.fromEntries(repos.map((repo) => [repo, accuracy(rows.filter((r) => r.repo === repo).map((r) => ({ files: r.edgerag.files, gold: r.gold, tokens: r.edgerag.tokens })))])), indexing, notes }),
-);
+writeFileSync(join(RUN, 'results.json'), JSON.stringify({ label, profile, body: extraBody, mode, date: started.toISOString(), edgerag: e, bm25: b, perRepo, indexing, notes }));
 console.log(`written: ${join(RUN, 'results.md')}, ${join(RUN, 'results.json')}, per-instance answers: ${answersFile}`);
