@@ -229,7 +229,9 @@ console.log(`SWE-bench Lite: ${all.length} instances, ${all.filter((x) => !EXCLU
 
 const plan = []; // { repo, gitDir, steps: [{ commit, dir, name, instances: [...] }] }
 const notes = [];
-for (const repo of [...new Set(chosen.map((x) => x.repo))].sort()) {
+// Repositories in name order, or in the order --repo names them (small ones first, say).
+const order = (repo) => (repoFilter ? repoFilter.findIndex((f) => repo.toLowerCase() === f || repo.toLowerCase().split('/')[1] === f) : 0);
+for (const repo of [...new Set(chosen.map((x) => x.repo))].sort((x, y) => order(x) - order(y) || x.localeCompare(y))) {
   let instances = chosen.filter((x) => x.repo === repo).map((x) => ({ ...x, gold: patchFiles(x.golden_patch) }));
   const m = mirrorFor(repo, [...new Set(instances.map((x) => x.base_commit))]);
   if (!m) {
@@ -454,7 +456,7 @@ for (const system of ['edgerag', 'bm25']) {
   }
   const name = system === 'edgerag' ? 'edgerag' : 'BM25';
   say(`${name}, the first ten distinct files of the answers (${slots} slots): ${Object.entries(kinds).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${((100 * n) / slots).toFixed(1)} %`).join(', ')}`);
-  say(`${name}, answers without every gold file (in its first ${system === 'bm25' ? 100 : 'all'} files): ${sub.filter((r) => r[system].ranks.some((x) => x === 0)).length} of ${sub.length}; with no gold file at all: ${sub.filter((r) => r[system].ranks.every((x) => x === 0)).length}`);
+  say(`${name}, answers without every gold file (${system === 'edgerag' ? 'in the whole answer' : 'in its first 100 files'}): ${sub.filter((r) => r[system].ranks.some((x) => x === 0)).length} of ${sub.length}; with no gold file at all: ${sub.filter((r) => r[system].ranks.every((x) => x === 0)).length}`);
 }
 const byPath = rows.filter((r) => Object.values(r.named).some((v) => v === 'path'));
 const byName = rows.filter((r) => !Object.values(r.named).some((v) => v === 'path') && Object.values(r.named).some((v) => v === 'name'));
