@@ -256,7 +256,7 @@ for (const repo of [...new Set(chosen.map((x) => x.repo))].sort((x, y) => order(
     steps.push({ commit: snap, dir, name: `swe-quick-${slug(repo)}`, instances: kept });
   } else {
     // One step per distinct base commit, in commit order, into one working tree.
-    const dir = join(OUT, 'work', repo.replace('/', '+'));
+    const dir = join(OUT, baselineOnly ? 'work-bm25' : 'work', repo.replace('/', '+'));
     for (const x of instances) {
       const last = steps.at(-1);
       if (last && last.commit === x.base_commit) last.instances.push(x);
