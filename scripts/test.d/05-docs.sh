@@ -2,11 +2,12 @@
 # The documentation: the generated HTTP API page and limits table are fresh (the CLI page is checked by the rust
 # step's `cli_reference_is_fresh`), the configuration page names every variable wrangler.toml
 # sets, the README stays a landing page, and the book builds with no broken internal link; the
-# checks themselves are tested first (scripts/docs/docs.test.mjs).
+# checks themselves are tested first (scripts/docs/docs.test.mjs), and so is the SWE-bench
+# benchmark's metric (scripts/bench/swebench-metric.test.mjs: it is small and needs nothing built).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
-node --test scripts/docs/docs.test.mjs
+node --test scripts/docs/docs.test.mjs scripts/bench/swebench-metric.test.mjs
 node scripts/docs/http-api.mjs --check
 node scripts/docs/limits.mjs --check
 node scripts/docs/check-config.mjs
