@@ -29,6 +29,9 @@ def main():
     tmp = args.out + ".part"
     shutil.rmtree(tmp, ignore_errors=True)
     model.save(tmp, safe_serialization=True)
+    # The tokenizer is not trained: the base's files, byte for byte (what the server already reads).
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
+        shutil.copyfile(os.path.join(args.base, name), os.path.join(tmp, name))
     for name in ("README.md", "data_config.json"):  # the base model's card is not this model's
         if os.path.exists(os.path.join(tmp, name)):
             os.remove(os.path.join(tmp, name))
