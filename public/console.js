@@ -197,7 +197,7 @@ async function finishSignIn() {
     sessionStorage.setItem(SIGNIN.refresh, tokens.refresh_token);
     const me = await api("GET", "/v1/me");
     sessionStorage.setItem(SIGNIN.login, me.login ?? "");
-    renderKeyState("Signed in.");
+    renderKeyState();
   } catch (err) {
     forgetSignIn();
     renderKeyState(`Sign-in failed (${err.code}).`);
