@@ -21,9 +21,9 @@
 //! | [`webhooks`] | GitHub webhook signatures and payloads (pure) |
 //! | [`ledger`] | what each invocation used of Cloudflare's limits (`src/limits.json`) |
 //!
-//! Modules import downward only: `routes` → `pipeline` / `search` / `status` → `store` / `embed` /
-//! `vector` / `ingest` → `api` / `background` / `bindings` / `config` / `error` / `http` / `time` / `log` → the
-//! pure crates.
+//! Modules import downward only, by the levels of `ARCHITECTURE.md`'s table (HTTP → work →
+//! stores / adapters → foundations → the pure crates); the `layering` test below checks the code
+//! against that table.
 
 pub mod admission;
 pub mod api;
@@ -59,7 +59,7 @@ use worker::{event, Context, Env, Request, Response, Result};
 #[event(fetch)]
 async fn fetch(#[allow(unused_mut)] mut req: Request, env: Env, ctx: Context) -> Result<Response> {
     #[cfg(feature = "test-hooks")]
-    if let Some(response) = ledger::handle(&req, &env) {
+    if let Some(response) = routes::test_hooks::unrecorded(&req, &env) {
         return response;
     }
     // Test routes (`/__test/*`) do a test's work in bulk: recorded apart from the API's requests.
@@ -76,25 +76,9 @@ async fn respond(
     ctx: Context,
     invocation: ledger::Invocation,
 ) -> Result<Response> {
-    // Each test route handler reads the body only of its own paths.
+    // The test build's routes (`/__test/*`), each handler reading the body only of its own paths.
     #[cfg(feature = "test-hooks")]
-    if let Some(response) = pipeline::faults::handle(&mut req, &env).await {
-        return response;
-    }
-    #[cfg(feature = "test-hooks")]
-    if let Some(response) = pipeline::graph_check::handle(&mut req, &env).await {
-        return response;
-    }
-    #[cfg(feature = "test-hooks")]
-    if let Some(response) = vector::test_routes::handle(&mut req, &env).await {
-        return response;
-    }
-    #[cfg(feature = "test-hooks")]
-    if let Some(response) = search::suite::handle(&mut req, &env).await {
-        return response;
-    }
-    #[cfg(feature = "test-hooks")]
-    if let Some(response) = symbols::tools::suite::handle(&mut req, &env).await {
+    if let Some(response) = routes::test_hooks::handle(&mut req, &env).await {
         return response;
     }
     #[cfg(feature = "test-hooks")]
@@ -159,7 +143,7 @@ mod layering {
         LEVELS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
     }
 
-    /// `(from, to)` for every `crate::to` named in `from`'s files (`crate::args!` is the store's).
+    /// `(from, to)` for every `crate::to` named in `from`'s files.
     fn edges() -> BTreeSet<(String, String)> {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut out = BTreeSet::new();
@@ -182,7 +166,6 @@ mod layering {
                     rest = &rest[i + "crate::".len()..];
                     let name: String =
                         rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                    let name = if name == "args" { "store".to_string() } else { name };
                     if level(&name).is_some() && name != top {
                         out.insert((top.to_string(), name));
                     }
@@ -206,5 +189,73 @@ mod layering {
             assert!(a > b || (a == b && a <= 2), "{from} (level {a}) must not import {to} (level {b})");
             assert!(!edges.contains(&(to.clone(), from.clone())), "{from} and {to} import each other");
         }
+    }
+
+    fn read(path: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// `(module, level)` of every module named in `ARCHITECTURE.md`'s level table: the names in
+    /// backquotes of each row's modules cell, outside parentheses (which name parts of a module),
+    /// a folder's `/` dropped.
+    fn documented_levels() -> BTreeSet<(String, u8)> {
+        let text = read("ARCHITECTURE.md");
+        let table = text
+            .lines()
+            .skip_while(|l| !l.starts_with("| level | modules |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'));
+        let mut out = BTreeSet::new();
+        for row in table {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let level: u8 = cells[1]
+                .split(' ')
+                .next()
+                .and_then(|l| l.parse().ok())
+                .unwrap_or_else(|| panic!("ARCHITECTURE.md: a level table row without a level: {row}"));
+            let mut modules = String::new();
+            let mut depth = 0usize;
+            for c in cells[2].chars() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth = depth.saturating_sub(1),
+                    _ if depth == 0 => modules.push(c),
+                    _ => {}
+                }
+            }
+            for (i, name) in modules.split('`').enumerate() {
+                if i % 2 == 1 {
+                    out.insert((name.trim_end_matches('/').to_string(), level));
+                }
+            }
+        }
+        assert!(!out.is_empty(), "ARCHITECTURE.md has no level table (`| level | modules | job |`)");
+        out
+    }
+
+    #[test]
+    fn the_level_table_in_architecture_md_is_the_one_checked_here() {
+        let checked: BTreeSet<(String, u8)> = LEVELS.iter().map(|(m, l)| (m.to_string(), *l)).collect();
+        let documented = documented_levels();
+        let only_here: Vec<_> = checked.difference(&documented).collect();
+        let only_there: Vec<_> = documented.difference(&checked).collect();
+        assert!(
+            only_here.is_empty() && only_there.is_empty(),
+            "ARCHITECTURE.md's level table and LEVELS disagree: only in LEVELS {only_here:?}, only in \
+             ARCHITECTURE.md {only_there:?}"
+        );
+    }
+
+    #[test]
+    fn every_module_of_the_crate_has_a_level() {
+        let text = read("src/lib.rs");
+        let declared: BTreeSet<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub mod ").or_else(|| l.strip_prefix("mod ")))
+            .filter_map(|l| l.strip_suffix(';'))
+            .collect();
+        let levelled: BTreeSet<&str> = LEVELS.iter().map(|(m, _)| *m).collect();
+        assert_eq!(declared, levelled, "the modules of src/lib.rs and LEVELS");
     }
 }

@@ -676,8 +676,8 @@ pub async fn handle_test(req: &mut Request, env: &Env) -> Option<worker::Result<
     let run = async {
         let db = catalog(env)?;
         db.batch(vec![
-            db.stmt("UPDATE oauth_tokens SET expires_at = expires_at - ?", &crate::args![seconds])?,
-            db.stmt("UPDATE oauth_requests SET expires_at = expires_at - ?", &crate::args![seconds])?,
+            db.stmt("UPDATE oauth_tokens SET expires_at = expires_at - ?", &crate::store::args![seconds])?,
+            db.stmt("UPDATE oauth_requests SET expires_at = expires_at - ?", &crate::store::args![seconds])?,
         ])
         .await?;
         Ok::<_, ApiError>(())

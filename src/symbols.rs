@@ -11,9 +11,9 @@ use crate::api::{
     Direction, FileLinesResponse, LinesQuery, ReferenceView, ReferencesQuery, ReferencesResponse,
     SymbolQuery, SymbolView, SymbolsResponse,
 };
-use crate::args;
 use crate::error::ApiError;
 use crate::http::{check_repo_part, ApiResult};
+use crate::store::args;
 use crate::store::graph::{self, NODE_COLUMNS};
 use crate::store::namespaces::{self, namespace_id};
 use crate::store::{numbered_placeholders, Arg, Db, Stores};

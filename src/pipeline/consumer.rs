@@ -182,7 +182,14 @@ async fn run_stage(ctx: &Ctx, msg: &StageMessage) -> Result<(), StageError> {
         StageMessage::Index(m) => super::index::run(ctx, m).await,
         StageMessage::Document(m) => super::document::run(ctx, m).await,
         StageMessage::Plan(m) => super::plans::run(ctx, m).await,
-        StageMessage::Finish(m) => super::end::run(ctx, m).await,
+        StageMessage::Finish(m) => {
+            // The end reports the job it completed; what follows the job (the fetch queued
+            // behind it, the vector snapshot) runs here.
+            if let Some(namespace) = super::end::run(ctx, m).await? {
+                super::sync::after_job(ctx, &namespace).await;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -322,7 +329,7 @@ async fn handle_dead_letter(batch: &Ctx, queue_name: &str, message: &MessageSys)
         .catalog()
         .run(
             "INSERT INTO dead_letters (queue, job_id, body, error, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            &crate::args![
+            &crate::store::args![
                 queue_name,
                 job_id.as_deref(),
                 &inner.to_string(),

@@ -215,7 +215,7 @@ async fn chunk_and_write(
            file_count = (SELECT COUNT(*) FROM files WHERE namespace = ?1), \
            chunk_count = (SELECT COUNT(*) FROM chunks WHERE namespace = ?1) \
          WHERE id = ?1",
-        &crate::args![ns, &now, &model_name, dims],
+        &crate::store::args![ns, &now, &model_name, dims],
     )?);
     db.batch(statements).await?;
 

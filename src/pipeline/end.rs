@@ -1,8 +1,8 @@
 //! A job's end, once every file is indexed: the code graph's cross-file resolution and ranks
 //! (`store::graph::resolve_namespace_from`), the vector index's and the keyword copy's snapshots
 //! of the namespace (`keyword_copy::prepare_snapshot`, when its rows fit the message), then
-//! the job's completion ([`finish::complete`]: SUCCEEDED, the namespace READY) and what was
-//! queued behind it. Until then the job is RUNNING in stage `finish` and the namespace is not
+//! the job's completion ([`finish::complete`]: SUCCEEDED, the namespace READY), which [`run`]
+//! reports to its caller (the consumer then starts what was queued behind the job). Until then the job is RUNNING in stage `finish` and the namespace is not
 //! READY.
 //!
 //! Each step is idempotent (a rerun finds the graph resolved and the snapshot current, the
@@ -46,11 +46,13 @@ pub async fn settle(ctx: &Ctx, job_id: &str, namespace: &str) -> Result<bool, St
     }
 }
 
-/// One message of a job's end (see the module doc).
-pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
-    let Some(job) = jobs::get(&ctx.db, &msg.job_id).await? else { return Ok(()) };
+/// One message of a job's end (see the module doc). `Ok(Some(namespace))` when this message
+/// completed the job: the end only reports it, and its caller runs what follows
+/// (`sync::after_job`).
+pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<Option<String>, StageError> {
+    let Some(job) = jobs::get(&ctx.db, &msg.job_id).await? else { return Ok(None) };
     if !job.is_active() {
-        return Ok(());
+        return Ok(None);
     }
     ctx.mark_running(&job.id, "finish").await?;
     ctx.lap("job");
@@ -61,34 +63,31 @@ pub async fn run(ctx: &Ctx, msg: &JobEnd) -> Result<(), StageError> {
         // A job that changed no file leaves the graph as it was.
         let resolves = finish::changed_files(&job);
         if resolves && !resolve(ctx, &job.id, ns, msg.after.as_deref(), &budget).await? {
-            return Ok(());
+            return Ok(None);
         }
         step = EndStep::Vectors;
         // After a resolution the snapshot starts in a message of its own: it may have to build
         // the namespace's copy first (a statement per 1,000 vectors), which cannot be cut.
         if resolves || !budget.fits(VECTOR_STEP_STATEMENTS) {
-            return hand_on(ctx, &job.id, step, None).await;
+            return hand_on(ctx, &job.id, step, None).await.map(|()| None);
         }
     }
     if step == EndStep::Vectors {
         let done = crate::vector::prepare_snapshot(&ctx.env, ns, &budget).await;
         ctx.lap("vectors");
         if !done {
-            return hand_on(ctx, &job.id, step, None).await;
+            return hand_on(ctx, &job.id, step, None).await.map(|()| None);
         }
         keyword_snapshot(ctx, ns, &budget).await;
         step = EndStep::Complete;
         if !budget.fits(COMPLETE_STEP_STATEMENTS) {
-            return hand_on(ctx, &job.id, step, None).await;
+            return hand_on(ctx, &job.id, step, None).await.map(|()| None);
         }
     }
     let embedder = crate::embed::embedder_view(&ctx.env);
     let completed = finish::complete(&ctx.db, &job.id, ns, embedder.as_ref()).await?;
     ctx.lap("complete");
-    if completed {
-        super::sync::after_job(ctx, ns).await;
-    }
-    Ok(())
+    Ok(completed.then(|| ns.to_string()))
 }
 
 /// The namespace's keyword snapshot at its new generation, when it fits what the message has left

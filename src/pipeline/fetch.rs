@@ -180,7 +180,7 @@ pub async fn run(ctx: &Ctx, msg: &JobRef) -> Result<(), StageError> {
         ctx.db
             .run(
                 "UPDATE repo_rag_index_job SET staged = 1, checksum = ? WHERE id = ? AND status IN ('QUEUED', 'RUNNING')",
-                &crate::args![&checksum, &job.id],
+                &crate::store::args![&checksum, &job.id],
             )
             .await?;
     }

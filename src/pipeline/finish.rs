@@ -4,7 +4,7 @@
 //! made the transition — however many messages race to finish the job. A job that changed files
 //! first goes through its end ([`super::end`]: the code graph, the snapshots), which completes it.
 use crate::api::JobError;
-use crate::args;
+use crate::store::args;
 use crate::store::{jobs, runs, staging, Db, StoreResult};
 
 const TOKEN_GUARD: &str = "EXISTS (SELECT 1 FROM repo_rag_index_job WHERE id = ?1 AND finish_token = ?2)";

@@ -10,7 +10,7 @@ use edgerag_core::graph::{rank, FileGraph};
 use serde::Deserialize;
 use worker::{Env, Request, Response};
 
-use crate::args;
+use crate::store::args;
 use crate::store::{Db, StoreResult};
 
 #[derive(Deserialize)]

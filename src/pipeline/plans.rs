@@ -391,7 +391,7 @@ async fn write_plans(
     statements.push(ctx.db.stmt(
         "UPDATE namespaces SET chunk_count = (SELECT COUNT(*) FROM chunks WHERE namespace = ?1), \
                    updated_at = ?2 WHERE id = ?1",
-        &crate::args![ns, &now],
+        &crate::store::args![ns, &now],
     )?);
     counts.written = plans.len() as u64;
     Ok(statements)

@@ -40,9 +40,9 @@ pub async fn repository(ctx: &Ctx, ns: &str) -> ApiResult<Option<DeletedCounts>>
     }
     let count = |table: &str, column: &str| format!("SELECT COUNT(*) AS n FROM {table} WHERE {column} = ?");
     let n = |row: Option<crate::store::Count>| row.map_or(0, |c| c.n.max(0) as u64);
-    deleted.files = n(db.first(&count("files", "namespace"), &crate::args![ns]).await?);
-    deleted.chunks = n(db.first(&count("chunks", "namespace"), &crate::args![ns]).await?);
-    deleted.jobs = n(db.first(&count("repo_rag_index_job", "namespace"), &crate::args![ns]).await?);
+    deleted.files = n(db.first(&count("files", "namespace"), &crate::store::args![ns]).await?);
+    deleted.chunks = n(db.first(&count("chunks", "namespace"), &crate::store::args![ns]).await?);
+    deleted.jobs = n(db.first(&count("repo_rag_index_job", "namespace"), &crate::store::args![ns]).await?);
     // The namespace's keyword index goes before its chunks (see `keyword::drop_sql`).
     let mut statements = crate::store::keyword::drop_statements(db, ns)?;
     statements.extend(
@@ -60,7 +60,7 @@ pub async fn repository(ctx: &Ctx, ns: &str) -> ApiResult<Option<DeletedCounts>>
             "DELETE FROM namespaces WHERE id = ?1",
         ]
         .iter()
-        .map(|sql| db.stmt(sql, &crate::args![ns]))
+        .map(|sql| db.stmt(sql, &crate::store::args![ns]))
         .collect::<Result<Vec<_>, _>>()?,
     );
     db.batch(statements).await?;

@@ -304,10 +304,10 @@ impl Stager {
         let mut statements =
             staging::insert_statements(&self.db, &self.job_id, &self.namespace, &self.buffer, &now)?;
         let inserts = statements.len();
-        statements.push(
-            self.db
-                .stmt("SELECT status FROM repo_rag_index_job WHERE id = ?", &crate::args![&self.job_id])?,
-        );
+        statements.push(self.db.stmt(
+            "SELECT status FROM repo_rag_index_job WHERE id = ?",
+            &crate::store::args![&self.job_id],
+        )?);
         let results: Vec<Vec<serde_json::Value>> = self.db.batch_rows(statements).await?;
         let active = results
             .get(inserts)

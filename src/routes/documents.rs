@@ -68,7 +68,7 @@ pub async fn put(
         .run(
             "INSERT INTO namespaces (id, owner, name, source, status, created_at, updated_at) \
              VALUES (?1, ?2, ?3, 'document', 'EMPTY', ?4, ?4) ON CONFLICT(id) DO NOTHING",
-            &crate::args![&t.namespace, owner, name, &now],
+            &crate::store::args![&t.namespace, owner, name, &now],
         )
         .await?;
     let hash = edgerag_core::ids::text_hash(&text);
@@ -101,7 +101,7 @@ pub async fn get(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiResult
     let children = db
         .first::<crate::store::Count>(
             "SELECT COUNT(*) AS n FROM chunks WHERE namespace = ? AND path = ?",
-            &crate::args![&t.namespace, &t.path],
+            &crate::store::args![&t.namespace, &t.path],
         )
         .await?
         .map_or(0, |c| c.n);
@@ -162,7 +162,7 @@ pub async fn delete(env: &Env, owner: &str, name: &str, rest: &[&str]) -> ApiRes
     statements.push(db.stmt(
         "UPDATE namespaces SET file_count = (SELECT COUNT(*) FROM files WHERE namespace = ?1), \
            chunk_count = (SELECT COUNT(*) FROM chunks WHERE namespace = ?1) WHERE id = ?1",
-        &crate::args![&t.namespace],
+        &crate::store::args![&t.namespace],
     )?);
     db.batch(statements).await?;
     reply(

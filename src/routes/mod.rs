@@ -20,6 +20,8 @@ mod repos;
 mod search;
 mod settings;
 mod symbols;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 mod tools;
 mod webhooks;
 

@@ -97,7 +97,7 @@ impl SearchStores for D1Stores {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
              ON CONFLICT(id) DO UPDATE SET status = excluded.status, ready_at = excluded.ready_at, \
                chunk_count = excluded.chunk_count, updated_at = excluded.updated_at",
-            &crate::args![
+            &crate::store::args![
                 &info.id(),
                 &info.owner,
                 &info.name,
@@ -117,9 +117,10 @@ impl SearchStores for D1Stores {
         // The namespace's keyword index goes before its chunks (see `keyword::drop_sql`).
         let mut statements = crate::store::keyword::drop_statements(&db, namespace).map_err(port)?;
         statements.extend([
-            db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
+            db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::store::args![namespace])
+                .map_err(port)?,
             crate::store::keyword::forget_statement(&db, namespace).map_err(port)?,
-            db.stmt("DELETE FROM namespaces WHERE id = ?", &crate::args![namespace]).map_err(port)?,
+            db.stmt("DELETE FROM namespaces WHERE id = ?", &crate::store::args![namespace]).map_err(port)?,
         ]);
         statements.extend(graph::delete_namespace_statements(&db, namespace).map_err(port)?);
         db.batch(statements).await.map_err(port)?;
@@ -326,7 +327,7 @@ async fn tokenizer(req: &mut Request, env: &Env) -> worker::Result<Response> {
     for batch in crate::store::json_batches(rows, crate::store::JSON_BATCH_BYTES) {
         let sql = "INSERT INTO scratch_tokenizer (rowid, x) \
                    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)";
-        match db.stmt(sql, &crate::args![batch.as_str()]) {
+        match db.stmt(sql, &crate::store::args![batch.as_str()]) {
             Ok(s) => statements.push(s),
             Err(e) => return fail(e),
         }
@@ -402,8 +403,8 @@ async fn plans(env: &Env) -> worker::Result<Response> {
         },
         Err(e) => return failed(&e),
     };
-    let links = crate::args![r#"[[0, "plan:check", "src/a.rs", 1, 10, "node"]]"#, 8i64];
-    let by_name = crate::args!["plan:check", "connect", Option::<&str>::None];
+    let links = crate::store::args![r#"[[0, "plan:check", "src/a.rs", 1, 10, "node"]]"#, 8i64];
+    let by_name = crate::store::args!["plan:check", "connect", Option::<&str>::None];
     let by_name_sql = graph::nodes_by_name_sql();
     let statements: [(&str, &str, &[crate::store::Arg]); 3] = [
         ("uses", super::d1::USES_SQL, &links),

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use worker::D1PreparedStatement;
 
 use super::{placeholders, Arg, Db, StoreResult, MAX_PARAMS};
-use crate::args;
+use crate::store::args;
 
 #[derive(Debug, Clone, Deserialize)]
 struct FileHash {

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use worker::D1PreparedStatement;
 
 use super::{json_batches, Db, StoreError, StoreResult, JSON_BATCH_BYTES};
-use crate::args;
+use crate::store::args;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DocumentRow {

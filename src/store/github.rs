@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::{Db, StoreResult};
-use crate::args;
+use crate::store::args;
 
 /// A registered repository. `webhook_secret` never leaves the worker: views do not carry it.
 #[derive(Debug, Clone, Deserialize)]

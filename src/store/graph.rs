@@ -10,8 +10,8 @@ use serde::Deserialize;
 use worker::D1PreparedStatement;
 
 use super::{json_batches, Db, StoreError, StoreResult, JSON_BATCH_BYTES};
-use crate::args;
 use crate::ledger::{Budget, Unbounded};
+use crate::store::args;
 
 /// `graph_nodes` rows (after the namespace) as JSON arrays, in column order.
 fn node_batches(nodes: &[Node], max_bytes: usize) -> Vec<String> {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Db, StoreResult};
-use crate::args;
+use crate::store::args;
 
 /// A key's row (the secret's hash stays in here; views never carry it).
 #[derive(Debug, Clone, Deserialize)]

@@ -10,7 +10,7 @@
 use worker::D1PreparedStatement;
 
 use super::{placeholders, Arg, Db, StoreResult};
-use crate::args;
+use crate::store::args;
 
 /// The FTS5 table of `namespace`. Hex keeps any namespace a plain identifier, and is reversible,
 /// so two namespaces never share a table.

@@ -58,7 +58,7 @@ pub fn delete_paths_statements(
         format!("DELETE FROM {table} WHERE namespace = ?1 AND path IN (SELECT value FROM json_each(?2))");
     json_batches(paths, JSON_BATCH_BYTES)
         .iter()
-        .map(|batch| db.stmt(&sql, &crate::args![namespace, batch.as_str()]))
+        .map(|batch| db.stmt(&sql, &args![namespace, batch.as_str()]))
         .collect()
 }
 
@@ -171,11 +171,12 @@ impl From<f64> for Arg<'_> {
     }
 }
 
-/// `args![a, b, c]` → `[Arg; 3]` (`.into()` for a `Vec<Arg>`).
-#[macro_export]
+/// `args![a, b, c]` → `[Arg; 3]` (`.into()` for a `Vec<Arg>`). Imported by path
+/// (`use crate::store::args;`), like any other item of the store.
 macro_rules! args {
     ($($x:expr),* $(,)?) => { [$($crate::store::Arg::from($x)),*] };
 }
+pub(crate) use args;
 
 /// `?, ?, ?` placeholders for an `IN (...)` list.
 pub fn placeholders(n: usize) -> String {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use worker::D1PreparedStatement;
 
 use super::{Db, StoreResult};
-use crate::args;
+use crate::store::args;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PlanRunRow {

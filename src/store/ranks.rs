@@ -7,7 +7,7 @@ use serde::Deserialize;
 use worker::D1PreparedStatement;
 
 use super::{json_batches, Db, StoreResult, JSON_BATCH_BYTES};
-use crate::args;
+use crate::store::args;
 
 /// Symbol ranks and file ranks (the sum of each file's symbols') of resolved `files`, rounded.
 pub fn compute(files: &[FileGraph]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use worker::Env;
 
 use super::{jobs, Db, StoreError, StoreResult};
-use crate::args;
+use crate::store::args;
 
 /// The databases of this deployment and the namespaces resolved so far (per request / batch).
 #[derive(Clone)]

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::{Db, StoreResult};
-use crate::args;
+use crate::store::args;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RunRow {

@@ -3,7 +3,7 @@ use serde::Deserialize;
 
 use super::{Db, StoreResult};
 use crate::api::ChunkingMode;
-use crate::args;
+use crate::store::args;
 
 #[derive(Deserialize)]
 struct Row {

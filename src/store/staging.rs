@@ -7,7 +7,7 @@ use worker::D1PreparedStatement;
 use edgerag_core::vector::codec::encode_f32_hex;
 
 use super::{Arg, Db, StoreResult, MAX_PARAMS};
-use crate::args;
+use crate::store::args;
 
 /// A file as staged by a request or the fetch stage.
 #[derive(Debug, Clone)]

@@ -279,7 +279,7 @@ async fn clear(env: &Env, body: serde_json::Value) -> RouteResult {
         body.get("namespace").and_then(|n| n.as_str()).ok_or_else(|| bad("namespace is required"))?;
     let db = stores(env)?.for_namespace(namespace).await.map_err(|e| failed("D1", e))?;
     let changes = db
-        .run("DELETE FROM local_vectors WHERE namespace = ?1", &crate::args![namespace])
+        .run("DELETE FROM local_vectors WHERE namespace = ?1", &crate::store::args![namespace])
         .await
         .map_err(|e| failed("D1", e))?;
     Ok(serde_json::json!({"deleted": changes}))

@@ -40,38 +40,28 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod bm25;
-pub mod budget;
 pub mod candidate;
-pub mod coverage;
+pub mod contract;
 pub mod error;
-pub mod evidence;
-pub mod expand;
-pub mod filters;
-pub mod fusion;
-pub mod graph_candidates;
-pub mod guard;
 pub mod mcp;
 pub mod memory;
 pub mod model_requests;
-pub mod multi_query;
 pub mod navigation;
-pub mod neighbors;
-pub mod parent_child;
 pub mod pipeline;
 pub mod ports;
-pub mod profile;
-pub mod query;
 pub mod repo_tools;
-pub mod request;
-pub mod rerank;
-pub mod response;
-pub mod sanitize;
-pub mod schema;
-pub mod spans;
+pub mod stages;
 /// The shared behaviour suite of the store ports (the worker's test build runs it over D1).
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod transform;
+
+// Each stage and each part of the contract is also reachable at the crate root
+// (`edgerag_search::sanitize`, `edgerag_search::request`), as before they had folders.
+pub use contract::{request, response, schema};
+pub use stages::{
+    budget, coverage, evidence, expand, filters, fusion, graph_candidates, guard, multi_query, neighbors,
+    parent_child, profile, query, rerank, sanitize, spans, transform,
+};
 
 #[cfg(test)]
 mod testutil;

@@ -8,7 +8,7 @@ use edgerag_search::repo_tools::store::{
 use edgerag_search::PortError;
 use serde::Deserialize;
 
-use crate::args;
+use crate::store::args;
 use crate::store::{json_batches, Db, StoreError, JSON_BATCH_BYTES};
 
 /// Namespaces whose files' graph this isolate keeps at most.

@@ -65,8 +65,10 @@ impl RepoStores for D1RepoStores {
         // The namespace's keyword index goes before its chunks (see `keyword::drop_sql`).
         let mut statements = keyword::drop_statements(db, namespace).map_err(port)?;
         statements.extend([
-            db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
-            db.stmt("DELETE FROM files WHERE namespace = ?", &crate::args![namespace]).map_err(port)?,
+            db.stmt("DELETE FROM chunks WHERE namespace = ?", &crate::store::args![namespace])
+                .map_err(port)?,
+            db.stmt("DELETE FROM files WHERE namespace = ?", &crate::store::args![namespace])
+                .map_err(port)?,
             keyword::forget_statement(db, namespace).map_err(port)?,
         ]);
         statements.extend(graph::delete_namespace_statements(db, namespace).map_err(port)?);

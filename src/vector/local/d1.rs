@@ -20,8 +20,8 @@ use super::sql::{
 use super::{
     d1, CachePath, Lookup, CACHE, IDS_PER_STATEMENT, KEYS_PER_STATEMENT, LOGGED_GENERATIONS, MAX_REFRESH_ROWS,
 };
-use crate::args;
 use crate::ledger::{Budget, Unbounded};
+use crate::store::args;
 use crate::store::{json_batches, numbered_placeholders, parts, Arg, Db, JSON_BATCH_BYTES};
 
 /// Snapshot parts read per statement (≈ 7.5 MB of text; parts of `store::parts::PART_BYTES`).

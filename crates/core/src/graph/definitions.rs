@@ -17,7 +17,7 @@
 //! 3. the `EXTENDS` / `IMPLEMENTS` edges, whole, and the imports resolving them can read.
 //!
 //! [`Definitions::graph`] gives back a graph that the table reads exactly as the file's own (the
-//! same table, so the same edges and ranks: `resolve.rs`'s paged tests check it on real code).
+//! same table, so the same edges and ranks: `resolve/paged_tests.rs` checks it on real code).
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -11,7 +11,13 @@
 //!    [`Def`](super::grammar::Def) when the name is not in a `name` field); wrappers such as
 //!    `export …` → the wrapped declaration's role; pure containers → `Transparent`; anything else
 //!    → `Code`. Print a tree with `tree-sitter parse` or `Node::to_sexp` to find the kinds;
-//! 3. add a registry line below and a fixture under `tests/fixtures/<lang>/`.
+//! 3. add a registry line below and a fixture under `tests/fixtures/<lang>/`;
+//!
+//! and outside the chunker, the same language in the places that read it:
+//! 4. `lang.rs`: the [`Language`] variant, its name and its file extensions;
+//! 5. `keywords/`: the language's keywords in `keywords/lists/<lang>.txt` (one lowercase word a
+//!    line, in byte order) and its line in `Profile::of` (the list, quotes, comment openers);
+//! 6. `graph/lang/`: its graph rules, after the template at the top of `graph/lang/mod.rs`.
 use super::grammar::Grammar;
 use crate::lang::Language;
 

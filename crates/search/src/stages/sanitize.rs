@@ -405,7 +405,9 @@ fn sanitize_query(q: &str, warnings: &mut Vec<String>) -> Result<String, SearchE
         return Err(SearchError::EmptyQuery);
     }
     if collapsed.chars().count() > MAX_QUERY_CHARS {
-        warnings.push(format!("rawQuery was cut to {MAX_QUERY_CHARS} characters"));
+        warnings.push(format!(
+            "rawQuery was cut to {MAX_QUERY_CHARS} characters (the files and code names it holds were read from all of it)"
+        ));
         // The cut can land just after a space: the kept query never ends in one.
         let cut: String = collapsed.chars().take(MAX_QUERY_CHARS).collect();
         return Ok(cut.trim_end().to_string());
