@@ -1,7 +1,7 @@
 -- Sign-in (OAuth 2.1 for the MCP endpoint and the API, GitHub as the identity provider). Read
 -- and written only in the first database (the catalog); created in every database so one
 -- migration set applies to all of them. Times are epoch seconds; every row has an expiry and is
--- deleted some time after it (`store::oauth::sweep`). Secrets (codes, tokens, browser bindings)
+-- deleted a day after it by the scheduled run (`store::oauth::sweep`). Secrets (codes, tokens, browser bindings)
 -- are stored as BLAKE3 hashes only.
 
 -- Clients: registered (RFC 7591, `client_id` random) or known by their metadata document

@@ -81,10 +81,6 @@ async fn respond(
     if let Some(response) = routes::test_hooks::handle(&mut req, &env).await {
         return response;
     }
-    #[cfg(feature = "test-hooks")]
-    if let Some(response) = signin::handle_test(&mut req, &env).await {
-        return response;
-    }
     Ok(routes::handle(req, env, background::Background::new(ctx, invocation)).await)
 }
 

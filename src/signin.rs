@@ -359,7 +359,12 @@ pub async fn callback(
     let scope = oauth::granted_scope(Some(&row.scope), oauth::is_admin(&cfg.oauth.admins, &user.login))
         .map_err(|m| ApiError::bad_request("INVALID_SCOPE", m))?;
     let now = now();
-    let nonce: [u8; 12] = crate::random::bytes(12)?.try_into().unwrap_or([0; 12]);
+    // A fresh nonce per sealed token, never a fixed fallback (a repeated nonce breaks GCM).
+    let nonce: [u8; 12] = crate::random::bytes(12)?.try_into().map_err(|_| {
+        ApiError::internal("sealing the GitHub token", "the CSPRNG gave a nonce of the wrong size")
+    })?;
+    let sealed = seal::seal(&seal::key(client_secret), nonce, &token)
+        .ok_or_else(|| ApiError::internal("sealing the GitHub token", "AES-GCM refused the input"))?;
     let grant_id = crate::random::hex(16)?;
     store::insert_grant(
         &db,
@@ -368,7 +373,7 @@ pub async fn callback(
             client_id: row.client_id.clone(),
             login: user.login.clone(),
             github_id: user.id,
-            github_token: seal::seal(&seal::key(client_secret), nonce, &token),
+            github_token: sealed,
             resource: row.resource.clone(),
             scope,
             repos: crate::store::json_array(&repos)?,
@@ -393,10 +398,6 @@ pub async fn callback(
         }],
     )
     .await?;
-    // Old rows go now and then, on the sign-in path only.
-    if let Err(e) = store::sweep(&db, now).await {
-        crate::log::warn("oauth_sweep_failed", &[("detail", &e.0)]);
-    }
     crate::log::info(
         "signed_in",
         &[("login", &user.login), ("client", &row.client_id), ("repos", &repos.len().to_string())],

@@ -17,12 +17,11 @@ pub fn key(client_secret: &str) -> [u8; 32] {
 }
 
 /// `plaintext` sealed under `key` with `nonce` (which must never repeat under one key: take it
-/// from the CSPRNG).
-pub fn seal(key: &[u8; 32], nonce: [u8; 12], plaintext: &str) -> String {
+/// from the CSPRNG). `None` only for inputs over GCM's ~64 GiB limit.
+pub fn seal(key: &[u8; 32], nonce: [u8; 12], plaintext: &str) -> Option<String> {
     let cipher = Aes256Gcm::new(Key::<Aes256Gcm>::from_slice(key));
-    // Encryption fails only for inputs over GCM's ~64 GiB limit.
-    let sealed = cipher.encrypt(Nonce::from_slice(&nonce), plaintext.as_bytes()).unwrap_or_default();
-    format!("{}{}", hex::encode(nonce), hex::encode(sealed))
+    let sealed = cipher.encrypt(Nonce::from_slice(&nonce), plaintext.as_bytes()).ok()?;
+    Some(format!("{}{}", hex::encode(nonce), hex::encode(sealed)))
 }
 
 /// The plaintext, or `None` when `sealed` was not sealed under `key` (or was altered).
@@ -44,7 +43,7 @@ mod tests {
     #[test]
     fn a_sealed_token_opens_only_under_its_key_and_unaltered() {
         let k = key("client-secret");
-        let sealed = seal(&k, [7; 12], "gho_user_token");
+        let sealed = seal(&k, [7; 12], "gho_user_token").unwrap_or_default();
         assert!(!sealed.contains("gho_user_token"));
         assert_eq!(open(&k, &sealed).as_deref(), Some("gho_user_token"));
         assert_eq!(open(&key("rotated"), &sealed), None);

@@ -266,6 +266,8 @@ pub async fn scheduled(env: &worker::Env, now_ms: f64) -> Result<SweepReport, St
     }
     let horizon = crate::time::iso_from_ms(now_ms - DELIVERY_RETENTION_DAYS * 86_400_000.0);
     github::prune_deliveries(base.stores.catalog(), &horizon).await?;
+    // Sign-in rows (codes, tokens, authorizations, clients) a day past their expiry.
+    crate::store::oauth::sweep(base.stores.catalog(), (now_ms / 1000.0) as i64).await?;
     crate::log::info(
         "scheduled_run",
         &[

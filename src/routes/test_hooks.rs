@@ -11,6 +11,7 @@
 //! | `/__test/vectors/*`, `/__test/embed` | [`crate::vector::test_routes::handle`] |
 //! | `/__test/search/*` | [`crate::search::suite::handle`] |
 //! | `/__test/repo-tools/*` | [`crate::symbols::tools::suite::handle`] |
+//! | `/__test/oauth/*` | [`crate::signin::handle_test`] |
 use worker::{Env, Request, Response, Result};
 
 /// `/__test/ledger`: answered before the request's invocation is recorded, so that reading or
@@ -30,6 +31,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<Result<Response>> {
         "vectors" | "embed" => crate::vector::test_routes::handle(req, env).await,
         "search" => crate::search::suite::handle(req, env).await,
         "repo-tools" => crate::symbols::tools::suite::handle(req, env).await,
+        "oauth" => crate::signin::handle_test(req, env).await,
         _ => None,
     }
 }
