@@ -2,8 +2,12 @@
 pair, the query ranks its positive against a pool of passages. Two pools:
 
 - own: the pair's own hard negatives (siblings / BM25 near misses);
-- repo: every positive and negative of the same repository and kind (hundreds of passages), the
-  closer analogue of searching one repository.
+- repo: the pair's own passages and the positives of every other pair of the same repository and
+  kind that has another target (another function; for change pairs, another file) — up to a few
+  hundred passages, the closer analogue of searching one repository. Other pairs' negatives are
+  left out of it: one may be this pair's own function with its doc comment, a false negative.
+
+Passage vectors are cached per model under --cache (a re-run only computes the figures).
 
 Prints MRR@10 and R@1 / R@5 per kind, pool and language for each model given.
 
@@ -27,6 +31,7 @@ def main():
     p.add_argument("--limit-per-repo", type=int, default=100)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json", default=None, help="write the figures here too")
+    p.add_argument("--cache", default=None, help="folder for cached vectors (default DATA/../eval-cache)")
     args = p.parse_args()
     import numpy as np
     import torch
@@ -55,16 +60,28 @@ def main():
         model.eval()
         passages = sorted({t for r in picked for t in [r["positive"], *r["negatives"]]})
         index = {t: i for i, t in enumerate(passages)}
-        pv = model.encode(passages, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-        qv = model.encode([r["query"] for r in picked], batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
-        pool_repo = collections.defaultdict(set)
+        cache_dir = args.cache or os.path.join(os.path.dirname(os.path.abspath(args.data)), "eval-cache")
+        os.makedirs(cache_dir, exist_ok=True)
+        key = hashlib.sha256(("\0".join(passages) + "\1" + "\0".join(r["query"] for r in picked)).encode()).hexdigest()[:16]
+        stamp = os.path.getmtime(os.path.join(path, "model.pt" if os.path.exists(os.path.join(path, "model.pt")) else "model.safetensors"))
+        cache = os.path.join(cache_dir, hashlib.sha256(f"{os.path.abspath(path)}:{stamp}:{key}".encode()).hexdigest()[:16] + ".npz")
+        if os.path.exists(cache):
+            z = np.load(cache)
+            pv, qv = z["pv"], z["qv"]
+        else:
+            pv = model.encode(passages, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+            qv = model.encode([r["query"] for r in picked], batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+            np.savez(cache, pv=pv, qv=qv)
+        positives = collections.defaultdict(list)
+        target = lambda r: r.get("path") if r["kind"] == "change" else r["id"]
         for r in picked:
-            pool_repo[(r["repo"], r["kind"])].update(index[t] for t in [r["positive"], *r["negatives"]])
+            positives[(r["repo"], r["kind"])].append((target(r), index[r["positive"]]))
         acc = collections.defaultdict(lambda: collections.defaultdict(list))
         for qi, r in enumerate(picked):
             pos = index[r["positive"]]
             for pool_name, pool in (("own", [pos] + [index[t] for t in r["negatives"]]),
-                                    ("repo", sorted(pool_repo[(r["repo"], r["kind"])]))):
+                                    ("repo", sorted({pos, *(index[t] for t in r["negatives"]),
+                                                     *(i for t, i in positives[(r["repo"], r["kind"])] if t != target(r))}))):
                 scores = pv[pool] @ qv[qi]
                 rank = 1 + int(np.sum(scores > scores[pool.index(pos)]))
                 for key in (f"{r['kind']}/{pool_name}", f"{r['kind']}/{pool_name}/{r['language']}"):
