@@ -40,50 +40,31 @@ pub fn fuse(vector: Option<&[ScoredKey]>, keyword: Option<&[ScoredKey]>, params:
 /// ([`crate::evidence`]), ranked by BM25 among themselves and weighted as the keyword retriever
 /// is — naming a file counts like a retriever putting its best chunk first. Their ranks are not
 /// traced (`keywordRank` stays the keyword retriever's).
-pub fn fuse_with_named(
-    vector: Option<&[ScoredKey]>,
-    keyword: Option<&[ScoredKey]>,
-    named: Option<&[ScoredKey]>,
+pub fn fuse_with_named<'a>(
+    vector: Option<&'a [ScoredKey]>,
+    keyword: Option<&'a [ScoredKey]>,
+    named: Option<&'a [ScoredKey]>,
     params: FusionParams,
 ) -> Vec<Fused> {
     let mut by_key: HashMap<&ChunkKey, Fused> = HashMap::new();
     let mut norm = 0.0;
-    if let Some(list) = vector {
-        norm += params.vector_weight / (params.k + 1.0);
-        for (i, hit) in list.iter().enumerate() {
-            let rank = i as u32 + 1;
-            let f = by_key.entry(&hit.key).or_insert_with(|| empty(&hit.key));
-            if f.vector_rank.is_none() {
-                f.vector_rank = Some(rank);
-                f.vector_score = Some(hit.score);
-                f.score += params.vector_weight / (params.k + rank as f32);
-            }
+    let k = params.k;
+    norm += add_ranking(&mut by_key, vector, params.vector_weight, k, |f, rank, score| {
+        let first = f.vector_rank.is_none();
+        if first {
+            (f.vector_rank, f.vector_score) = (Some(rank), Some(score));
         }
-    }
-    if let Some(list) = keyword {
-        norm += params.keyword_weight / (params.k + 1.0);
-        for (i, hit) in list.iter().enumerate() {
-            let rank = i as u32 + 1;
-            let f = by_key.entry(&hit.key).or_insert_with(|| empty(&hit.key));
-            if f.keyword_rank.is_none() {
-                f.keyword_rank = Some(rank);
-                f.keyword_score = Some(hit.score);
-                f.score += params.keyword_weight / (params.k + rank as f32);
-            }
+        first
+    });
+    norm += add_ranking(&mut by_key, keyword, params.keyword_weight, k, |f, rank, score| {
+        let first = f.keyword_rank.is_none();
+        if first {
+            (f.keyword_rank, f.keyword_score) = (Some(rank), Some(score));
         }
-    }
-    if let Some(list) = named {
-        norm += params.keyword_weight / (params.k + 1.0);
-        let mut seen: std::collections::HashSet<&ChunkKey> = std::collections::HashSet::new();
-        for (i, hit) in list.iter().enumerate() {
-            if !seen.insert(&hit.key) {
-                continue;
-            }
-            let rank = i as u32 + 1;
-            let f = by_key.entry(&hit.key).or_insert_with(|| empty(&hit.key));
-            f.score += params.keyword_weight / (params.k + rank as f32);
-        }
-    }
+        first
+    });
+    let mut seen: std::collections::HashSet<ChunkKey> = std::collections::HashSet::new();
+    norm += add_ranking(&mut by_key, named, params.keyword_weight, k, |f, _, _| seen.insert(f.key.clone()));
     let mut out: Vec<Fused> = by_key.into_values().collect();
     if norm > 0.0 {
         for f in &mut out {
@@ -92,6 +73,27 @@ pub fn fuse_with_named(
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
     out
+}
+
+/// Adds one retriever's ranking (`None`: it did not run) at `weight / (k + rank)` to each hit
+/// `first` accepts (it records the hit's trace and says whether this is the ranking's first find of
+/// it); returns the ranking's share of the normalization.
+fn add_ranking<'a>(
+    by_key: &mut HashMap<&'a ChunkKey, Fused>,
+    list: Option<&'a [ScoredKey]>,
+    weight: f32,
+    k: f32,
+    mut first: impl FnMut(&mut Fused, u32, f32) -> bool,
+) -> f32 {
+    let Some(list) = list else { return 0.0 };
+    for (i, hit) in list.iter().enumerate() {
+        let rank = i as u32 + 1;
+        let f = by_key.entry(&hit.key).or_insert_with(|| empty(&hit.key));
+        if first(f, rank, hit.score) {
+            f.score += weight / (k + rank as f32);
+        }
+    }
+    weight / (k + 1.0)
 }
 
 fn empty(key: &ChunkKey) -> Fused {
