@@ -31,7 +31,7 @@ use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
 use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
-    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, RankedCandidate,
+    augmented_prompt, ranked_candidate, render_instructions, to_match, ModuleTiming, NoResultsReason, RankedCandidate,
     SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
 };
 use crate::sanitize::{resolve_scope, sanitize};
@@ -906,7 +906,7 @@ impl<'a> SearchPipeline<'a> {
         }
         timer.lap("post.merge-spans");
         if explain {
-            out.ranking = candidates.iter().take(MAX_RANKING).map(RankedCandidate::of).collect();
+            out.ranking = candidates.iter().take(MAX_RANKING).map(ranked_candidate).collect();
         }
         let top_k = plan.settings.retrieval.top_k as usize;
         let mut rest = if post.further_files.files > 0 && candidates.len() > top_k {
