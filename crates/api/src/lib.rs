@@ -31,6 +31,7 @@
 pub mod error;
 pub mod navigation;
 pub mod plans;
+pub mod repo;
 pub mod routes;
 pub mod schema;
 pub mod search;
