@@ -89,12 +89,14 @@ mod tests {
     /// every field.
     #[test]
     fn answers_ignore_unknown_fields_and_their_schemas_do_not() {
-        let body: ErrorBody =
-            serde_json::from_value(serde_json::json!({"error": {"code": "X", "message": "m", "hint": "h"}, "more": 1}))
-                .unwrap();
+        let body: ErrorBody = serde_json::from_value(
+            serde_json::json!({"error": {"code": "X", "message": "m", "hint": "h"}, "more": 1}),
+        )
+        .unwrap();
         assert_eq!(body.error.code, "X");
         let files: FilesResponse =
-            serde_json::from_value(serde_json::json!({"namespace": "repo:a/b", "files": [], "next": null})).unwrap();
+            serde_json::from_value(serde_json::json!({"namespace": "repo:a/b", "files": [], "next": null}))
+                .unwrap();
         assert!(files.files.is_empty());
         for (stem, schema) in all() {
             if !stem.ends_with("-request") && stem != "search-response" {

@@ -31,8 +31,8 @@ use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
 use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
-    augmented_prompt, ranked_candidate, render_instructions, to_match, ModuleTiming, NoResultsReason, RankedCandidate,
-    SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
+    augmented_prompt, ranked_candidate, render_instructions, to_match, ModuleTiming, NoResultsReason,
+    RankedCandidate, SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
 };
 use crate::sanitize::{resolve_scope, sanitize};
 use crate::{

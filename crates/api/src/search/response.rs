@@ -3,7 +3,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-
 /// Why there is nothing to show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -12,6 +11,16 @@ pub enum NoResultsReason {
     ContextNotFound,
     /// The repository has no READY index (yet).
     IndexNotReady,
+}
+
+impl NoResultsReason {
+    /// The code as the response writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoResultsReason::ContextNotFound => "CONTEXT_NOT_FOUND",
+            NoResultsReason::IndexNotReady => "INDEX_NOT_READY",
+        }
+    }
 }
 
 /// Per-match metadata.
