@@ -175,11 +175,7 @@ impl<'a> SearchPipeline<'a> {
 
         let mut warnings: Vec<String> = self.config_warnings.to_vec();
         warnings.append(&mut request.warnings);
-        let profile = self
-            .profiles
-            .get(&request.profile)
-            .ok_or_else(|| SearchError::invalid(format!("profile `{}` does not exist", request.profile)))?;
-        let (mut plan, events) = resolve(&request.profile, profile);
+        let (mut plan, events) = resolve(&request.profile, request.settings);
         apply_parent_child_input(&mut plan, &request.parent_child, &mut warnings);
         for e in &events {
             s.events.event("rag_parameter_guard", json!({"profile": e.profile, "field": e.field, "requested": e.requested, "applied": e.applied}));
