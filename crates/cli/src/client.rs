@@ -230,6 +230,7 @@ fn text(result: Result<ureq::Response, ureq::Error>) -> Result<String, ClientErr
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
