@@ -10,6 +10,7 @@
 //!
 //! Key tokens look like `erk_<id>_<secret>`: the id finds the row, the BLAKE3 hash of the secret
 //! is compared in constant time (the secret itself is never stored nor logged).
+pub use edgerag_api::repo::RepoKeys;
 
 /// What a key may do. `admin` implies `write` and `read`; `write` does not imply `read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -207,12 +208,14 @@ pub fn split_namespace(namespace: &str) -> Option<(&str, &str)> {
     namespace.strip_prefix("repo:")?.split_once('/')
 }
 
-/// The repository a search body (HTTP or MCP arguments) names: `owner`/`repoOwner` and
-/// `name`/`repoName`, both strings.
-pub fn named_repo(body: &serde_json::Value) -> Option<(String, String)> {
-    let get =
-        |a: &str, b: &str| body.get(a).or_else(|| body.get(b)).and_then(|v| v.as_str()).map(str::to_string);
-    Some((get("owner", "repoOwner")?, get("name", "repoName")?))
+/// The repository a body (HTTP or MCP arguments) names under `keys`, when it names both parts:
+/// the search bodies' `owner`/`repoOwner` and `name`/`repoName`, or the index status tool's
+/// (read as the handler reads them, [`edgerag_api::repo::named_repo`]).
+pub fn named_repo(body: &serde_json::Value, keys: RepoKeys) -> Option<(String, String)> {
+    match edgerag_api::repo::named_repo(body.as_object()?, keys) {
+        (Some(owner), Some(name)) => Some((owner, name)),
+        _ => None,
+    }
 }
 
 /// Which namespace a request touches.
@@ -510,8 +513,10 @@ mod tests {
         assert!(access.may_read_namespace("repo:a/x") && !access.may_read_namespace("repo:b/x"));
         assert!(!access.may_read_namespace("doc:whatever"));
         let body = serde_json::json!({"repoOwner": "b", "name": "x", "rawQuery": "q"});
-        assert_eq!(named_repo(&body), Some(("b".into(), "x".into())));
-        assert_eq!(named_repo(&serde_json::json!({"owner": "b"})), None);
+        assert_eq!(named_repo(&body, RepoKeys::SEARCH), Some(("b".into(), "x".into())));
+        assert_eq!(named_repo(&serde_json::json!({"owner": "b"}), RepoKeys::SEARCH), None);
+        let padded = serde_json::json!({"owner": " b ", "name": "x "});
+        assert_eq!(named_repo(&padded, RepoKeys::SEARCH), Some(("b".into(), "x".into())));
     }
 
     #[test]

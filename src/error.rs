@@ -1,7 +1,7 @@
 //! API errors: every failure leaves the worker as `{"error":{"code","message"}}` with a stable
 //! machine-readable code and the right HTTP status. Bad input is always a 4xx; only a broken
 //! dependency (D1, a queue) is a 5xx.
-use serde::Serialize;
+use edgerag_api::{ErrorBody, ErrorDetail};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{status} {code}: {message}")]
@@ -55,21 +55,6 @@ pub fn from_json_error(err: &serde_json::Error) -> ApiError {
         }
         Category::Data => ApiError::bad_request("INVALID_REQUEST", format!("invalid request: {err}")),
     }
-}
-
-/// `{"error": {"code", "message"}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorBody {
-    pub error: ErrorDetail,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorDetail {
-    /// Stable, SCREAMING_SNAKE_CASE (e.g. `UNAUTHORIZED`, `INVALID_JSON`, `REPO_NOT_FOUND`).
-    pub code: String,
-    pub message: String,
 }
 
 #[cfg(test)]

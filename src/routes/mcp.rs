@@ -11,7 +11,7 @@ use crate::api::{
     GrepRequest, ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery,
     SymbolQuery,
 };
-use crate::auth::{Access, Need, Target};
+use crate::auth::{Access, Need, RepoKeys, Target};
 use crate::background::Background;
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
@@ -71,7 +71,8 @@ pub async fn handle(
 fn tool_need(tool: Tool, arguments: &Value) -> Need {
     match tool {
         Tool::Search(mode) => super::search::need(mode, arguments),
-        Tool::IndexStatus => match crate::auth::named_repo(arguments) {
+        // Read as the tool reads it (`repoOwner` / `repoName` first).
+        Tool::IndexStatus => match crate::auth::named_repo(arguments, RepoKeys::STATUS) {
             Some((owner, name)) => Need::Read(Target::Repo { owner, name }),
             None => Need::Read(Target::Each),
         },

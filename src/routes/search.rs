@@ -3,7 +3,7 @@ use edgerag_search::SearchMode;
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
-use crate::auth::{Access, Need, Target};
+use crate::auth::{Access, Need, RepoKeys, Target};
 use crate::background::Background;
 use crate::http::{self, reply, ApiResult};
 use crate::search::{api_error, run};
@@ -40,7 +40,7 @@ pub fn mode_for(rest: &[&str]) -> Option<SearchMode> {
 /// A search that names its repository needs read access to it (a clear 403 instead of "not
 /// found"); the others are limited to readable namespaces by [`run`].
 pub fn need(mode: SearchMode, body: &Value) -> Need {
-    match crate::auth::named_repo(body) {
+    match crate::auth::named_repo(body, RepoKeys::SEARCH) {
         Some((owner, name)) if !mode.is_global() => Need::Read(Target::Repo { owner, name }),
         _ => Need::Read(Target::Each),
     }

@@ -1,5 +1,6 @@
-//! A small blocking client for the edgerag HTTP API (ureq): typed answers, errors that keep the
-//! server's stable code, and the `--server` / `--token` options every networked command shares.
+//! A small blocking client for the edgerag HTTP API (ureq): requests and answers typed by the API
+//! contract (`edgerag-api`), errors that keep the server's stable code, and the `--server` /
+//! `--token` options every networked command shares.
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -7,7 +8,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::api::ErrorBody;
+use edgerag_api::ErrorBody;
 
 const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
 
@@ -137,11 +138,12 @@ impl Client {
         text(self.request("GET", path).call())
     }
 
-    /// `GET path?query` (each pair percent-encoded), the body as text.
-    pub fn get_query_text(&self, path: &str, query: &[(&str, String)]) -> Result<String, ClientError> {
+    /// `GET path?query`, the query's fields as parameters (each percent-encoded, absent ones
+    /// left out), the body as text.
+    pub fn get_query_text(&self, path: &str, query: &impl Serialize) -> Result<String, ClientError> {
         let mut req = self.request("GET", path);
-        for (k, v) in query {
-            req = req.query(k, v);
+        for (k, v) in query_pairs(query)? {
+            req = req.query(&k, &v);
         }
         text(req.call())
     }
@@ -165,11 +167,29 @@ impl Client {
     }
 }
 
-/// Print a server's answer: its JSON unchanged with `json` (for scripts), else as `render` draws it.
-pub fn print_answer(
+/// A query type's fields as URL parameters: strings as they are, numbers and booleans as written
+/// in JSON; absent (`null` or skipped) fields are left out.
+fn query_pairs(query: &impl Serialize) -> Result<Vec<(String, String)>, ClientError> {
+    let invalid = || ClientError::Invalid("a query must be an object of plain values".into());
+    let value = serde_json::to_value(query).map_err(|_| invalid())?;
+    let serde_json::Value::Object(fields) = value else { return Err(invalid()) };
+    fields
+        .into_iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => Ok((k, s)),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) => Ok((k, v.to_string())),
+            _ => Err(invalid()),
+        })
+        .collect()
+}
+
+/// Print a server's answer: its JSON unchanged with `json` (for scripts), else read into its type
+/// and drawn by `render`.
+pub fn print_answer<T: DeserializeOwned>(
     answer: Result<String, ClientError>,
     json: bool,
-    render: impl FnOnce(&serde_json::Value) -> String,
+    render: impl FnOnce(&T) -> String,
 ) -> crate::Outcome {
     let failed = |e| crate::Failure::Failed(format!("{e}"));
     let text = answer.map_err(failed)?;
@@ -210,6 +230,7 @@ fn text(result: Result<ureq::Response, ureq::Error>) -> Result<String, ClientErr
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -233,5 +254,20 @@ mod tests {
         assert_eq!(none.resolve(env), ("http://s:1".to_string(), Some("t".to_string())));
         let flags = ServerArgs { server: Some("http://f:2".into()), token: Some("x".into()) };
         assert_eq!(flags.resolve(env), ("http://f:2".to_string(), Some("x".to_string())));
+    }
+
+    #[test]
+    fn a_typed_query_becomes_its_parameters_without_the_absent_ones() {
+        let query = edgerag_api::ListFilesQuery {
+            prefix: Some("src/api".into()),
+            language: Some("rust".into()),
+            limit: Some(10),
+            max_tokens: Some(500),
+            ..Default::default()
+        };
+        let mut pairs = query_pairs(&query).unwrap();
+        pairs.sort();
+        let want = [("language", "rust"), ("limit", "10"), ("maxTokens", "500"), ("prefix", "src/api")];
+        assert_eq!(pairs, want.map(|(k, v)| (k.to_string(), v.to_string())));
     }
 }

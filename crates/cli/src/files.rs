@@ -1,6 +1,6 @@
 //! `edgerag files OWNER/NAME [--prefix DIR] [--glob GLOB] [--language L]`: the indexed files of a
 //! repository (`GET /v1/repos/{owner}/{name}/tree`, the MCP `repo.list_files`).
-use serde_json::Value;
+use edgerag_api::{ListFilesQuery, ListFilesResponse};
 
 use crate::client::{print_answer, Repo, ServerArgs};
 use crate::Outcome;
@@ -46,31 +46,32 @@ pub struct Args {
 }
 
 impl Args {
+    fn query(&self) -> ListFilesQuery {
+        ListFilesQuery {
+            prefix: self.prefix.clone(),
+            glob: self.glob.clone(),
+            language: self.language.clone(),
+            limit: self.limit,
+            offset: self.offset,
+            max_tokens: self.max_tokens,
+        }
+    }
+
     pub fn run(self) -> Outcome {
-        let mut query: Vec<(&str, String)> = Vec::new();
-        let text = [("prefix", &self.prefix), ("glob", &self.glob), ("language", &self.language)];
-        query.extend(text.iter().filter_map(|(k, v)| v.as_ref().map(|v| (*k, v.clone()))));
-        let numbers = [("limit", self.limit), ("offset", self.offset), ("maxTokens", self.max_tokens)];
-        query.extend(numbers.iter().filter_map(|(k, v)| v.map(|v| (*k, v.to_string()))));
+        let query = self.query();
         let path = format!("/v1/repos/{}/{}/tree", self.repo.owner, self.repo.name);
         print_answer(self.server.client().get_query_text(&path, &query), self.json, render)
     }
 }
 
-fn render(answer: &Value) -> String {
+fn render(answer: &ListFilesResponse) -> String {
     let mut out = String::new();
-    for f in answer["files"].as_array().into_iter().flatten() {
-        out += &format!(
-            "{:>7} {:>9} {:<11} {}\n",
-            f["lines"].as_u64().unwrap_or(0),
-            f["size"].as_u64().unwrap_or(0),
-            f["language"].as_str().unwrap_or(""),
-            f["path"].as_str().unwrap_or("")
-        );
+    for f in &answer.files {
+        out += &format!("{:>7} {:>9} {:<11} {}\n", f.lines, f.size, f.language, f.path);
     }
-    if let Some(next) = answer["nextOffset"].as_u64() {
-        let cut = if answer["truncated"] == Value::Bool(true) { " (cut to --max-tokens)" } else { "" };
-        out += &format!("… {} files in all{cut}; next page: --offset {next}\n", answer["total"]);
+    if let Some(next) = answer.next_offset {
+        let cut = if answer.truncated { " (cut to --max-tokens)" } else { "" };
+        out += &format!("… {} files in all{cut}; next page: --offset {next}\n", answer.total);
     }
     out
 }
@@ -83,10 +84,10 @@ mod tests {
 
     #[test]
     fn files_are_one_line_each_and_the_next_page_is_named() {
-        let text = render(&json!({
+        let text = render(&serde_json::from_value(json!({
             "files": [{"path": "src/a.rs", "language": "rust", "size": 120, "lines": 7}],
             "total": 3, "nextOffset": 1, "truncated": false
-        }));
+        })).unwrap());
         assert!(text.starts_with("      7       120 rust        src/a.rs\n"), "{text}");
         assert!(text.contains("3 files in all; next page: --offset 1"), "{text}");
     }

@@ -1,6 +1,6 @@
 //! `edgerag grep OWNER/NAME PATTERN`: lines of a repository's indexed files matching a literal or
 //! a regular expression (`POST /v1/repos/{owner}/{name}/grep`, the MCP `repo.grep`).
-use serde_json::{json, Map, Value};
+use edgerag_api::{GrepRequest, GrepResponse};
 
 use crate::client::{print_answer, Repo, ServerArgs};
 use crate::Outcome;
@@ -57,27 +57,18 @@ pub struct Args {
 }
 
 impl Args {
-    fn body(&self) -> Value {
-        let mut body = Map::new();
-        body.insert("pattern".into(), json!(self.pattern));
-        body.insert("regex".into(), json!(self.regex));
-        body.insert("caseSensitive".into(), json!(!self.ignore_case));
-        if !self.paths.is_empty() {
-            body.insert("paths".into(), json!(self.paths));
+    fn body(&self) -> GrepRequest {
+        GrepRequest {
+            pattern: self.pattern.clone(),
+            regex: self.regex,
+            case_sensitive: Some(!self.ignore_case),
+            paths: self.paths.clone(),
+            languages: self.languages.clone(),
+            context: self.context,
+            limit: self.limit,
+            cursor: self.cursor.clone(),
+            max_tokens: self.max_tokens,
         }
-        if !self.languages.is_empty() {
-            body.insert("languages".into(), json!(self.languages));
-        }
-        let optional = [("context", self.context), ("limit", self.limit), ("maxTokens", self.max_tokens)];
-        for (k, v) in optional {
-            if let Some(v) = v {
-                body.insert(k.into(), json!(v));
-            }
-        }
-        if let Some(c) = &self.cursor {
-            body.insert("cursor".into(), json!(c));
-        }
-        Value::Object(body)
     }
 
     pub fn run(self) -> Outcome {
@@ -86,24 +77,22 @@ impl Args {
     }
 }
 
-fn render(answer: &Value) -> String {
+fn render(answer: &GrepResponse) -> String {
     let mut out = String::new();
-    for m in answer["matches"].as_array().into_iter().flatten() {
-        let path = m["path"].as_str().unwrap_or("");
-        let line = m["line"].as_u64().unwrap_or(0);
-        let before = m["before"].as_array().cloned().unwrap_or_default();
-        for (i, l) in before.iter().enumerate() {
-            out += &format!("{path}-{}-{}\n", line as usize - before.len() + i, l.as_str().unwrap_or(""));
+    for m in &answer.matches {
+        let (path, line) = (&m.path, m.line);
+        for (i, l) in m.before.iter().enumerate() {
+            out += &format!("{path}-{}-{l}\n", line as usize - m.before.len() + i);
         }
-        out += &format!("{path}:{line}:{}\n", m["text"].as_str().unwrap_or(""));
-        for (i, l) in m["after"].as_array().into_iter().flatten().enumerate() {
-            out += &format!("{path}-{}-{}\n", line as usize + 1 + i, l.as_str().unwrap_or(""));
+        out += &format!("{path}:{line}:{}\n", m.text);
+        for (i, l) in m.after.iter().enumerate() {
+            out += &format!("{path}-{}-{l}\n", line as usize + 1 + i);
         }
     }
-    if let Some(cursor) = answer["nextCursor"].as_str() {
-        let why = if answer["truncated"] == Value::Bool(true) {
+    if let Some(cursor) = &answer.next_cursor {
+        let why = if answer.truncated {
             "cut to --max-tokens"
-        } else if answer["limitReached"] == Value::Bool(true) {
+        } else if answer.limit_reached {
             "stopped at --limit"
         } else {
             "stopped at the scan limit"
@@ -117,13 +106,14 @@ fn render(answer: &Value) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn matches_print_like_grep_with_context_and_the_cursor() {
-        let text = render(&json!({
+        let text = render(&serde_json::from_value(json!({
             "matches": [{"path": "a.rs", "line": 3, "text": "fn x()", "before": ["// x"], "after": ["}"]}],
             "filesScanned": 1, "usedIndex": true, "limitReached": true, "nextCursor": "3:a.rs", "truncated": false
-        }));
+        })).unwrap());
         assert_eq!(text, "a.rs-2-// x\na.rs:3:fn x()\na.rs-4-}\n… stopped at --limit; continue with --cursor '3:a.rs'\n");
     }
 }

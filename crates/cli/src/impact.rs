@@ -2,7 +2,7 @@
 //! (`POST /v1/repos/{owner}/{name}/impact`, the MCP `repo.impact`).
 use std::io::Read;
 
-use serde_json::{json, Map, Value};
+use edgerag_api::{ChangedRange, ImpactRequest, ImpactResponse, ImpactSymbol};
 
 use crate::client::{print_answer, Repo, ServerArgs};
 use crate::{Failure, Outcome};
@@ -46,20 +46,25 @@ pub struct Args {
 }
 
 /// `path` or `path:start-end` as a `changes` entry.
-fn change(arg: &str) -> Result<Value, String> {
+fn change(arg: &str) -> Result<ChangedRange, String> {
     let Some((path, range)) = arg.rsplit_once(':').filter(|(_, r)| r.contains('-') || r.parse::<u32>().is_ok()) else {
-        return Ok(json!({ "path": arg }));
+        return Ok(ChangedRange { path: arg.to_string(), ..Default::default() });
     };
     let (start, end) = range.split_once('-').unwrap_or((range, range));
     match (start.parse::<u32>(), end.parse::<u32>()) {
-        (Ok(s), Ok(e)) => Ok(json!({ "path": path, "startLine": s, "endLine": e })),
+        (Ok(s), Ok(e)) => Ok(ChangedRange { path: path.to_string(), start_line: Some(s), end_line: Some(e) }),
         _ => Err(format!("{arg:?}: a line range is START-END (two line numbers)")),
     }
 }
 
 impl Args {
-    fn body(&self) -> Result<Value, Failure> {
-        let mut body = Map::new();
+    fn body(&self) -> Result<ImpactRequest, Failure> {
+        let mut body = ImpactRequest {
+            depth: self.depth,
+            limit: self.limit,
+            max_tokens: self.max_tokens,
+            ..Default::default()
+        };
         match &self.diff {
             Some(file) => {
                 let mut text = String::new();
@@ -69,23 +74,17 @@ impl Args {
                     std::fs::read_to_string(file).map(|t| text = t)
                 };
                 read.map_err(|e| Failure::Usage(format!("cannot read the diff {file}: {e}")))?;
-                body.insert("diff".into(), json!(text));
+                body.diff = Some(text);
             }
             None if self.changes.is_empty() => {
                 return Err(Failure::Usage("give changed paths or --diff".into()));
             }
             None => {
-                let changes: Vec<Value> =
+                body.changes =
                     self.changes.iter().map(|c| change(c)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
-                body.insert("changes".into(), json!(changes));
             }
         }
-        for (k, v) in [("depth", self.depth), ("limit", self.limit), ("maxTokens", self.max_tokens)] {
-            if let Some(v) = v {
-                body.insert(k.into(), json!(v));
-            }
-        }
-        Ok(Value::Object(body))
+        Ok(body)
     }
 
     pub fn run(self) -> Outcome {
@@ -95,33 +94,30 @@ impl Args {
     }
 }
 
-fn render(answer: &Value) -> String {
-    let symbol = |s: &Value| format!("{} {}  {}:{}", s["kind"].as_str().unwrap_or(""), s["fqn"].as_str().unwrap_or(""), s["path"].as_str().unwrap_or(""), s["startLine"]);
+fn render(answer: &ImpactResponse) -> String {
+    let symbol = |s: &ImpactSymbol| format!("{} {}  {}:{}", s.kind, s.fqn, s.path, s.start_line);
     let mut out = String::from("changed:\n");
-    for s in answer["changed"].as_array().into_iter().flatten() {
+    for s in &answer.changed {
         out += &format!("  {}\n", symbol(s));
     }
-    out += &format!("impacted ({}):\n", answer["total"]);
-    for i in answer["impacted"].as_array().into_iter().flatten() {
-        out += &format!("  [{}] {}\n", i["depth"], symbol(&i["symbol"]));
+    out += &format!("impacted ({}):\n", answer.total);
+    for i in &answer.impacted {
+        out += &format!("  [{}] {}\n", i.depth, symbol(&i.symbol));
     }
-    for (title, key) in [("endpoints", "endpoints")] {
-        let list = answer[key].as_array().cloned().unwrap_or_default();
-        if !list.is_empty() {
-            out += &format!("{title}:\n");
-            for e in &list {
-                out += &format!("  {} {}  {}\n", e["httpMethod"].as_str().unwrap_or(""), e["route"].as_str().unwrap_or(""), symbol(e));
-            }
+    if !answer.endpoints.is_empty() {
+        out += "endpoints:\n";
+        for e in &answer.endpoints {
+            let (method, route) = (e.http_method.as_deref().unwrap_or(""), e.route.as_deref().unwrap_or(""));
+            out += &format!("  {method} {route}  {}\n", symbol(e));
         }
     }
-    let tests = answer["tests"].as_array().cloned().unwrap_or_default();
-    if !tests.is_empty() {
+    if !answer.tests.is_empty() {
         out += "tests:\n";
-        for t in &tests {
-            out += &format!("  {}\n", t.as_str().unwrap_or(""));
+        for t in &answer.tests {
+            out += &format!("  {t}\n");
         }
     }
-    if let Some(next) = answer["nextOffset"].as_u64() {
+    if let Some(next) = answer.next_offset {
         out += &format!("… more impacted symbols from offset {next}\n");
     }
     out
@@ -131,9 +127,11 @@ fn render(answer: &Value) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn changes_are_paths_with_optional_line_ranges() {
+        let change = |arg| change(arg).map(|c| serde_json::to_value(c).unwrap());
         assert_eq!(change("src/a.py").unwrap(), json!({"path": "src/a.py"}));
         assert_eq!(change("src/a.py:3-9").unwrap(), json!({"path": "src/a.py", "startLine": 3, "endLine": 9}));
         assert_eq!(change("src/a.py:7").unwrap(), json!({"path": "src/a.py", "startLine": 7, "endLine": 7}));
@@ -142,11 +140,11 @@ mod tests {
 
     #[test]
     fn the_answer_lists_changed_then_impacted_symbols() {
-        let text = render(&json!({
+        let text = render(&serde_json::from_value(json!({
             "changed": [{"id": "1", "kind": "FUNCTION", "fqn": "app.util.slugify", "path": "app/util.py", "startLine": 7, "endLine": 9}],
             "impacted": [{"depth": 1, "via": [], "symbol": {"id": "2", "kind": "METHOD", "fqn": "app.models.User.__init__", "path": "app/models.py", "startLine": 18, "endLine": 20}}],
             "endpoints": [], "tests": ["tests/test_util.py"], "total": 1, "frontierCapped": false, "truncated": false
-        }));
+        })).unwrap());
         assert!(text.contains("changed:\n  FUNCTION app.util.slugify  app/util.py:7\n"), "{text}");
         assert!(text.contains("  [1] METHOD app.models.User.__init__  app/models.py:18\n"), "{text}");
         assert!(text.ends_with("tests:\n  tests/test_util.py\n"), "{text}");

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::api::{FileList, Job, JobAccepted, RepoStatus};
+use edgerag_api::{
+    DeleteFilesRequest, FilesResponse, JobAccepted, JobStatus, JobView, RepoStatusResponse, UploadFile, UploadRequest,
+};
+
 use crate::client::{Client, ClientError, Repo, ServerArgs};
 use crate::progress::Progress;
 use crate::walk::{walk, Entry};
@@ -115,22 +118,6 @@ fn relative(dir: &str, path: &str) -> String {
     path.strip_prefix(&format!("{root}/")).unwrap_or(path).to_string()
 }
 
-#[derive(Serialize)]
-struct UploadFile<'a> {
-    path: &'a str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct Upload<'a> {
-    files: &'a [UploadFile<'a>],
-}
-
-#[derive(Serialize)]
-struct Delete<'a> {
-    paths: &'a [String],
-}
-
 impl Args {
     pub fn run(self) -> Outcome {
         if !self.dir.is_dir() {
@@ -176,7 +163,7 @@ impl Args {
 
         // 2. What the server already has.
         let manifest: HashMap<String, (String, bool)> =
-            match client.get::<FileList>(&format!("{repo_path}/files")) {
+            match client.get::<FilesResponse>(&format!("{repo_path}/files")) {
                 Ok(list) => list.files.into_iter().map(|f| (f.path, (f.content_hash, f.current))).collect(),
                 Err(ClientError::Api { status: 404, .. }) => HashMap::new(),
                 Err(e) => return Err(e),
@@ -230,11 +217,14 @@ impl Args {
                 bytes += size;
                 end += 1;
             }
-            let batch: Vec<UploadFile> =
-                to_upload[start..end].iter().map(|(p, t)| UploadFile { path: p, content: t }).collect();
-            let accepted: JobAccepted = client.send("POST", &format!("{repo_path}/files"), &Upload { files: &batch })?;
+            let files: Vec<UploadFile> = to_upload[start..end]
+                .iter()
+                .map(|(path, content)| UploadFile { path: path.clone(), content: content.clone(), tags: Vec::new() })
+                .collect();
+            let batch = UploadRequest { files, ..Default::default() };
+            let accepted: JobAccepted = client.send("POST", &format!("{repo_path}/files"), &batch)?;
             note_job(accepted.job.id);
-            sent += batch.len() as u64;
+            sent += batch.files.len() as u64;
             if let Some(p) = progress.as_mut() {
                 p.update(sent, total, "files");
             }
@@ -244,7 +234,8 @@ impl Args {
             p.finish();
         }
         for group in to_delete.chunks(5000) {
-            let accepted: JobAccepted = client.send("DELETE", &format!("{repo_path}/files"), &Delete { paths: group })?;
+            let delete = DeleteFilesRequest { paths: group.to_vec() };
+            let accepted: JobAccepted = client.send("DELETE", &format!("{repo_path}/files"), &delete)?;
             note_job(accepted.job.id);
         }
 
@@ -256,11 +247,11 @@ impl Args {
         let mut failed = None;
         for id in &jobs {
             let job = wait_for(client, id, Duration::from_secs(self.timeout))?;
-            if job.status != "SUCCEEDED" {
+            if job.status != JobStatus::Succeeded {
                 failed = Some(job);
             }
         }
-        let status: RepoStatus = match client.get(&format!("{repo_path}/status")) {
+        let status: RepoStatusResponse = match client.get(&format!("{repo_path}/status")) {
             Ok(s) => s,
             Err(ClientError::Api { status: 404, .. }) if files.is_empty() => {
                 eprintln!("edgerag: nothing to index in {dir}");
@@ -282,7 +273,7 @@ impl Args {
             jobs,
             failed_job: failed.map(|j| FailedJob {
                 id: j.id,
-                status: j.status,
+                status: j.status.as_str().to_string(),
                 error: j.last_error.map(|e| format!("{}: {}", e.code, e.message)),
             }),
             seconds: started.elapsed().as_secs_f64(),
@@ -313,25 +304,25 @@ fn render(s: &Summary) -> String {
     out
 }
 
-fn wait_for(client: &Client, id: &str, timeout: Duration) -> Result<Job, ClientError> {
+fn wait_for(client: &Client, id: &str, timeout: Duration) -> Result<JobView, ClientError> {
     let started = Instant::now();
     let mut progress = Progress::new("index", 0);
     loop {
-        let job: Job = client.get(&format!("/v1/jobs/{id}"))?;
+        let job: JobView = client.get(&format!("/v1/jobs/{id}"))?;
         let eta = job.eta_seconds.map(|s| format!(" ETA {s:.0}s")).unwrap_or_default();
         progress.update(
             job.files.done,
             job.files.total,
-            &format!("files {:.0}% {}{eta}", job.progress, job.status),
+            &format!("files {:.0}% {}{eta}", job.progress, job.status.as_str()),
         );
-        if job.finished() {
+        if job.status.is_terminal() {
             progress.finish();
             return Ok(job);
         }
         if started.elapsed() > timeout {
             return Err(ClientError::Transport(format!(
                 "job {id} still {} after {}s",
-                job.status,
+                job.status.as_str(),
                 timeout.as_secs()
             )));
         }

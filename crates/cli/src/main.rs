@@ -2,7 +2,6 @@
 //! options, help and validation) and a `run` method; the [`commands!`] table below turns the list
 //! into the subcommand enum and its dispatch, so adding a command is one line here plus one file.
 mod alloc;
-mod api;
 mod client;
 mod parent_child;
 mod progress;

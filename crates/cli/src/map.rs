@@ -1,7 +1,7 @@
 //! `edgerag map OWNER/NAME [--query Q] [--path GLOB] [--symbol NAME]`: the repository's most
 //! important files with their definitions as signatures, within a token budget
 //! (`POST /v1/repos/{owner}/{name}/map`, the MCP `repo.map`).
-use serde_json::{json, Map, Value};
+use edgerag_api::{MapRequest, MapResponse};
 
 use crate::client::{print_answer, Repo, ServerArgs};
 use crate::Outcome;
@@ -43,21 +43,13 @@ pub struct Args {
 }
 
 impl Args {
-    fn body(&self) -> Value {
-        let mut body = Map::new();
-        if let Some(q) = &self.query {
-            body.insert("query".into(), json!(q));
+    fn body(&self) -> MapRequest {
+        MapRequest {
+            query: self.query.clone(),
+            paths: self.paths.clone(),
+            symbols: self.symbols.clone(),
+            max_tokens: self.max_tokens,
         }
-        if !self.paths.is_empty() {
-            body.insert("paths".into(), json!(self.paths));
-        }
-        if !self.symbols.is_empty() {
-            body.insert("symbols".into(), json!(self.symbols));
-        }
-        if let Some(t) = self.max_tokens {
-            body.insert("maxTokens".into(), json!(t));
-        }
-        Value::Object(body)
     }
 
     pub fn run(self) -> Outcome {
@@ -66,31 +58,32 @@ impl Args {
     }
 }
 
-fn render(answer: &Value) -> String {
+fn render(answer: &MapResponse) -> String {
     let mut out = String::new();
-    for f in answer["files"].as_array().into_iter().flatten() {
-        out += &format!("{}:\n", f["path"].as_str().unwrap_or(""));
-        for s in f["symbols"].as_array().into_iter().flatten() {
-            out += &format!("{:>6}│ {}\n", s["line"].as_u64().unwrap_or(0), s["signature"].as_str().unwrap_or(""));
+    for f in &answer.files {
+        out += &format!("{}:\n", f.path);
+        for s in &f.symbols {
+            out += &format!("{:>6}│ {}\n", s.line, s.signature);
         }
     }
-    if answer["truncated"] == Value::Bool(true) {
-        let shown = answer["files"].as_array().map_or(0, Vec::len);
-        out += &format!("… {shown} of {} files fit --max-tokens\n", answer["filesTotal"]);
+    if answer.truncated {
+        out += &format!("… {} of {} files fit --max-tokens\n", answer.files.len(), answer.files_total);
     }
     out
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn files_list_their_signatures_with_line_numbers() {
-        let text = render(&json!({
+        let text = render(&serde_json::from_value(json!({
             "files": [{"path": "app/util.py", "rank": 0.3, "symbols": [{"kind": "FUNCTION", "signature": "def slugify(text)", "line": 7}]}],
             "filesTotal": 5, "personalized": false, "truncated": true
-        }));
+        })).unwrap());
         assert_eq!(text, "app/util.py:\n     7│ def slugify(text)\n… 1 of 5 files fit --max-tokens\n");
     }
 }

@@ -1,6 +1,6 @@
 //! `edgerag outline OWNER/NAME [PATH]`: a file's symbols as a tree, or a folder's files with their
 //! top-level symbols (`GET /v1/repos/{owner}/{name}/outline`, the MCP `repo.outline`).
-use serde_json::Value;
+use edgerag_api::{OutlineKind, OutlineQuery, OutlineResponse, OutlineSymbol};
 
 use crate::client::{print_answer, Repo, ServerArgs};
 use crate::Outcome;
@@ -39,48 +39,43 @@ pub struct Args {
 
 impl Args {
     pub fn run(self) -> Outcome {
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(p) = &self.path {
-            query.push(("path", p.clone()));
-        }
-        let numbers = [("offset", self.offset), ("maxTokens", self.max_tokens)];
-        query.extend(numbers.iter().filter_map(|(k, v)| v.map(|v| (*k, v.to_string()))));
+        let query = OutlineQuery { path: self.path.clone(), offset: self.offset, max_tokens: self.max_tokens };
         let path = format!("/v1/repos/{}/{}/outline", self.repo.owner, self.repo.name);
         print_answer(self.server.client().get_query_text(&path, &query), self.json, render)
     }
 }
 
-fn render(answer: &Value) -> String {
-    fn symbols(out: &mut String, list: &Value, depth: usize) {
-        for s in list.as_array().into_iter().flatten() {
-            let what = s["signature"].as_str().unwrap_or_else(|| s["name"].as_str().unwrap_or(""));
+fn render(answer: &OutlineResponse) -> String {
+    fn symbols(out: &mut String, list: &[OutlineSymbol], depth: usize) {
+        for s in list {
             *out += &format!(
                 "{:indent$}{} {}  [{}-{}]",
                 "",
-                s["kind"].as_str().unwrap_or(""),
-                s["name"].as_str().unwrap_or(""),
-                s["startLine"],
-                s["endLine"],
+                s.kind,
+                s.name,
+                s.start_line,
+                s.end_line,
                 indent = 2 * depth
             );
-            if what != s["name"].as_str().unwrap_or("") {
-                *out += &format!("  {what}");
+            match &s.signature {
+                Some(signature) if *signature != s.name => *out += &format!("  {signature}"),
+                _ => {}
             }
             out.push('\n');
-            symbols(out, &s["children"], depth + 1);
+            symbols(out, &s.children, depth + 1);
         }
     }
     let mut out = String::new();
-    let folder = answer["kind"] == "folder";
-    for f in answer["files"].as_array().into_iter().flatten() {
+    let folder = answer.kind == OutlineKind::Folder;
+    for f in &answer.files {
         if folder {
-            out += &format!("{}\n", f["path"].as_str().unwrap_or(""));
+            out += &format!("{}\n", f.path);
         }
-        symbols(&mut out, &f["symbols"], usize::from(folder));
+        symbols(&mut out, &f.symbols, usize::from(folder));
     }
-    if answer["truncated"] == Value::Bool(true) {
+    if answer.truncated {
         out += "… cut to --max-tokens";
-        if let Some(next) = answer["nextOffset"].as_u64() {
+        if let Some(next) = answer.next_offset {
             out += &format!("; next page: --offset {next}");
         }
         out.push('\n');
@@ -96,13 +91,13 @@ mod tests {
 
     #[test]
     fn symbols_are_indented_under_their_parents() {
-        let text = render(&json!({
+        let text = render(&serde_json::from_value(json!({
             "path": "a.py", "kind": "file", "truncated": false,
             "files": [{"path": "a.py", "language": "python", "symbols": [
                 {"id": "1", "kind": "CLASS", "name": "User", "startLine": 1, "endLine": 9, "signature": "class User(Base)",
                  "children": [{"id": "2", "kind": "METHOD", "name": "rename", "startLine": 3, "endLine": 4}]}
             ]}]
-        }));
+        })).unwrap());
         assert_eq!(text, "CLASS User  [1-9]  class User(Base)\n  METHOD rename  [3-4]\n");
     }
 }

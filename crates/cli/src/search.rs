@@ -3,9 +3,10 @@
 //! ran and any warnings.
 use std::io::Write;
 
+use edgerag_api::search::request::{FiltersInput, GlobalSearchRequest, OneOrMany, SearchRequest};
+use edgerag_api::search::response::SearchResponse;
 use serde::Serialize;
 
-use crate::api::SearchResponse;
 use crate::client::{parse, ClientError, Repo, ServerArgs};
 use crate::{Failure, Outcome};
 
@@ -56,49 +57,42 @@ pub struct Args {
     server: ServerArgs,
 }
 
-/// The JSON body of a search request.
+/// The body of a search: one repository (or the last READY one), or every repository.
 #[derive(Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SearchRequest<'a> {
-    raw_query: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    owner: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    profile: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    filters: Option<Filters<'a>>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    debug: bool,
-}
-
-#[derive(Debug, PartialEq, Serialize)]
-struct Filters<'a> {
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    paths: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    languages: &'a [String],
+#[serde(untagged)]
+enum Body {
+    Repo(SearchRequest),
+    Global(GlobalSearchRequest),
 }
 
 impl Args {
     /// The endpoint path and the body for the options.
-    fn request(&self) -> Result<(&'static str, SearchRequest<'_>), Failure> {
+    fn request(&self) -> Result<(&'static str, Body), Failure> {
         let raw_query = self.words.join(" ");
         if raw_query.trim().is_empty() {
             return Err(Failure::Usage("the question is empty".into()));
         }
-        let filters = (!self.paths.is_empty() || !self.languages.is_empty())
-            .then_some(Filters { paths: &self.paths, languages: &self.languages });
+        let list = |items: &[String]| (!items.is_empty()).then(|| OneOrMany::Many(items.to_vec()));
+        let filters = (!self.paths.is_empty() || !self.languages.is_empty()).then(|| FiltersInput {
+            paths: list(&self.paths),
+            languages: list(&self.languages),
+            tags: None,
+        });
+        let (profile, debug) = (self.profile.clone(), self.debug.then_some(true));
+        if self.global {
+            let body = GlobalSearchRequest { raw_query, profile, filters, debug, ..Default::default() };
+            return Ok(("/v1/search/global", Body::Global(body)));
+        }
         let body = SearchRequest {
+            owner: self.repo.as_ref().map(|r| r.owner.clone()),
+            name: self.repo.as_ref().map(|r| r.name.clone()),
             raw_query,
-            owner: self.repo.as_ref().map(|r| r.owner.as_str()),
-            name: self.repo.as_ref().map(|r| r.name.as_str()),
-            profile: self.profile.as_deref(),
+            profile,
             filters,
-            debug: self.debug,
+            debug,
+            ..Default::default()
         };
-        Ok((if self.global { "/v1/search/global" } else { "/v1/search" }, body))
+        Ok(("/v1/search", Body::Repo(body)))
     }
 
     pub fn run(self) -> Outcome {
@@ -127,16 +121,12 @@ impl Args {
 /// Human-readable rendering of a v4 response.
 fn render(res: &SearchResponse, snippet_lines: usize) -> String {
     let mut out = String::new();
-    let owner = res.repo_owner.as_deref().unwrap_or("?");
-    let name = res.repo_name.as_deref().unwrap_or("?");
+    let (owner, name) = (&res.repo_owner, &res.repo_name);
     let n = res.matches.len();
-    out += &format!(
-        "{owner}/{name} · profile {} · {n} match{}\n",
-        res.profile.as_deref().unwrap_or("?"),
-        if n == 1 { "" } else { "es" }
-    );
+    out += &format!("{owner}/{name} · profile {} · {n} match{}\n", res.profile, if n == 1 { "" } else { "es" });
     if res.matches.is_empty() {
-        out += &format!("no matches ({})\n", res.no_results_reason.as_deref().unwrap_or("CONTEXT_NOT_FOUND"));
+        let reason = res.no_results_reason.map_or("CONTEXT_NOT_FOUND", |r| r.as_str());
+        out += &format!("no matches ({reason})\n");
     }
     let mut rank = 0;
     for m in &res.matches {
@@ -148,8 +138,8 @@ fn render(res: &SearchResponse, snippet_lines: usize) -> String {
             rank += 1;
             format!("{rank:>4}")
         };
-        let repo_prefix = if res.repo_owner != meta.repo_owner || res.repo_name != meta.repo_name {
-            format!("{}/{}:", meta.repo_owner.as_deref().unwrap_or(""), meta.repo_name.as_deref().unwrap_or(""))
+        let repo_prefix = if *owner != meta.repo_owner || *name != meta.repo_name {
+            format!("{}/{}:", meta.repo_owner, meta.repo_name)
         } else {
             String::new()
         };
@@ -188,7 +178,7 @@ fn render(res: &SearchResponse, snippet_lines: usize) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use clap::Parser;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
     use crate::{Cli, Command};
@@ -245,24 +235,41 @@ mod tests {
         assert!(matches!(parse_args(&["  "]).unwrap().request(), Err(Failure::Usage(_))));
     }
 
+    /// A match as the server answers it.
+    fn hit(path: &str, lines: (u32, u32), symbol: Option<&str>, language: &str, score: f64, snippet: &str) -> Value {
+        json!({"path": path, "startLine": lines.0, "endLine": lines.1, "symbol": symbol, "language": language,
+               "score": score, "snippet": snippet,
+               "metadata": {"repoOwner": "acme", "repoName": "shop", "chunkId": "c", "chunkHash": "h", "spanHash": "s",
+                            "chunkType": "code-function", "chunkIndex": 0, "tokenCount": 3}})
+    }
+
+    /// A v4 response with `fields` over the ones every response has.
+    fn response(fields: Value) -> SearchResponse {
+        let mut res = json!({
+            "matches": [], "rerankApplied": false, "augmentedPrompt": "", "instructions": "", "contextMissing": false,
+            "noResults": false, "noResultsReason": null, "appliedModules": [], "warnings": [],
+            "repoOwner": "acme", "repoName": "shop", "profile": "balanced"
+        });
+        res.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        serde_json::from_value(res).unwrap()
+    }
+
     #[test]
     fn renders_matches_neighbours_and_warnings() {
-        let res: SearchResponse = serde_json::from_value(json!({
+        let mut neighbour = hit("src/net/retry.go", (31, 35), None, "go", 0.8, "d");
+        neighbour["metadata"]["neighborOfSpanHash"] = json!("x");
+        let mut other = hit("lib/x.py", (1, 2), None, "python", 0.5, "");
+        other["metadata"]["repoOwner"] = json!("other");
+        other["metadata"]["repoName"] = json!("lib");
+        let res = response(json!({
             "repoOwner": "acme", "repoName": "shop", "profile": "balanced",
-            "matches": [
-                {"path": "src/net/retry.go", "startLine": 11, "endLine": 30, "symbol": "RetryWithBackoff", "language": "go",
-                 "score": 0.93, "snippet": "a\nb\nc", "metadata": {"repoOwner": "acme", "repoName": "shop"}},
-                {"path": "src/net/retry.go", "startLine": 31, "endLine": 35, "symbol": null, "language": "go",
-                 "score": 0.8, "snippet": "d", "metadata": {"repoOwner": "acme", "repoName": "shop", "neighborOfSpanHash": "x"}},
-                {"path": "lib/x.py", "startLine": 1, "endLine": 2, "language": "python",
-                 "score": 0.5, "snippet": "", "metadata": {"repoOwner": "other", "repoName": "lib"}}
-            ],
+            "matches": [hit("src/net/retry.go", (11, 30), Some("RetryWithBackoff"), "go", 0.93, "a\nb\nc"), neighbour, other],
             "appliedModules": ["profile:balanced", "retrieval.bm25"],
             "warnings": ["repoOwner/repoName were filled automatically"],
             "noResultsReason": null,
-            "debug": {"timings": [{"module": "bm25", "ms": 1.5}], "totalMs": 3.5}
-        }))
-        .unwrap();
+            "debug": {"subQueries": ["q"], "keywordQuery": null, "plan": {},
+                      "timings": [{"module": "bm25", "ms": 1.5}], "totalMs": 3.5}
+        }));
         let text = render(&res, 2);
         assert!(text.starts_with("acme/shop · profile balanced · 3 matches\n"), "{text}");
         assert!(text.contains("   1. src/net/retry.go:11-30  RetryWithBackoff  (go, score 0.930)"), "{text}");
@@ -272,10 +279,9 @@ mod tests {
         assert!(text.contains("modules: profile:balanced, retrieval.bm25"));
         assert!(text.contains("warning: repoOwner/repoName were filled automatically"));
         assert!(text.contains("timings: bm25 1.5ms (total 3.5ms)"), "{text}");
-        let empty: SearchResponse = serde_json::from_value(
+        let empty = response(
             json!({"repoOwner": "a", "repoName": "b", "profile": "p", "matches": [], "noResultsReason": "INDEX_NOT_READY"}),
-        )
-        .unwrap();
+        );
         assert!(render(&empty, 3).contains("no matches (INDEX_NOT_READY)"));
     }
 }

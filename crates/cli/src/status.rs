@@ -1,5 +1,6 @@
 //! `edgerag status [OWNER/NAME]`: one repository's indexing status, or every repository.
-use crate::api::{RepoList, RepoStatus};
+use edgerag_api::{RepoStatusResponse, ReposResponse};
+
 use crate::client::{parse, Repo, ServerArgs};
 use crate::{Failure, Outcome};
 
@@ -47,7 +48,7 @@ impl Args {
     }
 }
 
-fn render_list(list: &RepoList) -> String {
+fn render_list(list: &ReposResponse) -> String {
     if list.repos.is_empty() {
         return "no repositories\n".into();
     }
@@ -65,7 +66,7 @@ fn render_list(list: &RepoList) -> String {
     out
 }
 
-fn render_status(s: &RepoStatus) -> String {
+fn render_status(s: &RepoStatusResponse) -> String {
     let repo = &s.repo;
     let mut out = format!(
         "{}/{}  {}{}\n",
@@ -90,7 +91,10 @@ fn render_status(s: &RepoStatus) -> String {
         let eta = s.eta_seconds.map(|e| format!(", ETA {e:.0}s")).unwrap_or_default();
         out += &format!(
             "  latest job {} {} — {}%{eta}, attempts {}\n",
-            job.id, job.status, s.progress, s.attempts
+            job.id,
+            job.status.as_str(),
+            s.progress,
+            s.attempts
         );
         let f = &job.files;
         out += &format!(
@@ -106,7 +110,11 @@ fn render_status(s: &RepoStatus) -> String {
         for j in &s.recent_jobs {
             out += &format!(
                 "    {} {:<9} {:<7} queued {} files {}\n",
-                j.id, j.status, j.source, j.queued_at, j.files.total
+                j.id,
+                j.status.as_str(),
+                j.source,
+                j.queued_at,
+                j.files.total
             );
         }
     }
@@ -117,21 +125,30 @@ fn render_status(s: &RepoStatus) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::{json, Value};
+
+    /// A job as the server answers it.
+    fn job(id: &str, source: &str, queued_at: &str, files: Value) -> Value {
+        json!({"id": id, "namespace": "repo:acme/shop", "owner": "acme", "name": "shop", "ref": null,
+               "source": source, "status": "SUCCEEDED", "stage": "done", "attempt": 1, "maxAttempts": 5,
+               "queuedAt": queued_at, "startedAt": null, "completedAt": null, "progress": 100, "etaSeconds": null,
+               "files": files, "chunks": {"total": 90, "embedded": 90, "indexed": 90},
+               "skippedByReason": {}, "skipped": [], "lastError": null})
+    }
 
     #[test]
     fn a_status_answer_renders_ready_counts_job_and_last_error() {
-        let s: RepoStatus = serde_json::from_str(
-            r#"{"repo": {"owner": "acme", "name": "shop", "status": "READY", "fileCount": 35, "chunkCount": 90,
-                "ref": null, "readyAt": "2026-01-01T00:00:00Z", "namespace": "repo:acme/shop", "ready": true,
-                "updatedAt": "x"},
-               "ready": true, "progress": 100, "attempts": 1, "etaSeconds": null, "vectorIndex": "local",
-               "embedder": {"provider": "openai", "model": "m", "dims": 384},
-               "job": {"id": "j1", "status": "SUCCEEDED", "progress": 100,
-                       "files": {"total": 35, "done": 35, "added": 35, "changed": 0, "unchanged": 0, "deleted": 0, "skipped": 1}},
-               "lastError": {"code": "EMBED_FAILED", "message": "boom", "at": "t", "attempt": 1, "stage": "embed"},
-               "recentJobs": [{"id": "j1", "status": "SUCCEEDED", "source": "upload", "queuedAt": "t0",
-                               "files": {"total": 35}}]}"#,
-        )
+        let files = json!({"total": 35, "done": 35, "added": 35, "changed": 0, "unchanged": 0, "deleted": 0, "skipped": 1});
+        let s: RepoStatusResponse = serde_json::from_value(json!({
+            "repo": {"owner": "acme", "name": "shop", "status": "READY", "fileCount": 35, "chunkCount": 90,
+                     "ref": null, "readyAt": "2026-01-01T00:00:00Z", "namespace": "repo:acme/shop", "ready": true,
+                     "updatedAt": "x", "source": "upload"},
+            "status": "SUCCEEDED", "ready": true, "progress": 100, "attempts": 1, "etaSeconds": null,
+            "vectorIndex": "local", "embedder": {"provider": "openai", "model": "m", "dims": 384},
+            "job": job("j1", "upload", "t0", files.clone()),
+            "lastError": {"code": "EMBED_FAILED", "message": "boom", "at": "t", "attempt": 1, "stage": "embed"},
+            "recentJobs": [job("j1", "upload", "t0", files)]
+        }))
         .unwrap();
         let text = render_status(&s);
         assert!(text.starts_with("acme/shop  READY (READY)\n  files 35  chunks 90  ref -\n"), "{text}");
@@ -144,13 +161,26 @@ mod tests {
 
     #[test]
     fn the_repository_list_is_a_table_or_says_there_is_none() {
-        let list: RepoList = serde_json::from_str(
-            r#"{"repos": [{"owner": "acme", "name": "cli", "status": "READY", "fileCount": 35, "chunkCount": 40}]}"#,
-        )
+        let list: ReposResponse = serde_json::from_value(json!({"repos": [
+            {"namespace": "repo:acme/cli", "owner": "acme", "name": "cli", "status": "READY", "ready": true,
+             "readyAt": null, "ref": null, "source": "upload", "fileCount": 35, "chunkCount": 40, "updatedAt": "x"}
+        ]}))
         .unwrap();
         let text = render_list(&list);
         assert!(text.lines().nth(1).unwrap().starts_with("acme/cli"), "{text}");
         assert!(text.contains(" READY ") && text.contains("35") && text.contains("  -"), "{text}");
-        assert_eq!(render_list(&RepoList { repos: vec![] }), "no repositories\n");
+        assert_eq!(render_list(&ReposResponse { repos: vec![] }), "no repositories\n");
+    }
+
+    /// A newer server may add fields anywhere in its answer: the CLI still renders it.
+    #[test]
+    fn an_answer_with_fields_added_by_a_newer_server_still_renders() {
+        let list: ReposResponse = serde_json::from_value(json!({"repos": [
+            {"namespace": "repo:acme/cli", "owner": "acme", "name": "cli", "status": "READY", "ready": true,
+             "readyAt": null, "ref": null, "source": "upload", "fileCount": 35, "chunkCount": 40, "updatedAt": "x",
+             "stars": 3}
+        ], "nextPage": null}))
+        .unwrap();
+        assert!(render_list(&list).lines().nth(1).unwrap().starts_with("acme/cli"));
     }
 }

@@ -15,6 +15,8 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
+use edgerag_api::repo::{named_repo, RepoKeys};
+
 use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
 use crate::repo_tools::{GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery};
 use crate::request::SearchMode;
@@ -228,12 +230,13 @@ fn navigation_schema<T: JsonSchema>(path: Value, path_required: &[&str]) -> Valu
 /// own, left to its parser).
 pub fn repo_tool_args(arguments: &Value) -> Result<(String, String, Value), String> {
     let mut rest = arguments.as_object().ok_or("arguments must be an object")?.clone();
-    let mut take = |key: &str| match rest.remove(key) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-        _ => Err(format!("give {key} (a non-empty string)")),
-    };
-    let owner = take("repoOwner")?;
-    let name = take("repoName")?;
+    let keys = RepoKeys::TOOLS;
+    let (owner, name) = named_repo(&rest, keys);
+    let owner = owner.ok_or("give repoOwner (a non-empty string)")?;
+    let name = name.ok_or("give repoName (a non-empty string)")?;
+    for key in keys.owner.iter().chain(keys.name) {
+        rest.remove(*key);
+    }
     Ok((owner, name, Value::Object(rest)))
 }
 
@@ -554,11 +557,8 @@ pub fn index_status_args(arguments: &Value) -> Result<Option<(String, String)>, 
             return Err(format!("unknown argument `{key}` (accepted: repoOwner, repoName)"));
         }
     }
-    let get = |a: &str, b: &str| {
-        obj.get(a).or_else(|| obj.get(b)).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
-    };
-    match (get("repoOwner", "owner"), get("repoName", "name")) {
-        (Some(o), Some(n)) => Ok(Some((o.to_string(), n.to_string()))),
+    match named_repo(obj, RepoKeys::STATUS) {
+        (Some(o), Some(n)) => Ok(Some((o, n))),
         (None, None) => Ok(None),
         _ => Err("give both repoOwner and repoName, or neither to list every repository".into()),
     }

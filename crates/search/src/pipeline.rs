@@ -31,8 +31,8 @@ use crate::profile::{NeighborStrategy, ProfileRegistry};
 use crate::query::{fts5_expression, keyword_terms, QueryTerm, TermOptions};
 use crate::request::{ParentChildInput, SearchMode, Turn};
 use crate::response::{
-    augmented_prompt, render_instructions, to_match, ModuleTiming, NoResultsReason, RankedCandidate,
-    SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
+    augmented_prompt, ranked_candidate, render_instructions, to_match, ModuleTiming, NoResultsReason,
+    RankedCandidate, SearchDebug, SearchResponse, TemplateValues, MAX_RANKING,
 };
 use crate::sanitize::{resolve_scope, sanitize};
 use crate::{
@@ -175,11 +175,7 @@ impl<'a> SearchPipeline<'a> {
 
         let mut warnings: Vec<String> = self.config_warnings.to_vec();
         warnings.append(&mut request.warnings);
-        let profile = self
-            .profiles
-            .get(&request.profile)
-            .ok_or_else(|| SearchError::invalid(format!("profile `{}` does not exist", request.profile)))?;
-        let (mut plan, events) = resolve(&request.profile, profile);
+        let (mut plan, events) = resolve(&request.profile, request.settings);
         apply_parent_child_input(&mut plan, &request.parent_child, &mut warnings);
         for e in &events {
             s.events.event("rag_parameter_guard", json!({"profile": e.profile, "field": e.field, "requested": e.requested, "applied": e.applied}));
@@ -906,7 +902,7 @@ impl<'a> SearchPipeline<'a> {
         }
         timer.lap("post.merge-spans");
         if explain {
-            out.ranking = candidates.iter().take(MAX_RANKING).map(RankedCandidate::of).collect();
+            out.ranking = candidates.iter().take(MAX_RANKING).map(ranked_candidate).collect();
         }
         let top_k = plan.settings.retrieval.top_k as usize;
         let mut rest = if post.further_files.files > 0 && candidates.len() > top_k {

@@ -212,10 +212,10 @@ mod tests {
 
     #[test]
     fn builtin_profiles_pass_untouched() {
-        for (name, p) in crate::profile::ProfileRegistry::default().profiles {
-            let (plan, events) = resolve(&name, &p);
+        for (name, p) in crate::profile::ProfileRegistry::default().iter() {
+            let (plan, events) = resolve(name, p);
             assert!(events.is_empty(), "{name}: {events:?}");
-            assert_eq!(plan.settings, p);
+            assert_eq!(plan.settings, *p);
         }
     }
 

@@ -493,12 +493,14 @@ fn builtin(name: &str) -> Option<Profile> {
     }
 }
 
-/// Every profile by name plus the default one.
+/// Every profile by name plus the default one. The default is always one of the profiles: the
+/// built-ins are always there and the configuration may only name a profile it holds as the
+/// default (the fields are private so nothing else can break that).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileRegistry {
-    pub default_profile: String,
-    pub profiles: BTreeMap<String, Profile>,
+    default_profile: String,
+    profiles: BTreeMap<String, Profile>,
 }
 
 impl Default for ProfileRegistry {
@@ -579,6 +581,22 @@ impl ProfileRegistry {
         self.profiles.get(name)
     }
 
+    /// The profile `name` with its name as registered, if there is one.
+    pub fn entry(&self, name: &str) -> Option<(&str, &Profile)> {
+        self.profiles.get_key_value(name).map(|(n, p)| (n.as_str(), p))
+    }
+
+    /// The default profile's name and settings.
+    pub fn default_entry(&self) -> (&str, &Profile) {
+        #[allow(clippy::expect_used)] // Held by construction: see the type's docs.
+        self.entry(&self.default_profile).expect("the default profile is one of the profiles")
+    }
+
+    /// Every profile by name, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Profile)> {
+        self.profiles.iter().map(|(n, p)| (n.as_str(), p))
+    }
+
     pub fn names(&self) -> Vec<String> {
         self.profiles.keys().cloned().collect()
     }
@@ -613,7 +631,7 @@ mod tests {
     #[test]
     fn builtins_exist_and_balanced_is_default() {
         let r = ProfileRegistry::default();
-        assert_eq!(r.default_profile, "balanced");
+        assert_eq!(r.default_entry().0, "balanced");
         assert_eq!(r.names(), ["aggressive", "balanced", "conservative", "legacy"]);
         assert!(!r.get("legacy").unwrap().multi_query.enabled);
     }
@@ -626,7 +644,7 @@ mod tests {
                 "docs":{"extends":"conservative","generation":{"locale":"pt"}}}}"#,
         ));
         assert!(w.is_empty(), "{w:?}");
-        assert_eq!(r.default_profile, "docs");
+        assert_eq!(r.default_entry().0, "docs");
         let b = r.get("balanced").unwrap();
         assert_eq!(b.retrieval.top_k, 12);
         assert_eq!(
@@ -647,7 +665,7 @@ mod tests {
         let (r, w) = ProfileRegistry::from_config(Some(
             r#"{"defaultProfile":"nope","profiles":{"balanced":{"retrieval":{"topKk":3}},"x":{"extends":"y"}},"extra":1}"#,
         ));
-        assert_eq!(r.default_profile, "balanced");
+        assert_eq!(r.default_entry().0, "balanced");
         assert_eq!(r.get("balanced"), Some(&Profile::balanced()));
         assert_eq!(w.len(), 4, "{w:?}");
     }

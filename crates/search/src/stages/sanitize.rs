@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::error::SearchError;
 use crate::filters::{compile_glob, SearchFilters};
 use crate::ports::{namespace_id, NamespaceInfo};
-use crate::profile::{normalize_profile_name, ProfileRegistry};
+use crate::profile::{normalize_profile_name, Profile, ProfileRegistry};
 use crate::request::{
     wire_fields, ConversationInput, FiltersInput, GlobalSearchRequest, Message, ParentChildInput,
     RequestContract, SearchMode, SearchRequest, SimpleSearchRequest, Turn, TurnInput,
@@ -64,10 +64,10 @@ const TUNING_PARAMETERS: &[&str] = &[
     "maxtokens",
 ];
 
-/// A request after the sanitizer: every value valid, defaults filled.
+/// A request after the sanitizer: every value valid, defaults filled, the profile found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SanitizedRequest {
+pub struct SanitizedRequest<'p> {
     pub mode: SearchMode,
     /// Explicit repository (repo mode), before autofill.
     pub owner: Option<String>,
@@ -81,6 +81,9 @@ pub struct SanitizedRequest {
     pub question: String,
     /// An existing profile name.
     pub profile: String,
+    /// That profile's settings, from the registry the request was sanitized against.
+    #[serde(skip)]
+    pub settings: &'p Profile,
     pub conversation: Vec<Turn>,
     pub filters: SearchFilters,
     /// Already normalized (`{{query}}` → `{{rawQuery}}`, unknown placeholders removed).
@@ -97,11 +100,11 @@ fn key_norm(k: &str) -> String {
 
 /// Sanitize the body of one of the four tools: reject tuning parameters, map aliases (warned),
 /// deserialize into the tool's typed request, then normalize the typed values.
-pub fn sanitize(
+pub fn sanitize<'p>(
     mode: SearchMode,
     body: &Value,
-    profiles: &ProfileRegistry,
-) -> Result<SanitizedRequest, SearchError> {
+    profiles: &'p ProfileRegistry,
+) -> Result<SanitizedRequest<'p>, SearchError> {
     let obj =
         body.as_object().ok_or_else(|| SearchError::invalid("the request body must be a JSON object"))?;
 
@@ -119,75 +122,27 @@ pub fn sanitize(
     }
 
     let mut warnings = Vec::new();
-    let fields: RequestFields = match mode {
-        SearchMode::Repo => parse::<SearchRequest>(mode, obj, &mut warnings)?.into(),
-        SearchMode::Global => parse::<GlobalSearchRequest>(mode, obj, &mut warnings)?.into(),
+    let (request, labels) = match mode {
+        SearchMode::Repo => (parse::<SearchRequest>(mode, obj, &mut warnings)?, Labels::default()),
+        SearchMode::Global => {
+            let mut fields = checked::<GlobalSearchRequest>(mode, obj, &mut warnings)?;
+            let mut label = |key: &str| fields.remove(key).and_then(|v| v.as_str().map(str::to_string));
+            let labels = Labels { owner: label("displayRepoOwner"), name: label("displayRepoName") };
+            (typed(Value::Object(fields))?, labels)
+        }
         SearchMode::Simple | SearchMode::SimpleGlobal => {
-            parse::<SimpleSearchRequest>(mode, obj, &mut warnings)?.into()
+            let fields = checked::<SimpleSearchRequest>(mode, obj, &mut warnings)?;
+            (typed(Value::Object(fields))?, Labels::default())
         }
     };
-    normalize(mode, fields, profiles, warnings)
+    normalize(mode, request, labels, profiles, warnings)
 }
 
-/// The typed body of any tool in one shape (a field a tool does not have stays `None`).
+/// The labels of a global search (`displayRepoOwner`, `displayRepoName`).
 #[derive(Default)]
-struct RequestFields {
+struct Labels {
     owner: Option<String>,
     name: Option<String>,
-    repo: Option<String>,
-    display_owner: Option<String>,
-    display_name: Option<String>,
-    raw_query: String,
-    profile: Option<String>,
-    conversation: Option<ConversationInput>,
-    filters: Option<FiltersInput>,
-    instructions_template: Option<String>,
-    allow_empty_context: Option<bool>,
-    debug: Option<bool>,
-    parent_child: Option<ParentChildInput>,
-}
-
-impl From<SearchRequest> for RequestFields {
-    fn from(r: SearchRequest) -> Self {
-        RequestFields {
-            owner: r.owner,
-            name: r.name,
-            repo: r.repo,
-            raw_query: r.raw_query,
-            profile: r.profile,
-            conversation: r.conversation_context,
-            filters: r.filters,
-            instructions_template: r.instructions_template,
-            allow_empty_context: r.allow_empty_context,
-            debug: r.debug,
-            parent_child: r.parent_child,
-            ..Default::default()
-        }
-    }
-}
-
-impl From<GlobalSearchRequest> for RequestFields {
-    fn from(r: GlobalSearchRequest) -> Self {
-        RequestFields {
-            display_owner: r.display_repo_owner,
-            display_name: r.display_repo_name,
-            raw_query: r.raw_query,
-            profile: r.profile,
-            conversation: r.conversation_context,
-            filters: r.filters,
-            instructions_template: r.instructions_template,
-            allow_empty_context: r.allow_empty_context,
-            debug: r.debug,
-            parent_child: r.parent_child,
-            ..Default::default()
-        }
-    }
-}
-
-impl From<SimpleSearchRequest> for RequestFields {
-    fn from(r: SimpleSearchRequest) -> Self {
-        RequestFields { raw_query: r.raw_query, ..Default::default() }
-    }
 }
 
 /// Every field name and alias of every tool: a key among them that the called tool does not take
@@ -219,6 +174,19 @@ fn parse<T: RequestContract>(
     obj: &Map<String, Value>,
     warnings: &mut Vec<String>,
 ) -> Result<T, SearchError> {
+    typed(Value::Object(checked::<T>(mode, obj, warnings)?))
+}
+
+/// The keys of `obj` mapped onto `T`'s fields (warning about each fix), once `T` reads them.
+///
+/// Every request is normalized as the one shape that holds every tool's fields, the
+/// [`SearchRequest`] (a global search's labels apart): the fields of the other tools are a subset
+/// of its own, of the same types (a test checks it), so checked fields read as it too.
+fn checked<T: RequestContract>(
+    mode: SearchMode,
+    obj: &Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<Map<String, Value>, SearchError> {
     let mut fields = Map::new();
     for (key, value) in obj {
         if let Some(canonical) = canonical_field::<T>(key) {
@@ -257,7 +225,8 @@ fn parse<T: RequestContract>(
     if let Some(filters) = fields.get_mut("filters").filter(|f| !f.is_null()) {
         *filters = map_filter_aliases(filters, warnings)?;
     }
-    typed(Value::Object(fields))
+    typed::<T>(Value::Object(fields.clone()))?;
+    Ok(fields)
 }
 
 /// Deserialize with the path of the offending value in the message.
@@ -318,10 +287,11 @@ fn non_blank(value: Option<String>) -> Option<String> {
 
 fn normalize(
     mode: SearchMode,
-    fields: RequestFields,
+    fields: SearchRequest,
+    labels: Labels,
     profiles: &ProfileRegistry,
     mut warnings: Vec<String>,
-) -> Result<SanitizedRequest, SearchError> {
+) -> Result<SanitizedRequest<'_>, SearchError> {
     let raw_query = sanitize_query(&fields.raw_query, &mut warnings)?;
     let question: String = fields.raw_query.chars().take(crate::evidence::MAX_EVIDENCE_CHARS).collect();
 
@@ -348,27 +318,31 @@ fn normalize(
         )));
     }
 
-    let profile = match non_blank(fields.profile) {
-        None => profiles.default_profile.clone(),
+    let (profile, settings) = match non_blank(fields.profile) {
+        None => profiles.default_entry(),
         Some(p) => {
             let normalized = normalize_profile_name(&p);
-            if profiles.get(&normalized).is_some() {
-                if normalized != p {
-                    warnings.push(format!("profile `{p}` was read as `{normalized}`"));
+            match profiles.entry(&normalized) {
+                Some(found) => {
+                    if normalized != p {
+                        warnings.push(format!("profile `{p}` was read as `{normalized}`"));
+                    }
+                    found
                 }
-                normalized
-            } else {
-                warnings.push(format!(
-                    "unknown profile `{p}`; the default profile `{}` was used (available: {})",
-                    profiles.default_profile,
-                    profiles.names().join(", ")
-                ));
-                profiles.default_profile.clone()
+                None => {
+                    let (default, settings) = profiles.default_entry();
+                    warnings.push(format!(
+                        "unknown profile `{p}`; the default profile `{default}` was used (available: {})",
+                        profiles.names().join(", ")
+                    ));
+                    (default, settings)
+                }
             }
         }
     };
+    let profile = profile.to_string();
 
-    let conversation = sanitize_conversation(fields.conversation, &mut warnings);
+    let conversation = sanitize_conversation(fields.conversation_context, &mut warnings);
     let filters = fields.filters.map(|f| sanitize_filters(f, &mut warnings)).transpose()?.unwrap_or_default();
     let instructions_template = non_blank(fields.instructions_template).map(|mut t| {
         if t.chars().count() > MAX_TEMPLATE_CHARS {
@@ -382,11 +356,12 @@ fn normalize(
         mode,
         owner,
         name,
-        display_owner: non_blank(fields.display_owner),
-        display_name: non_blank(fields.display_name),
+        display_owner: non_blank(labels.owner),
+        display_name: non_blank(labels.name),
         raw_query,
         question,
         profile,
+        settings,
         conversation,
         filters,
         instructions_template,
@@ -705,12 +680,44 @@ mod tests {
     use crate::ports::NamespaceStatus;
     use serde_json::json;
 
-    fn run(mode: SearchMode, body: Value) -> Result<SanitizedRequest, SearchError> {
-        sanitize(mode, &body, &ProfileRegistry::default())
+    fn run(mode: SearchMode, body: Value) -> Result<SanitizedRequest<'static>, SearchError> {
+        static PROFILES: std::sync::LazyLock<ProfileRegistry> =
+            std::sync::LazyLock::new(ProfileRegistry::default);
+        sanitize(mode, &body, &PROFILES)
     }
 
-    fn ok(body: Value) -> SanitizedRequest {
+    fn ok(body: Value) -> SanitizedRequest<'static> {
         run(SearchMode::Repo, body).unwrap()
+    }
+
+    /// Every request is normalized as a [`SearchRequest`]: the other tools' fields (a global
+    /// search's labels apart) must be its fields, of the same types.
+    #[test]
+    fn every_tools_fields_are_the_repo_search_fields_but_the_global_labels() {
+        let schema = |s: schemars::Schema| serde_json::to_value(s).unwrap();
+        let repo = schema(schemars::schema_for!(SearchRequest));
+        for (tool, labels) in [
+            (
+                schema(schemars::schema_for!(GlobalSearchRequest)),
+                &["displayRepoOwner", "displayRepoName"][..],
+            ),
+            (schema(schemars::schema_for!(SimpleSearchRequest)), &[][..]),
+        ] {
+            for (field, spec) in tool["properties"].as_object().unwrap() {
+                if labels.contains(&field.as_str()) {
+                    continue;
+                }
+                // The same type: the same schema but for the description.
+                let without_docs = |v: &Value| {
+                    let mut v = v.clone();
+                    v.as_object_mut().map(|o| o.remove("description"));
+                    v
+                };
+                let theirs = &repo["properties"][field];
+                assert!(!theirs.is_null(), "{field} is not a SearchRequest field");
+                assert_eq!(without_docs(spec), without_docs(theirs), "{field}");
+            }
+        }
     }
 
     fn ns(owner: &str, name: &str, status: NamespaceStatus, ready_at: Option<&str>) -> NamespaceInfo {
@@ -862,9 +869,11 @@ mod tests {
         // Profile spelling and unknown profile.
         let r = ok(json!({"rawQuery": "q", "profile": " Aggressive "}));
         assert_eq!(r.profile, "aggressive");
+        assert_eq!(*r.settings, Profile::aggressive(), "the profile's settings travel with its name");
         assert_eq!(r.warnings.len(), 1);
         let r = ok(json!({"rawQuery": "q", "profile": "turbo"}));
         assert_eq!(r.profile, "balanced");
+        assert_eq!(*r.settings, Profile::balanced());
         assert!(r.warnings[0].contains("unknown profile `turbo`"));
         // Long query.
         let r = ok(json!({"rawQuery": "x".repeat(MAX_QUERY_CHARS + 10)}));

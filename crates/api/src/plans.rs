@@ -63,7 +63,8 @@ impl PlanRunStatus {
 
 /// The parameters a run applies (after defaults and clamping).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PlanParams {
     pub dry_run: bool,
     pub batch_size: u32,
@@ -75,7 +76,8 @@ pub struct PlanParams {
 
 /// Why a run failed (or the last retried failure).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PlanRunError {
     pub code: String,
     pub message: String,
@@ -84,7 +86,8 @@ pub struct PlanRunError {
 
 /// A plan run's record.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PlanRunView {
     pub id: String,
     pub owner: String,
@@ -117,7 +120,8 @@ pub struct PlanRunView {
 
 /// `POST …/plans` (202) and `GET …/plans/{runId}` (200) response.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PlanRunResponse {
     pub run: PlanRunView,
 }

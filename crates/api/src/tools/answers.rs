@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 /// `GET /v1/repos/{owner}/{name}/tree` (MCP `repo.list_files`): indexed files in path order.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ListFilesResponse {
     pub files: Vec<ListedFile>,
     /// Files matching the filters, all pages together.
@@ -17,7 +18,8 @@ pub struct ListFilesResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ListedFile {
     pub path: String,
     pub language: String,
@@ -30,7 +32,8 @@ pub struct ListedFile {
 /// `GET /v1/repos/{owner}/{name}/outline` (MCP `repo.outline`): a file's symbols as a tree, or a
 /// folder's files with their top-level symbols, from the code graph.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct OutlineResponse {
     /// The path asked for (empty: the repository).
     pub path: String,
@@ -53,7 +56,8 @@ pub enum OutlineKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct OutlineFile {
     pub path: String,
     pub language: String,
@@ -62,7 +66,8 @@ pub struct OutlineFile {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct OutlineSymbol {
     /// Symbol id (for `repo.symbol_references`).
     pub id: String,
@@ -83,7 +88,8 @@ pub struct OutlineSymbol {
 
 /// `POST /v1/repos/{owner}/{name}/grep` (MCP `repo.grep`): matching lines in path and line order.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct GrepResponse {
     pub matches: Vec<GrepMatch>,
     /// Files whose text was read (after the trigram index, when it applied, and the filters).
@@ -102,7 +108,8 @@ pub struct GrepResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct GrepMatch {
     pub path: String,
     /// 1-based line number.
@@ -121,7 +128,8 @@ pub struct GrepMatch {
 /// definitions as signatures (no bodies), most important first; the largest map that fits
 /// `maxTokens`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct MapResponse {
     pub files: Vec<MapFile>,
     /// Files with a code graph in the repository.
@@ -134,7 +142,8 @@ pub struct MapResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct MapFile {
     pub path: String,
     /// The file's share of the repository's PageRank (the sum of its symbols'); in a
@@ -145,7 +154,8 @@ pub struct MapFile {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct MapSymbol {
     pub kind: String,
     /// The declaration without its body (the name when the graph has no signature).
@@ -155,7 +165,8 @@ pub struct MapSymbol {
 
 /// `POST /v1/repos/{owner}/{name}/impact` (MCP `repo.impact`): what a change touches.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImpactResponse {
     /// Symbols whose lines the change touches.
     pub changed: Vec<ImpactSymbol>,
@@ -178,7 +189,8 @@ pub struct ImpactResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImpactSymbol {
     pub id: String,
     pub kind: String,
@@ -195,7 +207,8 @@ pub struct ImpactSymbol {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImpactedSymbol {
     pub symbol: ImpactSymbol,
     /// Steps from a changed symbol (1..=3).
@@ -206,7 +219,8 @@ pub struct ImpactedSymbol {
 
 /// An edge `from` → `to` (fully qualified names) of kind `kind`, written at `path:line`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImpactEdge {
     pub kind: String,
     pub from: String,

@@ -1,5 +1,5 @@
 //! The request contract of the four search tools: one typed definition per tool. The JSON
-//! Schemas in `schemas/` are generated from these types and [`crate::sanitize`] deserializes the
+//! Schemas in `schemas/` are generated from these types and the search crate's `sanitize` deserializes the
 //! body into them (after mapping the aliases listed here), so the schema, the accepted field
 //! names and the parser cannot disagree.
 use std::fmt;
