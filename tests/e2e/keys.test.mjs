@@ -173,6 +173,14 @@ describe('a key for a/* over MCP', () => {
     const status = await mcp(t, 'repo.rag_index_status', { repoOwner: 'b', repoName: 'y' });
     assert.equal(status.isError, true);
     assert.match(status.content[0].text, /NAMESPACE_FORBIDDEN/);
+    // Both spellings at once, naming two repositories: the access check reads the one the tool
+    // answers for, so a key for a/x cannot read b/y's status by naming a/x beside it.
+    const mixed = await mcp(t, 'repo.rag_index_status', { owner: 'a', name: 'x', repoOwner: 'b', repoName: 'y' });
+    assert.equal(mixed.isError, true, JSON.stringify(mixed));
+    assert.match(mixed.content[0].text, /NAMESPACE_FORBIDDEN/);
+    const padded = await mcp(t, 'repo.rag_index_status', { repoOwner: ' b ', repoName: 'y ' });
+    assert.equal(padded.isError, true, JSON.stringify(padded));
+    assert.match(padded.content[0].text, /NAMESPACE_FORBIDDEN/);
     const own = await mcp(t, 'repo.rag_index_status', { repoOwner: 'a', repoName: 'x' });
     assert.ok(!own.isError, JSON.stringify(own));
     const list = toolJson(await mcp(t, 'repo.rag_index_status', {}));
