@@ -112,12 +112,6 @@ fn symbols<'a>(repo: &'a Repo, keep: impl Fn(&edgerag_core::graph::Node) -> bool
     out
 }
 
-/// An edge's confidence as a store gives it back: the `f32`'s shortest decimal read as `f64`
-/// (`0.85`, not `0.8500000238…`).
-fn stored_confidence(c: f32) -> f64 {
-    c.to_string().parse().unwrap_or(f64::from(c))
-}
-
 /// The voting edges of `repo` with a resolved target.
 fn voting(repo: &Repo) -> impl Iterator<Item = (&edgerag_core::graph::Edge, &str)> {
     repo.graph
@@ -253,7 +247,7 @@ impl RepoStore for MemoryRepo {
                         kind: e.kind.as_str().to_string(),
                         path: e.path.to_string(),
                         line: e.line,
-                        confidence: stored_confidence(e.confidence),
+                        confidence: f64::from(e.confidence),
                     })
                 })
                 .collect();

@@ -397,7 +397,9 @@ async fn references(store: &dyn RepoStore, ns: &str) -> CaseResult {
     );
     let r = &callers.references[0];
     check!(
-        r.kind == "CALLS" && r.dst_name.is_none() && (r.confidence - 0.85).abs() < 1e-9,
+        r.kind == "CALLS"
+            && r.dst_name.is_none()
+            && r.confidence == f64::from(Resolution::Import.confidence()),
         "a resolved reference's kind, confidence, no name: {r:?}"
     );
     check!(callers.next_offset.is_none(), "one page: {callers:?}");
