@@ -11,7 +11,7 @@
 //! | [`pipeline`] | queue stages, staging, job lifecycle and completion |
 //! | [`search`] | the search ports over D1 / vectors / models |
 //! | [`status`] | a repository's status and the repository list (HTTP and MCP) |
-//! | [`symbols`] | symbols, their references and file line ranges (HTTP and MCP) |
+//! | [`repo_tools`] | the agent's read tools over one repository — symbols, references, line reads, files, outlines, grep, map, impact — through one table (HTTP and MCP) |
 //! | [`store`] | typed D1 access; [`store::Stores`] routes each namespace to its database |
 //! | `embed`, `vector`, `model_clients` | embedders, vector indexes, text generator / reranker (the ports' adapters) |
 //! | [`bindings`], [`config`] | binding names, environment variables, configuration |
@@ -44,12 +44,12 @@ pub mod oauth;
 pub mod pipeline;
 pub mod random;
 pub mod ratelimit;
+pub mod repo_tools;
 pub mod routes;
 pub mod search;
 pub mod signin;
 pub mod status;
 pub mod store;
-pub mod symbols;
 pub mod time;
 pub mod vector;
 pub mod webhooks;
@@ -109,7 +109,7 @@ mod layering {
         ("pipeline", 3),
         ("search", 3),
         ("status", 3),
-        ("symbols", 3),
+        ("repo_tools", 3),
         ("signin", 3),
         ("store", 2),
         ("embed", 2),

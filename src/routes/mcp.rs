@@ -1,22 +1,20 @@
 //! `POST /mcp`: MCP over streamable HTTP (JSON responses, no server-sent events). The protocol
 //! decisions are `edgerag_search::mcp` (tested natively); this runs the tool calls:
-//! the four search tools through [`crate::search::run`], and `repo.rag_index_status` through
-//! [`crate::status`] (the same JSON as `GET /v1/repos/{owner}/{name}/status` and `GET /v1/repos`).
+//! the four search tools through [`crate::search::run`], `repo.rag_index_status` through
+//! [`crate::status`] (the same JSON as `GET /v1/repos/{owner}/{name}/status` and `GET /v1/repos`),
+//! and the repository's read tools through [`crate::repo_tools`]' one table (the same answers as
+//! their HTTP routes).
 use edgerag_search::mcp::{self, rpc_error, step, tool_error, tool_result, Step, Tool};
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
 use crate::api::schema::tool_output_schema;
-use crate::api::{
-    GrepRequest, ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery,
-    SymbolQuery,
-};
 use crate::auth::{Access, Need, RepoKeys, Target};
 use crate::background::Background;
 use crate::error::ApiError;
 use crate::http::{self, ApiResult};
+use crate::repo_tools;
 use crate::store::Stores;
-use crate::symbols::{self, parse_args, tools};
 
 /// Largest JSON-RPC body (a batch of calls).
 const MAX_MCP_BODY: usize = 512 * 1024;
@@ -118,14 +116,8 @@ async fn answer(
                     }
                 }
                 Tool::IndexStatus => index_status(env, &arguments, access).await,
-                Tool::FindSymbol
-                | Tool::SymbolReferences
-                | Tool::ReadFileRange
-                | Tool::ListFiles
-                | Tool::Outline
-                | Tool::Grep
-                | Tool::Map
-                | Tool::Impact => match navigate(env, tool, &arguments).await {
+                // The repository's read tools, through their one table.
+                repo_tool => match read_tool(env, repo_tool, &arguments).await {
                     Ok(body) => tool_result(&body),
                     Err(e) => tool_error(e.code, &e.message),
                 },
@@ -159,65 +151,12 @@ async fn index_status(env: &Env, arguments: &Value, access: &Access) -> Value {
     }
 }
 
-/// `repo.find_symbol`, `repo.symbol_references`, `repo.read_file_range`: the same functions and
-/// JSON as the `/v1/repos/{owner}/{name}/symbols…` and `…/files/{path}/lines` routes.
-async fn navigate(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> {
-    let invalid = |m: String| ApiError::bad_request("INVALID_REQUEST", m);
-    let (owner, name, mut rest) = mcp::repo_tool_args(arguments).map_err(invalid)?;
-    let mut take = |key: &str| match rest.as_object_mut().and_then(|o| o.remove(key)) {
-        Some(Value::String(s)) if !s.is_empty() => Ok(s),
-        _ => Err(invalid(format!("give {key} (a non-empty string)"))),
-    };
-    let stores = Stores::from_env(env)?;
-    let body = match tool {
-        Tool::FindSymbol => {
-            let query: SymbolQuery = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(symbols::find_symbols(&repo, &query).await?)
-        }
-        Tool::SymbolReferences => {
-            let id = take("id")?;
-            let query: ReferencesQuery = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(symbols::references(&repo, &id, &query).await?)
-        }
-        Tool::ReadFileRange => {
-            let path = take("path")?;
-            let query: LinesQuery =
-                parse_args(rest).map_err(|e| ApiError::bad_request("BAD_RANGE", e.message))?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(symbols::read_lines(&repo, &path, &query).await?)
-        }
-        Tool::ListFiles => {
-            let query: ListFilesQuery = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::list_files(&repo, &query).await?)
-        }
-        Tool::Outline => {
-            let query: OutlineQuery = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::outline(&repo, &query).await?)
-        }
-        Tool::Grep => {
-            let request: GrepRequest = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::grep(&repo, &request).await?)
-        }
-        Tool::Map => {
-            let request: MapRequest = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::map(&repo, &request).await?)
-        }
-        Tool::Impact => {
-            let request: ImpactRequest = parse_args(rest)?;
-            let repo = symbols::open(&stores, &owner, &name).await?;
-            serde_json::to_value(tools::impact(&repo, &request).await?)
-        }
-        Tool::Search(_) | Tool::IndexStatus => {
-            return Err(invalid(format!("{} is not a navigation tool", tool.name())))
-        }
-    };
-    body.map_err(|e| ApiError::internal("navigation JSON", e))
+/// A repository read tool (`repo.find_symbol`, …, `repo.impact`): the same table and JSON as
+/// their HTTP routes.
+async fn read_tool(env: &Env, tool: Tool, arguments: &Value) -> ApiResult<Value> {
+    let (owner, name, call) = repo_tools::mcp_call(tool, arguments)?;
+    let answer = repo_tools::answer(&Stores::from_env(env)?, &owner, &name, &call).await?;
+    serde_json::to_value(answer).map_err(|e| ApiError::internal("navigation JSON", e))
 }
 
 fn json(status: u16, body: &Value) -> ApiResult<Response> {

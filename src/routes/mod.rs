@@ -19,7 +19,6 @@ mod plans;
 mod repos;
 mod search;
 mod settings;
-mod symbols;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 mod tools;
@@ -261,14 +260,14 @@ async fn route(
         ("POST", ["v1", "repos", owner, name, "map"]) => tools::map(req, env, owner, name).await,
         ("POST", ["v1", "repos", owner, name, "impact"]) => tools::impact(req, env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "files", path @ .., "lines"]) if !path.is_empty() => {
-            symbols::lines(req, env, owner, name, &path.join("/")).await
+            tools::lines(req, env, owner, name, &path.join("/")).await
         }
         ("POST", ["v1", "repos", owner, name, "plans"]) => plans::post(req, env, owner, name).await,
         ("GET", ["v1", "repos", owner, name, "plans", run_id]) => plans::get(env, owner, name, run_id).await,
-        ("GET", ["v1", "repos", owner, name, "symbols"]) => symbols::find(req, env, owner, name).await,
-        ("GET", ["v1", "repos", owner, name, "symbols", id]) => symbols::get(env, owner, name, id).await,
+        ("GET", ["v1", "repos", owner, name, "symbols"]) => tools::find(req, env, owner, name).await,
+        ("GET", ["v1", "repos", owner, name, "symbols", id]) => tools::symbol(env, owner, name, id).await,
         ("GET", ["v1", "repos", owner, name, "symbols", id, "references"]) => {
-            symbols::references(req, env, owner, name, id).await
+            tools::references(req, env, owner, name, id).await
         }
         ("GET", ["v1", "jobs", id]) => jobs::get(env, access, id).await,
         ("POST", ["v1", "search", rest @ ..]) => match search::mode_for(rest) {

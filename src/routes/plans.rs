@@ -7,8 +7,8 @@ use crate::api::{PlanRequest, PlanRunResponse};
 use crate::error::ApiError;
 use crate::http::{parse_json, read_body, reply, ApiResult};
 use crate::pipeline::{plans, Ctx};
+use crate::repo_tools;
 use crate::store::Stores;
-use crate::symbols;
 
 pub async fn post(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiResult<Response> {
     let body = read_body(req, 64 * 1024).await?;
@@ -20,7 +20,7 @@ pub async fn post(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiR
         request.include_kinds.as_deref(),
     )
     .map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
-    let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
+    let repo = repo_tools::open(&Stores::from_env(env)?, owner, name).await?;
     let ctx = Ctx::new(env)?.on(repo.db);
     let with_edges = request.with_edges_relations.unwrap_or(true);
     let run = plans::start(&ctx, &repo.namespace, &options, request.dry_run, with_edges).await?;
@@ -28,7 +28,7 @@ pub async fn post(req: &mut Request, env: &Env, owner: &str, name: &str) -> ApiR
 }
 
 pub async fn get(env: &Env, owner: &str, name: &str, run_id: &str) -> ApiResult<Response> {
-    let repo = symbols::open(&Stores::from_env(env)?, owner, name).await?;
+    let repo = repo_tools::open(&Stores::from_env(env)?, owner, name).await?;
     let Some(run) = crate::store::plans::get_run(&repo.db, &repo.namespace, run_id).await? else {
         return Err(ApiError::not_found(
             "PLAN_RUN_NOT_FOUND",

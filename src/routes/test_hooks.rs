@@ -10,7 +10,7 @@
 //! | `/__test/graph/*` | [`crate::pipeline::graph_check::handle`] |
 //! | `/__test/vectors/*`, `/__test/embed` | [`crate::vector::test_routes::handle`] |
 //! | `/__test/search/*` | [`crate::search::suite::handle`] |
-//! | `/__test/repo-tools/*` | [`crate::symbols::tools::suite::handle`] |
+//! | `/__test/repo-tools/*` | [`crate::repo_tools::suite::handle`] |
 //! | `/__test/oauth/*` | [`crate::signin::handle_test`] |
 use worker::{Env, Request, Response, Result};
 
@@ -30,7 +30,7 @@ pub async fn handle(req: &mut Request, env: &Env) -> Option<Result<Response>> {
         "graph" => crate::pipeline::graph_check::handle(req, env).await,
         "vectors" | "embed" => crate::vector::test_routes::handle(req, env).await,
         "search" => crate::search::suite::handle(req, env).await,
-        "repo-tools" => crate::symbols::tools::suite::handle(req, env).await,
+        "repo-tools" => crate::repo_tools::suite::handle(req, env).await,
         "oauth" => crate::signin::handle_test(req, env).await,
         _ => None,
     }

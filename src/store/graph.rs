@@ -6,6 +6,7 @@
 //! table reads of it, a small part of its bytes.
 use edgerag_core::graph::{Definitions, Edge, FileGraph, Node};
 use edgerag_core::pages::pages_of;
+use edgerag_search::repo_tools::store::RepoSymbol;
 use serde::Deserialize;
 use worker::D1PreparedStatement;
 
@@ -808,9 +809,56 @@ pub fn delete_namespace_statements(db: &Db, namespace: &str) -> StoreResult<Vec<
         .collect()
 }
 
-/// The columns of a node as the symbol routes read it.
+/// The columns of a node as the repository tools read it ([`NodeRow`]).
 pub const NODE_COLUMNS: &str =
-    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent, route, http_method";
+    "id, kind, name, fqn, path, language, start_line, end_line, signature, doc, parent, route, http_method, rank";
+
+/// A `graph_nodes` row as the repository tools read it ([`NODE_COLUMNS`]).
+#[derive(Deserialize)]
+pub struct NodeRow {
+    id: String,
+    kind: String,
+    name: String,
+    fqn: String,
+    path: String,
+    language: String,
+    start_line: i64,
+    end_line: i64,
+    signature: Option<String>,
+    doc: Option<String>,
+    parent: Option<String>,
+    route: Option<String>,
+    http_method: Option<String>,
+    rank: Option<f64>,
+}
+
+/// A stored line number as the tools' `u32`.
+pub fn line_of(n: i64) -> u32 {
+    n.clamp(0, i64::from(u32::MAX)) as u32
+}
+
+impl NodeRow {
+    /// The row as the tools' port gives it (a module's empty parent is none; rank 0 before the
+    /// first job's finish).
+    pub fn into_symbol(self) -> RepoSymbol {
+        RepoSymbol {
+            id: self.id,
+            kind: self.kind,
+            name: self.name,
+            fqn: self.fqn,
+            path: self.path,
+            language: self.language,
+            start_line: line_of(self.start_line),
+            end_line: line_of(self.end_line),
+            signature: self.signature,
+            doc: self.doc,
+            parent: self.parent.filter(|p| !p.is_empty()),
+            route: self.route,
+            http_method: self.http_method,
+            rank: self.rank.unwrap_or(0.0),
+        }
+    }
+}
 
 /// The nodes named `?2` (simple or fully qualified name) in namespace `?1`, of kind `?3` when not
 /// null, in path order. The two names are sought in their own indexes first (`MATERIALIZED`): with

@@ -46,7 +46,6 @@ pub mod error;
 pub mod mcp;
 pub mod memory;
 pub mod model_requests;
-pub mod navigation;
 pub mod pipeline;
 pub mod ports;
 pub mod repo_tools;

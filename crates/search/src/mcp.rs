@@ -17,8 +17,10 @@ use serde_json::{json, Value};
 
 use edgerag_api::repo::{named_repo, RepoKeys};
 
-use crate::navigation::{LinesQuery, ReferencesQuery, SymbolQuery};
-use crate::repo_tools::{GrepRequest, ImpactRequest, ListFilesQuery, MapRequest, OutlineQuery};
+use crate::repo_tools::{
+    GrepRequest, ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineQuery, ReferencesQuery,
+    SymbolQuery,
+};
 use crate::request::SearchMode;
 
 /// Handshake-era protocol versions this server speaks (newest first). A client whose `initialize`

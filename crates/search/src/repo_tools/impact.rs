@@ -92,9 +92,7 @@ pub fn is_test_path(path: &str) -> bool {
             .is_some_and(|s| s.ends_with("Test") || s.ends_with("Tests")))
 }
 
-type NodeRow = RepoSymbol;
-
-fn view(r: &NodeRow) -> ImpactSymbol {
+fn view(r: &RepoSymbol) -> ImpactSymbol {
     ImpactSymbol {
         id: r.id.clone(),
         kind: r.kind.clone(),
@@ -108,13 +106,14 @@ fn view(r: &NodeRow) -> ImpactSymbol {
 }
 
 /// The symbols of `rows` a change of `ranges` touches (see the module docs).
-fn touched(rows: &[NodeRow], ranges: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<NodeRow> {
-    let overlaps = |r: &NodeRow| {
+fn touched(rows: &[RepoSymbol], ranges: &BTreeMap<String, Vec<(u32, u32)>>) -> Vec<RepoSymbol> {
+    let overlaps = |r: &RepoSymbol| {
         ranges.get(&r.path).is_some_and(|rs| rs.iter().any(|(s, e)| *s <= r.end_line && *e >= r.start_line))
     };
-    let mut out: Vec<NodeRow> = rows.iter().filter(|r| r.parent.is_some() && overlaps(r)).cloned().collect();
+    let mut out: Vec<RepoSymbol> =
+        rows.iter().filter(|r| r.parent.is_some() && overlaps(r)).cloned().collect();
     let with_symbols: BTreeSet<&str> = out.iter().map(|r| r.path.as_str()).collect();
-    let modules: Vec<NodeRow> = rows
+    let modules: Vec<RepoSymbol> = rows
         .iter()
         .filter(|r| r.parent.is_none() && !with_symbols.contains(r.path.as_str()) && overlaps(r))
         .cloned()
@@ -312,8 +311,8 @@ mod tests {
         }
     }
 
-    fn node(id: &str, parent: Option<&str>, path: &str, start: u32, end: u32) -> NodeRow {
-        NodeRow {
+    fn node(id: &str, parent: Option<&str>, path: &str, start: u32, end: u32) -> RepoSymbol {
+        RepoSymbol {
             id: id.into(),
             kind: if parent.is_some() { "FUNCTION".into() } else { "MODULE".into() },
             name: id.into(),
@@ -321,6 +320,7 @@ mod tests {
             doc: None,
             fqn: id.into(),
             path: path.into(),
+            language: "python".into(),
             start_line: start,
             end_line: end,
             parent: parent.map(str::to_string),

@@ -9,7 +9,8 @@ use edgerag_core::graph::FileGraph;
 use edgerag_core::{Chunk, ChunkType};
 
 use super::store::{
-    ChunkText, FileFilter, FileLink, FileRank, RepoEdge, RepoFile, RepoStore, RepoSymbol, VOTING_KINDS,
+    ChunkText, EdgeEnd, FileFilter, FileLink, FileRank, RepoEdge, RepoFile, RepoStore, RepoSymbol,
+    SymbolEdge, VOTING_KINDS,
 };
 use crate::error::PortError;
 
@@ -89,6 +90,7 @@ fn symbols<'a>(repo: &'a Repo, keep: impl Fn(&edgerag_core::graph::Node) -> bool
             name: n.name.clone(),
             fqn: n.fqn.clone(),
             path: n.path.to_string(),
+            language: n.language.as_str().to_string(),
             start_line: n.start_line,
             end_line: n.end_line,
             signature: n.signature.clone(),
@@ -203,6 +205,93 @@ impl RepoStore for MemoryRepo {
                 n.kind.as_str() != "MODULE"
                     && (names.contains(&n.name) || lowercase.contains(&n.name.to_lowercase()))
             })
+        }))
+    }
+
+    async fn symbols_by_name(
+        &self,
+        namespace: &str,
+        name: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<RepoSymbol>, PortError> {
+        let mut out = self.with(namespace, |repo| {
+            symbols(repo, |n| (n.name == name || n.fqn == name) && kind.is_none_or(|k| n.kind.as_str() == k))
+        });
+        out.sort_by(|a, b| (&a.path, a.start_line, &a.id).cmp(&(&b.path, b.start_line, &b.id)));
+        Ok(out)
+    }
+
+    async fn edges_at(
+        &self,
+        namespace: &str,
+        ids: &[String],
+        end: EdgeEnd,
+        kinds: &[&str],
+    ) -> Result<Vec<SymbolEdge>, PortError> {
+        let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+        Ok(self.with(namespace, |repo| {
+            let mut out: Vec<SymbolEdge> = repo
+                .graph
+                .iter()
+                .flat_map(|f| &f.edges)
+                .filter(|e| kinds.contains(&e.kind.as_str()))
+                .filter_map(|e| {
+                    let (near, other) = match end {
+                        EdgeEnd::Source => (e.src.to_string(), e.dst.as_deref().map(str::to_string)),
+                        EdgeEnd::Target => (e.dst.as_deref()?.to_string(), Some(e.src.to_string())),
+                    };
+                    wanted.contains(near.as_str()).then(|| SymbolEdge {
+                        near,
+                        other,
+                        dst_name: e.dst_name.clone(),
+                        kind: e.kind.as_str().to_string(),
+                        path: e.path.to_string(),
+                        line: e.line,
+                        confidence: f64::from(e.confidence),
+                    })
+                })
+                .collect();
+            out.sort_by(|a, b| {
+                (&a.near, &a.path, a.line, &a.dst_name, &a.other).cmp(&(
+                    &b.near,
+                    &b.path,
+                    b.line,
+                    &b.dst_name,
+                    &b.other,
+                ))
+            });
+            out
+        }))
+    }
+
+    async fn last_line(&self, namespace: &str, path: &str) -> Result<Option<u32>, PortError> {
+        Ok(self.with(namespace, |repo| {
+            let file = repo.files.get(path)?;
+            file.chunks.iter().filter(|c| c.chunk_type != ChunkType::SymbolPlan).map(|c| c.end_line).max()
+        }))
+    }
+
+    async fn chunks_between(
+        &self,
+        namespace: &str,
+        path: &str,
+        start: u32,
+        end: u32,
+    ) -> Result<Vec<ChunkText>, PortError> {
+        Ok(self.with(namespace, |repo| {
+            let Some(file) = repo.files.get(path) else { return Vec::new() };
+            let mut chunks: Vec<&Chunk> = file
+                .chunks
+                .iter()
+                .filter(|c| {
+                    c.chunk_type != ChunkType::SymbolPlan && c.start_line <= end && c.end_line >= start
+                })
+                .collect();
+            chunks.sort_by_key(|c| (c.start_line, c.chunk_index));
+            chunks
+                .into_iter()
+                .map(|c| ChunkText { path: c.path.clone(), start_line: c.start_line, text: c.text.clone() })
+                .collect()
         }))
     }
 

@@ -1,29 +1,36 @@
-//! The repository tools an agent uses beside search — `repo.list_files`, `repo.outline`,
+//! The read tools an agent uses beside search: code navigation — `repo.find_symbol`,
+//! `repo.symbol_references`, `repo.read_file_range` — and `repo.list_files`, `repo.outline`,
 //! `repo.grep`, `repo.map`, `repo.impact`. Their arguments and answers are the API contract's
-//! ([`edgerag_api::tools`], re-exported here): also the queries (or bodies) and answers of the
-//! worker's `/v1/repos/{owner}/{name}/tree`, `…/outline`, `…/grep`, `…/map` and `…/impact`
-//! routes, and the source of the MCP `tools/list` schemas.
+//! ([`edgerag_api::navigation`], [`edgerag_api::tools`], re-exported here): also the queries (or
+//! bodies) and answers of the worker's `/v1/repos/{owner}/{name}/symbols…`, `…/files/{path}/lines`,
+//! `…/tree`, `…/outline`, `…/grep`, `…/map` and `…/impact` routes, and the source of the MCP
+//! `tools/list` schemas.
 //!
-//! Every tool that returns text takes `maxTokens`: the answer's JSON, counted the way
-//! `maxContextTokens` counts (`ceil(chars / 4)`), never exceeds it; what did not fit is left out
-//! and the answer says `truncated: true`.
+//! Every tool that returns text takes `maxTokens` (navigation aside): the answer's JSON, counted
+//! the way `maxContextTokens` counts (`ceil(chars / 4)`), never exceeds it; what did not fit is
+//! left out and the answer says `truncated: true`.
 //!
-//! The tools' logic is here too, one module each ([`list`], [`outline`], [`grep`], [`map`],
-//! [`impact`]), over the [`store::RepoStore`] port: the worker answers them over D1, the
-//! in-memory [`memory::MemoryRepo`] natively, and one behaviour suite ([`testing`]) runs on both.
+//! The tools' logic is here too, one module each ([`navigation`], [`list`], [`outline`],
+//! [`grep`], [`map`], [`impact`]), over the [`store::RepoStore`] port: the worker answers them over
+//! D1, the in-memory [`memory::MemoryRepo`] natively, and one behaviour suite ([`testing`]) runs
+//! on both. [`call`] is the one table from a call's arguments to its tool and answer.
 use edgerag_core::chunk::TokenCounter as _;
 use serde::Serialize;
 
+pub mod call;
 pub mod grep;
 pub mod impact;
 pub mod list;
 pub mod map;
 pub mod memory;
+pub mod navigation;
 pub mod outline;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use call::{call, ToolAnswer, ToolCall};
+pub use edgerag_api::navigation::*;
 pub use edgerag_api::tools::*;
 pub use store::{RepoStore, ToolError, ToolResult};
 

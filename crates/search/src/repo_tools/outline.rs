@@ -14,8 +14,6 @@ use super::{OutlineFile, OutlineKind, OutlineQuery, OutlineResponse, OutlineSymb
 /// Files whose symbols are read per store call.
 const PATHS_PER_QUERY: usize = 90;
 
-type SymbolRow = RepoSymbol;
-
 pub async fn outline(store: &dyn RepoStore, ns: &str, query: &OutlineQuery) -> ToolResult<OutlineResponse> {
     let max_tokens = super::budget(query.max_tokens)?;
     let path = super::folder(query.path.as_deref())?;
@@ -60,7 +58,7 @@ pub async fn outline(store: &dyn RepoStore, ns: &str, query: &OutlineQuery) -> T
     Ok(fit_folder(path, outlined, offset, total, max_tokens))
 }
 
-fn symbol(row: &SymbolRow) -> OutlineSymbol {
+fn symbol(row: &RepoSymbol) -> OutlineSymbol {
     OutlineSymbol {
         id: row.id.clone(),
         kind: row.kind.clone(),
@@ -79,8 +77,8 @@ fn symbol(row: &SymbolRow) -> OutlineSymbol {
 
 /// The first `k` symbols of `rows` (in line order, the file's own module node excluded) as a
 /// tree: each under its parent when the parent is kept, at the top otherwise.
-fn tree(rows: &[SymbolRow], k: usize) -> Vec<OutlineSymbol> {
-    let listed: Vec<&SymbolRow> = rows.iter().filter(|r| r.parent.is_some()).take(k).collect();
+fn tree(rows: &[RepoSymbol], k: usize) -> Vec<OutlineSymbol> {
+    let listed: Vec<&RepoSymbol> = rows.iter().filter(|r| r.parent.is_some()).take(k).collect();
     let index: HashMap<&str, usize> = listed.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
     // Children of each kept symbol, then build bottom-up (a child always follows its parent).
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); listed.len()];
@@ -91,7 +89,7 @@ fn tree(rows: &[SymbolRow], k: usize) -> Vec<OutlineSymbol> {
             _ => roots.push(i),
         }
     }
-    fn build(i: usize, listed: &[&SymbolRow], children: &[Vec<usize>]) -> OutlineSymbol {
+    fn build(i: usize, listed: &[&RepoSymbol], children: &[Vec<usize>]) -> OutlineSymbol {
         let mut s = symbol(listed[i]);
         s.children = children[i].iter().map(|&c| build(c, listed, children)).collect();
         s
@@ -99,7 +97,7 @@ fn tree(rows: &[SymbolRow], k: usize) -> Vec<OutlineSymbol> {
     roots.into_iter().map(|i| build(i, &listed, &children)).collect()
 }
 
-fn file_outline(path: String, language: String, rows: &[SymbolRow], max_tokens: u32) -> OutlineResponse {
+fn file_outline(path: String, language: String, rows: &[RepoSymbol], max_tokens: u32) -> OutlineResponse {
     let n = rows.iter().filter(|r| r.parent.is_some()).count();
     let build = |k: usize| OutlineResponse {
         path: path.clone(),
@@ -162,8 +160,8 @@ mod tests {
     use super::*;
     use crate::repo_tools::answer_tokens;
 
-    fn row(id: &str, kind: &str, parent: Option<&str>, start: u32, end: u32) -> SymbolRow {
-        SymbolRow {
+    fn row(id: &str, kind: &str, parent: Option<&str>, start: u32, end: u32) -> RepoSymbol {
+        RepoSymbol {
             id: id.into(),
             kind: kind.into(),
             name: format!("name_{id}"),
@@ -172,6 +170,7 @@ mod tests {
             http_method: None,
             rank: 0.0,
             path: "a.py".into(),
+            language: "python".into(),
             start_line: start,
             end_line: end,
             signature: Some(format!("def name_{id}()")),
@@ -180,7 +179,7 @@ mod tests {
         }
     }
 
-    fn rows() -> Vec<SymbolRow> {
+    fn rows() -> Vec<RepoSymbol> {
         vec![
             row("m", "MODULE", None, 1, 40),
             row("c", "CLASS", Some("m"), 1, 20),

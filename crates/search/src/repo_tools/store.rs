@@ -1,6 +1,6 @@
 //! The port the repository tools read through: a repository's files, their text (as chunks), its
 //! code graph and the ranks computed when a job finishes. The worker implements it over D1
-//! (`src/symbols/tools/d1.rs`); [`super::memory::MemoryRepo`] implements it in memory, and the
+//! (`src/repo_tools/d1.rs`); [`super::memory::MemoryRepo`] implements it in memory, and the
 //! behaviour suite ([`super::testing`]) runs the tools over both.
 //!
 //! The trait is `?Send` because JS futures in the worker are not `Send`.
@@ -39,6 +39,8 @@ pub struct RepoSymbol {
     pub name: String,
     pub fqn: String,
     pub path: String,
+    /// The language the file was parsed as (`python`, `rust`, …).
+    pub language: String,
     pub start_line: u32,
     pub end_line: u32,
     pub signature: Option<String>,
@@ -61,6 +63,32 @@ pub struct RepoEdge {
     /// Where the use is written.
     pub path: String,
     pub line: u32,
+}
+
+/// Which end of its edges a set of symbols is, for [`RepoStore::edges_at`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeEnd {
+    /// The symbols are the edges' sources (what they call, import, use).
+    Source,
+    /// The symbols are the edges' targets (who calls, imports, uses them).
+    Target,
+}
+
+/// One edge of the code graph seen from one of its ends ([`RepoStore::edges_at`]), resolved or
+/// not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymbolEdge {
+    /// The symbol asked about.
+    pub near: String,
+    /// The symbol at the other end; `None` for a target outside the index.
+    pub other: Option<String>,
+    /// The target's name as written.
+    pub dst_name: String,
+    pub kind: String,
+    /// Where the edge is written.
+    pub path: String,
+    pub line: u32,
+    pub confidence: f64,
 }
 
 /// The edges from the symbols of one file to those of another, counted (a file's edges to itself
@@ -123,6 +151,38 @@ pub trait RepoStore {
         names: &[String],
         lowercase: &[String],
     ) -> Result<Vec<RepoSymbol>, PortError>;
+
+    /// Symbols (modules included) whose name or fully qualified name is `name`, of `kind` when
+    /// given (as stored: upper case), ordered by path, start line, id.
+    async fn symbols_by_name(
+        &self,
+        namespace: &str,
+        name: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<RepoSymbol>, PortError>;
+
+    /// The edges of `kinds` whose `end` is one of `ids`, resolved or not, ordered by that end's id,
+    /// path, line, target name.
+    async fn edges_at(
+        &self,
+        namespace: &str,
+        ids: &[String],
+        end: EdgeEnd,
+        kinds: &[&str],
+    ) -> Result<Vec<SymbolEdge>, PortError>;
+
+    /// The last line of the chunks of `path` (symbol plans excluded); `None` when it has none.
+    async fn last_line(&self, namespace: &str, path: &str) -> Result<Option<u32>, PortError>;
+
+    /// The chunks of `path` (symbol plans excluded) holding a line of `start..=end`, ordered by
+    /// start line, chunk index.
+    async fn chunks_between(
+        &self,
+        namespace: &str,
+        path: &str,
+        start: u32,
+        end: u32,
+    ) -> Result<Vec<ChunkText>, PortError>;
 
     /// Every file of the code graph with its rank, ordered by path.
     async fn file_ranks(&self, namespace: &str) -> Result<Vec<FileRank>, PortError>;

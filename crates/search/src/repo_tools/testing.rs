@@ -1,4 +1,5 @@
-//! The repository tools' behaviour suite: every tool (`repo.list_files`, `repo.outline`,
+//! The repository tools' behaviour suite: every tool (`repo.find_symbol`,
+//! `repo.symbol_references`, `repo.read_file_range`, `repo.list_files`, `repo.outline`,
 //! `repo.grep`, `repo.map`, `repo.impact`) run over a [`RepoStore`] holding one small repository,
 //! each case checking what the tool answers. It runs natively over the in-memory store
 //! ([`MemoryRepo`]) and in workerd over D1 (through the worker's test route
@@ -15,11 +16,13 @@ use edgerag_core::{ids, Chunk, ChunkMetadata, ChunkType, Language};
 use super::memory::{IndexedFile, IndexedRepo, MemoryRepo};
 use super::store::{RepoStore, ToolError};
 use super::{
-    answer_tokens, grep, impact, list, map, outline, ChangedRange, GrepRequest, GrepResponse, ImpactRequest,
-    ListFilesQuery, MapRequest, OutlineKind, OutlineQuery,
+    answer_tokens, grep, impact, list, map, navigation, outline, ChangedRange, GrepRequest, GrepResponse,
+    ImpactRequest, LinesQuery, ListFilesQuery, MapRequest, OutlineKind, OutlineQuery, ReferencesQuery,
+    SymbolQuery,
 };
 use crate::error::PortError;
 use crate::testing::{CaseFailure, SuiteReport};
+use edgerag_api::routes::ReferencesResponse;
 
 /// The store under test plus the writes the suite needs to set it up (what indexing does).
 #[async_trait::async_trait(?Send)]
@@ -44,7 +47,7 @@ macro_rules! check {
 }
 
 /// Number of cases [`run_suite`] runs.
-pub const CASES: usize = 5;
+pub const CASES: usize = 8;
 
 /// Files of the `lib/` chain: `helper_i` calls `helper_{i+1}`.
 const CHAIN: usize = 24;
@@ -100,6 +103,21 @@ fn module(path: &str, lines: u32) -> Node {
     let name = path.trim_end_matches(".py").replace('/', ".");
     let d = Def { kind: NodeKind::Module, name: &name, lines: (1, lines), signature: None, doc: None };
     node(path, &d, None)
+}
+
+/// A call of a name outside the index (`dst` unresolved).
+fn external_call(src: &Node, name: &str, line: u32) -> Edge {
+    Edge {
+        kind: EdgeKind::Calls,
+        src: src.id.clone(),
+        dst: None,
+        dst_name: name.into(),
+        confidence: Resolution::External.confidence(),
+        resolution: Resolution::External,
+        path: Arc::clone(&src.path),
+        line,
+        hint: None,
+    }
 }
 
 fn call(src: &Node, dst: &Node, line: u32) -> Edge {
@@ -214,7 +232,11 @@ pub fn fixture() -> IndexedRepo {
     let test_create =
         node(tr_p, &def(NodeKind::Function, "test_create_user", (3, 4), "def test_create_user()"), Some(&tr));
     let mut graph = vec![
-        file_graph(util_p, vec![util.clone(), slug_re, slugify.clone(), validate.clone()], Vec::new()),
+        file_graph(
+            util_p,
+            vec![util.clone(), slug_re, slugify.clone(), validate.clone()],
+            vec![external_call(&slugify, "lower", 8)],
+        ),
         file_graph(
             models_p,
             vec![models, user, init.clone(), rename.clone()],
@@ -260,6 +282,203 @@ fn refused<T: std::fmt::Debug>(got: Result<T, ToolError>, status: u16, code: &st
         Err(e) if e.status() == status && e.code() == code => Ok(()),
         other => Err(format!("expected {status} {code}, got {other:?}")),
     }
+}
+
+fn symbol_q(v: serde_json::Value) -> Result<SymbolQuery, String> {
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
+async fn find_symbols(store: &dyn RepoStore, ns: &str) -> CaseResult {
+    let find = |v| async move { navigation::find_symbols(store, ns, &symbol_q(v)?).await.map_err(failed) };
+    let found = find(serde_json::json!({"name": "slugify"})).await?;
+    let [s] = found.symbols.as_slice() else {
+        return Err(format!("one slugify: {found:?}"));
+    };
+    check!(
+        (s.kind.as_str(), s.fqn.as_str(), s.path.as_str(), s.language.as_str(), s.start_line, s.end_line)
+            == ("FUNCTION", "app.util.slugify", "app/util.py", "python", 5, 8),
+        "slugify's kind, fqn, path, language and lines: {s:?}"
+    );
+    check!(
+        s.signature.as_deref() == Some("def slugify(text)")
+            && s.doc.as_deref() == Some("\nMake a slug.\nLowercase.")
+            && s.parent.is_some()
+            && s.route.is_none(),
+        "slugify's signature, whole doc and parent: {s:?}"
+    );
+    let by_fqn = find(serde_json::json!({"name": " app.models.User.rename "})).await?;
+    check!(
+        by_fqn.symbols.iter().map(|s| s.name.as_str()).collect::<Vec<_>>() == ["rename"],
+        "by fully qualified name, trimmed: {by_fqn:?}"
+    );
+    let module = find(serde_json::json!({"name": "app.util"})).await?;
+    check!(
+        module.symbols.len() == 1
+            && module.symbols[0].kind == "MODULE"
+            && module.symbols[0].parent.is_none()
+            && module.symbols[0].signature.is_none(),
+        "a module is found too, without parent or signature: {module:?}"
+    );
+    let endpoint = find(serde_json::json!({"name": "create_user"})).await?;
+    check!(
+        endpoint.symbols.first().map(|s| (s.route.as_deref(), s.http_method.as_deref()))
+            == Some((Some("/users"), Some("POST"))),
+        "an endpoint's route and method: {endpoint:?}"
+    );
+    let method = find(serde_json::json!({"name": "rename", "kind": "method"})).await?;
+    check!(method.symbols.len() == 1, "kind in any case: {method:?}");
+    let function = find(serde_json::json!({"name": "rename", "kind": "FUNCTION"})).await?;
+    check!(function.symbols.is_empty(), "another kind: {function:?}");
+    for (path, n) in [("app/*.py", 1), ("app/util.py", 1), ("tests/*", 0), ("", 1)] {
+        let got = find(serde_json::json!({"name": "slugify", "path": path})).await?;
+        check!(got.symbols.len() == n, "path {path:?}: {got:?}");
+    }
+    let nothing = find(serde_json::json!({"name": "nope"})).await?;
+    check!(nothing.symbols.is_empty(), "an unknown name: {nothing:?}");
+    let helpers: Vec<String> = (0..3).map(|i| format!("lib.mod_{i:02}")).collect();
+    let first = find(serde_json::json!({"name": helpers[1]})).await?;
+    check!(
+        first.symbols.iter().map(|s| s.path.as_str()).collect::<Vec<_>>() == ["lib/mod_01.py"],
+        "each module by its name: {first:?}"
+    );
+    let by_id = navigation::symbol(store, ns, &s.id).await.map_err(failed)?;
+    check!(&by_id == s, "one symbol by id is the same symbol: {by_id:?}");
+    refused(navigation::symbol(store, ns, "nope").await, 404, "UNKNOWN_SYMBOL")?;
+    for bad in [
+        serde_json::json!({"name": "  "}),
+        serde_json::json!({"name": "slugify", "limit": 0}),
+        serde_json::json!({"name": "slugify", "limit": 201}),
+        serde_json::json!({"name": "slugify", "path": "app/["}),
+    ] {
+        refused(navigation::find_symbols(store, ns, &symbol_q(bad.clone())?).await, 400, "INVALID_REQUEST")
+            .map_err(|e| format!("{bad}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn refs_q(v: serde_json::Value) -> Result<ReferencesQuery, String> {
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
+/// Each reference as `depth path:line name` (the symbol's fqn, or the name as written).
+fn refs(r: &ReferencesResponse) -> Vec<String> {
+    r.references
+        .iter()
+        .map(|x| {
+            let name = x.symbol.as_ref().map(|s| s.fqn.clone()).or(x.dst_name.clone()).unwrap_or_default();
+            format!("{} {}:{} {name}", x.depth, x.path, x.line)
+        })
+        .collect()
+}
+
+async fn references(store: &dyn RepoStore, ns: &str) -> CaseResult {
+    let id_of = |name: &'static str| async move {
+        let found = navigation::find_symbols(store, ns, &symbol_q(serde_json::json!({"name": name}))?)
+            .await
+            .map_err(failed)?;
+        found.symbols.into_iter().next().map(|s| s.id).ok_or(format!("{name} is found"))
+    };
+    let (slugify, rename, create_user) =
+        (id_of("slugify").await?, id_of("rename").await?, id_of("create_user").await?);
+    let get = |id: String, v| async move {
+        navigation::references(store, ns, &id, &refs_q(v)?).await.map_err(failed)
+    };
+    let callers = get(slugify.clone(), serde_json::json!({})).await?;
+    check!(
+        callers.symbol.id == slugify
+            && refs(&callers)
+                == [
+                    "1 app/models.py:5 app.models.User.__init__",
+                    "1 app/models.py:9 app.models.User.rename",
+                    "1 tests/test_util.py:4 tests.test_util.test_slugify"
+                ],
+        "callers by default, in path and line order: {:?}",
+        refs(&callers)
+    );
+    let r = &callers.references[0];
+    check!(
+        r.kind == "CALLS"
+            && r.dst_name.is_none()
+            && r.confidence == f64::from(Resolution::Import.confidence()),
+        "a resolved reference's kind, confidence, no name: {r:?}"
+    );
+    check!(callers.next_offset.is_none(), "one page: {callers:?}");
+    let deep = get(slugify.clone(), serde_json::json!({"depth": 2})).await?;
+    check!(
+        refs(&deep)[3..] == ["2 app/routes.py:5 app.routes.create_user"],
+        "depth 2 adds the callers' callers: {:?}",
+        refs(&deep)
+    );
+    let page = get(slugify.clone(), serde_json::json!({"depth": 2, "limit": 3, "offset": 1})).await?;
+    check!(refs(&page) == refs(&deep)[1..4] && page.next_offset.is_none(), "a page from an offset: {page:?}");
+    let head = get(slugify.clone(), serde_json::json!({"depth": 2, "limit": 2})).await?;
+    check!(head.references.len() == 2 && head.next_offset == Some(2), "the next page's offset: {head:?}");
+    let callees = get(slugify.clone(), serde_json::json!({"direction": "callees"})).await?;
+    check!(
+        refs(&callees) == ["1 app/util.py:8 lower"]
+            && callees.references[0].symbol.is_none()
+            && callees.references[0].confidence == 0.0,
+        "a callee outside the index, by name: {callees:?}"
+    );
+    let rename_callees = get(rename, serde_json::json!({"direction": "callees"})).await?;
+    check!(
+        refs(&rename_callees)
+            == ["1 app/models.py:8 app.util.validate", "1 app/models.py:9 app.util.slugify"],
+        "callees: {:?}",
+        refs(&rename_callees)
+    );
+    let chain = get(create_user, serde_json::json!({"direction": "callees", "depth": 2})).await?;
+    check!(
+        refs(&chain) == ["1 app/routes.py:5 app.models.User.__init__", "2 app/models.py:5 app.util.slugify"],
+        "callees' callees: {:?}",
+        refs(&chain)
+    );
+    for direction in ["implementers", "importers", "referencers", "referenced"] {
+        let none = get(slugify.clone(), serde_json::json!({"direction": direction})).await?;
+        check!(none.references.is_empty(), "no {direction}: {none:?}");
+    }
+    refused(
+        navigation::references(store, ns, "nope", &ReferencesQuery::default()).await,
+        404,
+        "UNKNOWN_SYMBOL",
+    )?;
+    for bad in
+        [serde_json::json!({"depth": 3}), serde_json::json!({"depth": 0}), serde_json::json!({"limit": 501})]
+    {
+        refused(
+            navigation::references(store, ns, &slugify, &refs_q(bad.clone())?).await,
+            400,
+            "INVALID_REQUEST",
+        )
+        .map_err(|e| format!("{bad}: {e}"))?;
+    }
+    Ok(())
+}
+
+async fn line_reads(store: &dyn RepoStore, ns: &str) -> CaseResult {
+    let read = |path: &'static str, start: i64, end: i64| async move {
+        navigation::read_lines(store, ns, path, &LinesQuery { start, end }).await
+    };
+    let whole = read("app/util.py", 1, 11).await.map_err(failed)?;
+    check!(
+        whole.text == UTIL.trim_end_matches('\n') && (whole.start, whole.end) == (1, 11),
+        "the whole file across its two overlapping chunks: {whole:?}"
+    );
+    let middle = read("app/util.py", 7, 9).await.map_err(failed)?;
+    let expected: Vec<&str> = UTIL.lines().skip(6).take(3).collect();
+    check!(middle.text == expected.join("\n"), "lines 7..9: {middle:?}");
+    let one = read("README.md", 3, 3).await.map_err(failed)?;
+    check!(one.text == "Slugify user names with slugify().", "one line: {one:?}");
+    match read("app/util.py", 1, 12).await {
+        Err(e)
+            if e.code() == "BAD_RANGE"
+                && e.to_string() == "app/util.py has 11 lines; lines 1..12 are past its end" => {}
+        other => return Err(format!("past the end: {other:?}")),
+    }
+    refused(read("app/util.py", 0, 3).await, 400, "BAD_RANGE")?;
+    refused(read("app/util.py", 5, 4).await, 400, "BAD_RANGE")?;
+    refused(read("app/util.py", 1, 5_001).await, 400, "BAD_RANGE")?;
+    refused(read("app/nope.py", 1, 1).await, 404, "FILE_NOT_FOUND")
 }
 
 fn list_q(v: serde_json::Value) -> ListFilesQuery {
@@ -716,6 +935,9 @@ pub async fn run_suite(stores: &dyn RepoStores, prefix: &str) -> SuiteReport {
     }
     let store = stores.store();
     let cases: [(&str, CaseResult); CASES] = [
+        ("find_symbol_by_name_or_fqn_kind_and_path", find_symbols(store, &ns).await),
+        ("symbol_references_both_ways_to_depth_two_paged", references(store, &ns).await),
+        ("read_file_range_rebuilds_lines_from_overlapping_chunks", line_reads(store, &ns).await),
         ("list_files_pages_folders_globs_and_languages", list_files(store, &ns).await),
         ("outline_is_a_tree_for_a_file_and_top_levels_for_a_folder", outlines(store, &ns).await),
         ("grep_literal_regex_case_context_paths_limit_and_cursor", greps(store, &ns).await),

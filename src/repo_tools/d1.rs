@@ -1,14 +1,16 @@
 //! The repository tools' store ([`RepoStore`]) over a namespace's D1 database: `files`,
-//! `chunks` (and their trigram index `chunk_trigrams`, migration 0100), `graph_nodes`,
-//! `graph_edges` and `graph_files` (ranks, migration 0101). Lists of keys go as JSON arrays read
+//! `chunks` (and their trigram index `chunk_trigrams`, migration 0100), `graph_nodes` (read as
+//! [`graph::NodeRow`]), `graph_edges` and `graph_files` (ranks, migration 0101). Lists of keys go as JSON arrays read
 //! with `json_each` (one query per 512 KB of keys, not one per 90 parameters).
 use edgerag_search::repo_tools::store::{
-    ChunkText, FileFilter, FileLink, FileRank, RepoEdge, RepoFile, RepoStore, RepoSymbol, VOTING_KINDS,
+    ChunkText, EdgeEnd, FileFilter, FileLink, FileRank, RepoEdge, RepoFile, RepoStore, RepoSymbol,
+    SymbolEdge, VOTING_KINDS,
 };
 use edgerag_search::PortError;
 use serde::Deserialize;
 
 use crate::store::args;
+use crate::store::graph::{self, line_of as line, NodeRow, NODE_COLUMNS};
 use crate::store::{json_batches, Db, StoreError, JSON_BATCH_BYTES};
 
 /// Namespaces whose files' graph this isolate keeps at most.
@@ -38,7 +40,7 @@ fn port(e: StoreError) -> PortError {
 }
 
 fn voting_sql() -> String {
-    VOTING_KINDS.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ")
+    kinds_sql(&VOTING_KINDS)
 }
 
 #[derive(Deserialize)]
@@ -60,48 +62,9 @@ impl FileRow {
     }
 }
 
-#[derive(Deserialize)]
-struct NodeRow {
-    id: String,
-    kind: String,
-    name: String,
-    fqn: String,
-    path: String,
-    start_line: i64,
-    end_line: i64,
-    signature: Option<String>,
-    doc: Option<String>,
-    parent: Option<String>,
-    route: Option<String>,
-    http_method: Option<String>,
-    rank: Option<f64>,
-}
-
-const NODE_COLUMNS: &str =
-    "id, kind, name, fqn, path, start_line, end_line, signature, doc, parent, route, http_method, rank";
-
-fn line(n: i64) -> u32 {
-    n.clamp(0, i64::from(u32::MAX)) as u32
-}
-
-impl NodeRow {
-    fn into_symbol(self) -> RepoSymbol {
-        RepoSymbol {
-            id: self.id,
-            kind: self.kind,
-            name: self.name,
-            fqn: self.fqn,
-            path: self.path,
-            start_line: line(self.start_line),
-            end_line: line(self.end_line),
-            signature: self.signature,
-            doc: self.doc,
-            parent: self.parent.filter(|p| !p.is_empty()),
-            route: self.route,
-            http_method: self.http_method,
-            rank: self.rank.unwrap_or(0.0),
-        }
-    }
+/// `kinds` as an SQL list of literals.
+fn kinds_sql(kinds: &[&str]) -> String {
+    kinds.iter().map(|k| format!("'{}'", k.replace('\'', "''"))).collect::<Vec<_>>().join(", ")
 }
 
 fn sorted(mut symbols: Vec<RepoSymbol>) -> Vec<RepoSymbol> {
@@ -249,8 +212,8 @@ impl RepoStore for D1Repo {
             let rows: Vec<NodeRow> = self
                 .db
                 .all(
-                    "SELECT id, kind, name, fqn, path, start_line, end_line, signature, NULL AS doc, parent, \
-                       route, http_method, rank FROM graph_nodes WHERE namespace = ?1 \
+                    "SELECT id, kind, name, fqn, path, language, start_line, end_line, signature, NULL AS doc, \
+                       parent, route, http_method, rank FROM graph_nodes WHERE namespace = ?1 \
                      AND path IN (SELECT value FROM json_each(?2)) AND kind NOT IN ('MODULE', 'FIELD')",
                     &args![ns, batch.as_str()],
                 )
@@ -282,6 +245,107 @@ impl RepoStore for D1Repo {
             .await
             .map_err(port)?;
         Ok(sorted(rows.into_iter().map(NodeRow::into_symbol).collect()))
+    }
+
+    async fn symbols_by_name(
+        &self,
+        ns: &str,
+        name: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<RepoSymbol>, PortError> {
+        let rows: Vec<NodeRow> =
+            self.db.all(&graph::nodes_by_name_sql(), &args![ns, name, kind]).await.map_err(port)?;
+        Ok(rows.into_iter().map(NodeRow::into_symbol).collect())
+    }
+
+    async fn edges_at(
+        &self,
+        ns: &str,
+        ids: &[String],
+        end: EdgeEnd,
+        kinds: &[&str],
+    ) -> Result<Vec<SymbolEdge>, PortError> {
+        #[derive(Deserialize)]
+        struct Row {
+            near: String,
+            other: Option<String>,
+            dst_name: String,
+            kind: String,
+            path: String,
+            line: i64,
+            confidence: f64,
+        }
+        let (near, far) = match end {
+            EdgeEnd::Source => ("src", "dst"),
+            EdgeEnd::Target => ("dst", "src"),
+        };
+        let sql = format!(
+            "SELECT {near} AS near, {far} AS other, dst_name, kind, path, line, confidence FROM graph_edges \
+             WHERE namespace = ?1 AND {near} IN (SELECT value FROM json_each(?2)) AND kind IN ({}) \
+             ORDER BY {near}, path, line, dst_name",
+            kinds_sql(kinds)
+        );
+        let mut out = Vec::new();
+        for batch in json_batches(ids.iter(), JSON_BATCH_BYTES) {
+            let rows: Vec<Row> = self.db.all(&sql, &args![ns, batch.as_str()]).await.map_err(port)?;
+            out.extend(rows.into_iter().map(|r| SymbolEdge {
+                near: r.near,
+                other: r.other,
+                dst_name: r.dst_name,
+                kind: r.kind,
+                path: r.path,
+                line: line(r.line),
+                confidence: r.confidence,
+            }));
+        }
+        // One batch comes ordered; more are merged in the same order.
+        out.sort_by(|a, b| {
+            (&a.near, &a.path, a.line, &a.dst_name).cmp(&(&b.near, &b.path, b.line, &b.dst_name))
+        });
+        Ok(out)
+    }
+
+    async fn last_line(&self, ns: &str, path: &str) -> Result<Option<u32>, PortError> {
+        #[derive(Deserialize)]
+        struct Last {
+            last: Option<i64>,
+        }
+        let last: Option<Last> = self
+            .db
+            .first(
+                "SELECT MAX(end_line) AS last FROM chunks WHERE namespace = ? AND path = ? AND type <> 'symbol-plan'",
+                &args![ns, path],
+            )
+            .await
+            .map_err(port)?;
+        Ok(last.and_then(|l| l.last).map(line))
+    }
+
+    async fn chunks_between(
+        &self,
+        ns: &str,
+        path: &str,
+        start: u32,
+        end: u32,
+    ) -> Result<Vec<ChunkText>, PortError> {
+        #[derive(Deserialize)]
+        struct Row {
+            start_line: i64,
+            text: String,
+        }
+        let rows: Vec<Row> = self
+            .db
+            .all(
+                "SELECT start_line, text FROM chunks WHERE namespace = ? AND path = ? AND type <> 'symbol-plan' \
+                 AND start_line <= ? AND end_line >= ? ORDER BY start_line, chunk_index",
+                &args![ns, path, end, start],
+            )
+            .await
+            .map_err(port)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| ChunkText { path: path.to_string(), start_line: line(r.start_line), text: r.text })
+            .collect())
     }
 
     async fn file_ranks(&self, ns: &str) -> Result<Vec<FileRank>, PortError> {
