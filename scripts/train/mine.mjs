@@ -5,7 +5,7 @@
 // copied), so that what is trained on is what is measured:
 //
 // - doc: the first sentence of a function's doc comment → that function's code, the doc comment
-//   left out (the benchmark blanks it in the indexed copy);
+//   left out (the benchmark blanks it in the indexed copy) — and left out of the negatives too;
 // - change: a real commit subject (and, beside it, the body's first paragraph) → a window of the one
 //   source file the commit changed, around the first changed lines, as the file was after it.
 //
@@ -356,17 +356,22 @@ class Bm25 {
 function mineDoc(entry, files) {
   // Every documented function of the tree (tests too, as negatives); questions only from sources.
   const fns = [];
-  const linesOf = new Map();
   for (const file of files) {
     const lines = file.text.split('\n');
-    linesOf.set(file.path, lines);
     let found;
     try {
       found = functionsOf(file.language, file.text);
     } catch {
       continue;
     }
-    for (const f of found) fns.push({ ...f, file, passage: functionPassage(file, lines, f, true) });
+    // `passage` (with the doc comment) is what BM25 finds near misses by; `code` (without it) is
+    // what a pair holds, for the positive and the negatives alike: were only the positive's
+    // comment left out, "no doc comment" alone would tell it from its negatives, and a model
+    // would learn that instead of the question — a shortcut the benchmark (which blanks only the
+    // asked functions' comments) would reward and real code would not.
+    for (const f of found) {
+      fns.push({ ...f, file, passage: functionPassage(file, lines, f, true), code: functionPassage(file, lines, f, false) });
+    }
   }
   const bm25 = new Bm25(fns.map((f) => f.passage));
   const byFile = new Map();
@@ -389,8 +394,8 @@ function mineDoc(entry, files) {
       split: entry.split,
       id: `${entry.repo}:${f.file.path}:${f.start + 1}`,
       query: f.question,
-      positive: functionPassage(f.file, linesOf.get(f.file.path), f, false),
-      negatives: negs.map(([, j]) => fns[j].passage),
+      positive: f.code,
+      negatives: negs.map(([, j]) => fns[j].code),
       negative_kinds: negs.map(([k]) => k),
     });
   }
