@@ -3,11 +3,13 @@
 # step's `cli_reference_is_fresh`), the configuration page names every variable wrangler.toml
 # sets, the README stays a landing page, and the book builds with no broken internal link; the
 # checks themselves are tested first (scripts/docs/docs.test.mjs), and so is the SWE-bench
-# benchmark's metric (scripts/bench/swebench-metric.test.mjs: it is small and needs nothing built).
+# benchmark's metric (scripts/bench/swebench-metric.test.mjs: it is small and needs nothing built),
+# and the embedder trainer's corpus check (scripts/train/train_test.py, standard library only).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$EDGERAG_ROOT"
 node --test scripts/docs/docs.test.mjs scripts/bench/swebench-metric.test.mjs
+python3 -m unittest scripts/train/train_test.py
 node scripts/docs/http-api.mjs --check
 node scripts/docs/limits.mjs --check
 node scripts/docs/check-config.mjs

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -57,6 +58,27 @@ def load_pairs(path):
         for line in f:
             rows.append(json.loads(line))
     return rows
+
+
+# A doc comment's opening, at the start of a line: Python docstrings, /** */ blocks, ///, # comments.
+COMMENT_MARK = re.compile(r'^\s*("""|\'\'\'|/\*\*|///|# )', re.M)
+
+
+def check_no_comment_shortcut(rows, limit=0.2):
+    """Refuses a corpus where a doc comment tells a doc pair's positive from its negatives.
+
+    The positive is the function without its comment; were the negatives written with theirs,
+    "has no comment" alone would pick the answer, and a model would learn that instead of the
+    question. Returns the two shares (positives, negatives) with a comment opening."""
+    doc = [r for r in rows if r["kind"] == "doc" and r["negatives"]]
+    if not doc:
+        return 0.0, 0.0
+    pos = sum(bool(COMMENT_MARK.search(r["positive"])) for r in doc) / len(doc)
+    neg = sum(sum(bool(COMMENT_MARK.search(n)) for n in r["negatives"]) / len(r["negatives"]) for r in doc) / len(doc)
+    if abs(pos - neg) > limit:
+        sys.exit(f"doc pairs: {pos:.1%} of positives and {neg:.1%} of negatives hold a comment opening; "
+                 "a comment would tell them apart. Mine again (scripts/train/train.sh mine).")
+    return pos, neg
 
 
 def h(*parts):
@@ -153,6 +175,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     rows = load_pairs(os.path.join(args.data, "train.jsonl"))
     rows = [r for r in rows if r["negatives"]]
+    pos, neg = check_no_comment_shortcut(rows)
+    log(f"doc pairs with a comment opening: positives {pos:.1%}, negatives {neg:.1%}")
     model = SentenceTransformer(args.base, device="cpu")
     model.max_seq_length = args.max_seq
     loss_fn = losses.MultipleNegativesRankingLoss(model, scale=args.scale)
