@@ -16,7 +16,8 @@
 //! Node ids are BLAKE3 of path + kind + fqn + ordinal (the ordinal tells apart same-named
 //! overloads), so they are stable across runs and identical on native and wasm32.
 //!
-//! The per-language rules live in `lang/` (one file per family, with a template for adding one);
+//! The per-language rules live in `lang/` (one file per family; adding a language follows the
+//! template of the language registry, `crate::lang::registry`);
 //! HTTP handler recognition in `endpoint.rs`; import-to-file mapping in `modules.rs`; the names of
 //! libraries and built-ins a call may go through (`std`, `console`, Go's standard packages) in
 //! `outside.rs`.
@@ -32,7 +33,7 @@ mod endpoint;
 #[cfg(feature = "tree-sitter")]
 mod extract;
 #[cfg(feature = "tree-sitter")]
-mod lang;
+pub(crate) mod lang;
 mod modules;
 mod outside;
 pub mod plan;

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
+use crate::lang::registry::{self, Keywords};
 use crate::lang::Language;
 use crate::text::split_identifier;
 
@@ -56,28 +57,8 @@ impl Profile {
 
     fn of(language: Language) -> Profile {
         use Language as L;
-        let (keywords, quotes, line_comment, block_comment): (&str, &[u8], &[&str], bool) = match language {
-            L::Typescript | L::Tsx | L::Javascript => (JS, b"'\"`", &["//"], true),
-            L::Python => (PY, b"'\"", &["#"], false),
-            L::Rust => (RUST, b"\"", &["//"], true),
-            L::Go => (GO, b"\"`", &["//"], true),
-            L::Java => (JAVA, b"\"", &["//"], true),
-            L::C => (C, b"\"", &["//"], true),
-            L::Cpp => (CPP, b"\"", &["//"], true),
-            L::Csharp => (CS, b"\"", &["//"], true),
-            L::Ruby => (RUBY, b"'\"", &["#"], false),
-            L::Php => (PHP, b"'\"", &["//", "#"], true),
-            L::Kotlin => (KOTLIN, b"\"", &["//"], true),
-            L::Swift => (SWIFT, b"\"", &["//"], true),
-            L::Scala => (SCALA, b"\"", &["//"], true),
-            L::Shell => (SHELL, b"'\"", &["#"], false),
-            L::Sql => (SQL, b"'\"", &["--"], true),
-            L::Json => ("", b"\"", &[], false),
-            L::Yaml | L::Toml => ("", b"'\"", &["#"], false),
-            L::Css | L::Scss => ("", b"'\"", &[], true),
-            L::Xml | L::Html => ("", b"'\"", &[], false),
-            L::Markdown | L::Text => ("", b"\"`", &[], false),
-        };
+        let Keywords { list: keywords, quotes, line_comment, block_comment } =
+            registry::entry(language).keywords;
         let mut keyword_keys: Vec<u64> = words(keywords).map(|w| fold_hash(w, false)).collect();
         keyword_keys.sort_unstable();
         let mut profile = Profile {
@@ -613,23 +594,9 @@ fn is_stopword_key(key: u64) -> bool {
     keys.binary_search(&key).is_ok()
 }
 
-/// Each language's keywords and the English stop words: data files the build includes, one
-/// lowercase word a line in byte order (a test checks), read into sorted hash keys at first use.
-const JS: &str = include_str!("lists/javascript.txt");
-const PY: &str = include_str!("lists/python.txt");
-const RUST: &str = include_str!("lists/rust.txt");
-const GO: &str = include_str!("lists/go.txt");
-const JAVA: &str = include_str!("lists/java.txt");
-const C: &str = include_str!("lists/c.txt");
-const CPP: &str = include_str!("lists/cpp.txt");
-const CS: &str = include_str!("lists/csharp.txt");
-const RUBY: &str = include_str!("lists/ruby.txt");
-const PHP: &str = include_str!("lists/php.txt");
-const KOTLIN: &str = include_str!("lists/kotlin.txt");
-const SWIFT: &str = include_str!("lists/swift.txt");
-const SCALA: &str = include_str!("lists/scala.txt");
-const SHELL: &str = include_str!("lists/shell.txt");
-const SQL: &str = include_str!("lists/sql.txt");
+/// The English stop words: a data file the build includes, one lowercase word a line in byte
+/// order (a test checks), read into sorted hash keys at first use. Each language's keyword list is
+/// named by its entry in the language registry ([`crate::lang::registry`]).
 const KEYWORD_STOPWORDS: &str = include_str!("lists/stopwords.txt");
 
 /// The words of a list file.
@@ -703,24 +670,8 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        for list in [
-            JS,
-            PY,
-            RUST,
-            GO,
-            JAVA,
-            C,
-            CPP,
-            CS,
-            RUBY,
-            PHP,
-            KOTLIN,
-            SWIFT,
-            SCALA,
-            SHELL,
-            SQL,
-            KEYWORD_STOPWORDS,
-        ] {
+        let lists = Language::ALL.iter().map(|&l| registry::entry(l).keywords.list);
+        for list in lists.filter(|l| !l.is_empty()).chain([KEYWORD_STOPWORDS]) {
             let list: Vec<&str> = words(list).collect();
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
             assert!(

@@ -1,6 +1,6 @@
 //! What the syntax-aware chunker needs to know about one tree-sitter grammar. Each language
 //! family lives in its own file under `lang/` and exposes one `Grammar` per language; adding a
-//! language means writing such a file (see `lang/mod.rs` for the template) and one registry line.
+//! language follows the template of the language registry (`crate::lang::registry`).
 use tree_sitter::Node;
 
 use crate::chunk::ChunkType;

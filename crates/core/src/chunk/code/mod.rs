@@ -13,7 +13,7 @@ use crate::lang::Language;
 pub(crate) mod grammar;
 mod heuristic;
 #[cfg(feature = "tree-sitter")]
-mod lang;
+pub(crate) mod lang;
 #[cfg(feature = "tree-sitter")]
 mod syntax;
 #[cfg(feature = "tree-sitter")]

@@ -1,26 +1,7 @@
 //! What graph extraction needs to know about each language: one file per language family, each
-//! exposing a [`GraphLang`] per language behind its cargo feature. [`graph_lang`] is the registry.
-//!
-//! Adding a language (template) — the grammar must already be registered for chunking
-//! (`chunk/code/lang/mod.rs`), since the graph reads the chunker's parse:
-//! 1. write `graph/lang/<family>.rs` with a `static <NAME>: GraphLang`:
-//!    - `classify`: definition nodes → a [`Decl`] (kind, name, the node holding the body, an
-//!      owner type when declared outside it, base types); use [`decl`] for the common case.
-//!      Print a tree with `Node::to_sexp` to find the kinds;
-//!    - `decl_kinds` / `import_kinds`: every kind `classify` / `imports` accepts (the walk
-//!      dispatches on kind ids; debug builds check that nothing else is accepted);
-//!    - `call_kinds`: the call / `new` expression kinds (the callee is found generically: the
-//!      `function` / `constructor` / `type` field, else `name` + `object`/`receiver`/`scope`,
-//!      else the first named child);
-//!    - `imports`: turn an import statement into [`Import`]s (return `true` when it was one);
-//!    - `package`: the package / namespace clause, if the language has one;
-//!    - `types`: where type names are written ([`TypeRefs`], `REFERENCES` edges);
-//!    - `self_names`, `implicit_members` (whether a bare `foo()` inside a method may be a member),
-//!      `wrappers` (nodes such as `export …` whose span a definition takes), `modules` (how
-//!      import strings map to files, see [`ModuleStyle`]), `opaque` (kinds never worth walking
-//!      into, such as literals: a speed-up only);
-//! 2. add a registry line below;
-//! 3. add a fixture project under `tests/fixtures/graph/<lang>/` with its `expected.json`.
+//! exposing a [`GraphLang`] per language behind its cargo feature. Which rules a language uses is
+//! said in the language registry, [`crate::lang::registry`], with the template for adding a
+//! language (the rules' fields are described there and on [`GraphLang`]).
 use std::cell::RefCell;
 use std::num::NonZeroU16 as FieldId;
 
@@ -29,28 +10,9 @@ use tree_sitter::Node;
 pub(crate) use super::modules::ModuleStyle;
 use super::types::{EdgeKind, Import, NodeKind};
 use crate::chunk::code::grammar::text;
-use crate::lang::Language;
+use crate::lang::{registry, Language};
 
-#[cfg(any(feature = "lang-c", feature = "lang-cpp"))]
-mod c_family;
-#[cfg(feature = "lang-csharp")]
-mod csharp;
-#[cfg(any(feature = "lang-typescript", feature = "lang-javascript"))]
-mod ecmascript;
-#[cfg(feature = "lang-go")]
-mod go;
-#[cfg(feature = "lang-java")]
-mod java;
-#[cfg(feature = "lang-kotlin")]
-mod kotlin;
-#[cfg(feature = "lang-php")]
-mod php;
-#[cfg(feature = "lang-python")]
-mod python;
-#[cfg(feature = "lang-ruby")]
-mod ruby;
-#[cfg(feature = "lang-rust")]
-mod rust;
+crate::lang::registry::family_modules!();
 
 /// A definition found by [`GraphLang::classify`].
 pub(crate) struct Decl<'t> {
@@ -192,31 +154,5 @@ pub(crate) fn no_package(_: Node<'_>, _: &str) -> Option<String> {
 
 /// The graph rules for `language`, when its grammar is compiled in.
 pub(crate) fn graph_lang(language: Language) -> Option<&'static GraphLang> {
-    match language {
-        #[cfg(feature = "lang-typescript")]
-        Language::Typescript | Language::Tsx => Some(&ecmascript::ECMASCRIPT),
-        #[cfg(feature = "lang-javascript")]
-        Language::Javascript => Some(&ecmascript::ECMASCRIPT),
-        #[cfg(feature = "lang-python")]
-        Language::Python => Some(&python::PYTHON),
-        #[cfg(feature = "lang-rust")]
-        Language::Rust => Some(&rust::RUST),
-        #[cfg(feature = "lang-go")]
-        Language::Go => Some(&go::GO),
-        #[cfg(feature = "lang-java")]
-        Language::Java => Some(&java::JAVA),
-        #[cfg(feature = "lang-c")]
-        Language::C => Some(&c_family::C_FAMILY),
-        #[cfg(feature = "lang-cpp")]
-        Language::Cpp => Some(&c_family::C_FAMILY),
-        #[cfg(feature = "lang-csharp")]
-        Language::Csharp => Some(&csharp::CSHARP),
-        #[cfg(feature = "lang-ruby")]
-        Language::Ruby => Some(&ruby::RUBY),
-        #[cfg(feature = "lang-php")]
-        Language::Php => Some(&php::PHP),
-        #[cfg(feature = "lang-kotlin")]
-        Language::Kotlin => Some(&kotlin::KOTLIN),
-        _ => None,
-    }
+    registry::entry(language).graph
 }

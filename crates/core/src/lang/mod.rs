@@ -1,6 +1,10 @@
 //! Language detection from the file path: the documented extension table, every grammar language
-//! and common config / text formats. Unknown extensions are `text`.
+//! and common config / text formats. Unknown extensions are `text`. What the chunker, the code
+//! graph and the keyword scanner read about each language is in `registry.rs`, with the template
+//! for adding a language.
 use serde::{Deserialize, Serialize};
+
+pub(crate) mod registry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
