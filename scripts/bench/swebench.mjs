@@ -465,7 +465,7 @@ const hits = (sub) => ['edgerag', 'bm25'].filter((s) => sub.some((r) => r[s])).m
 say(`statements naming a gold file by its path: ${byPath.length} of ${rows.length} (${hits(byPath)}); by its file name only: ${byName.length} (${hits(byName)}); naming none: ${rows.length - byPath.length - byName.length}`);
 const long = rows.filter((r) => r.statementChars > 2000).length;
 const chars = rows.map((r) => r.statementChars).sort((x, y) => x - y);
-say(`statement length: median ${chars[Math.floor(chars.length / 2)] ?? 0} characters; ${long} of ${rows.length} over 2,000 (the worker cuts a question there today)`);
+say(`statement length: median ${chars[Math.floor(chars.length / 2)] ?? 0} characters; ${long} of ${rows.length} over 2,000 (past there the worker reads a question for its files and code names only)`);
 const multi = rows.filter((r) => r.gold.length > 1).length;
 say(`instances whose patch edits more than one file: ${multi} of ${rows.length}`);
 if (indexing.length) {
